@@ -1,0 +1,49 @@
+/* hotline: entry point. Dispatches to a subcommand (lsp, run, view) and
+ * answers --help / --version. Usage errors exit with status 2. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hotline_version.h"
+
+static const char usage[] =
+    "usage: hotline <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run [options] [--] script.py [args...]   profile a program, print a per-line report\n"
+    "  run [options] -m module [args...]        same, for `python -m module`\n"
+    "  view PROFILE                             print the report of a saved profile\n"
+    "  lsp                                      language server on stdin/stdout\n"
+    "\n"
+    "options:\n"
+    "  -h, --help       this help (`hotline <command> --help` for a command's options)\n"
+    "  -V, --version    print the version\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+        printf("hotline %s\n", HOTLINE_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "lsp"))
+        return cmd_lsp(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "view"))
+        return cmd_view(argc - 1, argv + 1);
+    if (!strcmp(cmd, "attach")) {
+        fputs("hotline: 'attach' is not available in this version\n", stderr);
+        return 2;
+    }
+    fprintf(stderr, "hotline: unknown command '%s'\n\n%s", cmd, usage);
+    return 2;
+}
