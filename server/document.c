@@ -1,0 +1,263 @@
+/* Open text documents and their incremental edits (see document.h).
+ * Documents live in a small chained hash table keyed by URI; each keeps an
+ * index of line starts, rebuilt after every change (O(size), fine for the
+ * sizes editors send, and simpler than a piece table to keep right). */
+#include "document.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+void doc_store_init(struct doc_store *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+static void doc_free(struct doc *d)
+{
+    free(d->uri);
+    free(d->language);
+    free(d->text);
+    free(d->lines);
+    free(d);
+}
+
+void doc_store_free(struct doc_store *s)
+{
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        struct doc *d = s->buckets[i];
+        while (d) {
+            struct doc *next = d->next;
+            doc_free(d);
+            d = next;
+        }
+    }
+    free(s->buckets);
+    memset(s, 0, sizeof *s);
+}
+
+struct doc *doc_find(struct doc_store *s, const char *uri)
+{
+    if (!s->nbuckets)
+        return NULL;
+    for (struct doc *d = s->buckets[hash_str(uri) % s->nbuckets]; d; d = d->next)
+        if (!strcmp(d->uri, uri))
+            return d;
+    return NULL;
+}
+
+/* Rebuild the line index of text. 0 or -ENOMEM (index unchanged). */
+static int index_lines(const char *text, size_t len, size_t **out, size_t *nout)
+{
+    size_t n = 1;
+    for (const char *p = text; (p = memchr(p, '\n', len - (size_t)(p - text))); p++)
+        n++;
+    size_t *lines = malloc(n * sizeof *lines);
+    if (!lines)
+        return -ENOMEM;
+    size_t k = 0;
+    lines[k++] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '\n')
+            lines[k++] = i + 1;
+    *out = lines;
+    *nout = n;
+    return 0;
+}
+
+static int grow_buckets(struct doc_store *s)
+{
+    size_t n = s->nbuckets ? s->nbuckets * 2 : 16;
+    struct doc **b = calloc(n, sizeof *b);
+    if (!b)
+        return -ENOMEM;
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        struct doc *d = s->buckets[i];
+        while (d) {
+            struct doc *next = d->next;
+            size_t h = hash_str(d->uri) % n;
+            d->next = b[h];
+            b[h] = d;
+            d = next;
+        }
+    }
+    free(s->buckets);
+    s->buckets = b;
+    s->nbuckets = n;
+    return 0;
+}
+
+int doc_open(struct doc_store *s, const char *uri, const char *language, int version,
+             const char *text, size_t len)
+{
+    if (len > DOC_MAX_BYTES)
+        return -EFBIG;
+    doc_close(s, uri);
+    if (s->count + 1 > s->nbuckets && grow_buckets(s))
+        return -ENOMEM;
+    struct doc *d = calloc(1, sizeof *d);
+    if (!d)
+        return -ENOMEM;
+    d->uri = strdup(uri);
+    d->language = language ? strdup(language) : NULL;
+    d->text = malloc(len + 1);
+    if (!d->uri || (language && !d->language) || !d->text ||
+        index_lines(text, len, &d->lines, &d->nlines)) {
+        doc_free(d);
+        return -ENOMEM;
+    }
+    memcpy(d->text, text, len);
+    d->text[len] = 0;
+    d->len = len;
+    d->version = version;
+    size_t h = hash_str(uri) % s->nbuckets;
+    d->next = s->buckets[h];
+    s->buckets[h] = d;
+    s->count++;
+    return 0;
+}
+
+int doc_close(struct doc_store *s, const char *uri)
+{
+    if (!s->nbuckets)
+        return -ENOENT;
+    struct doc **pp = &s->buckets[hash_str(uri) % s->nbuckets];
+    for (; *pp; pp = &(*pp)->next) {
+        if (!strcmp((*pp)->uri, uri)) {
+            struct doc *d = *pp;
+            *pp = d->next;
+            doc_free(d);
+            s->count--;
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+const char *doc_line(const struct doc *d, uint32_t line, size_t *len)
+{
+    if (line >= d->nlines)
+        return NULL;
+    size_t start = d->lines[line];
+    size_t end = line + 1 < d->nlines ? d->lines[line + 1] - 1 : d->len;
+    if (end > start && d->text[end - 1] == '\r')
+        end--;
+    *len = end - start;
+    return d->text + start;
+}
+
+/* Byte offset of (line, col); clamps and sets *clamped when out of range. */
+static size_t offset_of(const struct doc *d, uint32_t line, uint32_t col, enum pos_encoding enc,
+                        int *clamped)
+{
+    if (line >= d->nlines) {
+        *clamped = 1;
+        return d->len;
+    }
+    size_t len;
+    const char *p = doc_line(d, line, &len);
+    if (col > pos_line_units(p, len, enc))
+        *clamped = 1;
+    return (size_t)(p - d->text) + pos_col_to_byte(p, len, col, enc);
+}
+
+static uint32_t line_of(const struct doc *d, size_t off)
+{
+    size_t lo = 0, hi = d->nlines; /* last line start <= off */
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (d->lines[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+static uint32_t count_newlines(const char *t, size_t len)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += t[i] == '\n';
+    return n;
+}
+
+/* Describe how replacing [b0, b1) by text moves lines (see struct doc_edit). */
+static void describe_edit(const struct doc *d, size_t b0, size_t b1, const char *text, size_t len,
+                          struct doc_edit *e)
+{
+    uint32_t l0 = line_of(d, b0), l1 = line_of(d, b1);
+    uint32_t nl = count_newlines(text, len);
+    int at_start0 = d->lines[l0] == b0, at_start1 = d->lines[l1] == b1;
+    e->whole = 0;
+    if (at_start0 && at_start1 && (len == 0 || text[len - 1] == '\n')) {
+        /* whole lines replaced, inserted or deleted */
+        e->first = l0;
+        e->old_count = l1 - l0;
+        e->new_count = nl;
+        return;
+    }
+    size_t end0 = l0 + 1 < d->nlines ? d->lines[l0 + 1] - 1 : d->len;
+    if (b0 == b1 && b0 == end0 && len > 0 && text[0] == '\n') {
+        /* Enter at the end of a line: new lines below it, nothing changed */
+        e->first = l0 + 1;
+        e->old_count = 0;
+        e->new_count = nl;
+        return;
+    }
+    e->first = l0;
+    e->old_count = l1 - l0 + 1;
+    e->new_count = nl + 1;
+}
+
+int doc_apply_change(struct doc *d, int has_range, uint32_t l0, uint32_t c0, uint32_t l1,
+                     uint32_t c1, const char *text, size_t len, enum pos_encoding enc,
+                     struct doc_edit *edit)
+{
+    size_t b0 = 0, b1 = d->len;
+    int clamped = 0;
+    struct doc_edit e = {0, (uint32_t)d->nlines, 0, 1};
+    if (has_range) {
+        b0 = offset_of(d, l0, c0, enc, &clamped);
+        b1 = offset_of(d, l1, c1, enc, &clamped);
+        if (b1 < b0) { /* reversed range: treat as empty at the start */
+            b1 = b0;
+            clamped = 1;
+        }
+        describe_edit(d, b0, b1, text, len, &e);
+    }
+    size_t nlen = d->len - (b1 - b0) + len;
+    if (nlen > DOC_MAX_BYTES)
+        return -EFBIG;
+    char *nt = malloc(nlen + 1);
+    if (!nt)
+        return -ENOMEM;
+    memcpy(nt, d->text, b0);
+    memcpy(nt + b0, text, len);
+    memcpy(nt + b0 + len, d->text + b1, d->len - b1);
+    nt[nlen] = 0;
+    size_t *lines, nlines;
+    if (index_lines(nt, nlen, &lines, &nlines)) {
+        free(nt);
+        return -ENOMEM;
+    }
+    if (!has_range)
+        e.new_count = (uint32_t)nlines;
+    free(d->text);
+    free(d->lines);
+    d->text = nt;
+    d->len = nlen;
+    d->lines = lines;
+    d->nlines = nlines;
+    if (edit)
+        *edit = e;
+    return clamped ? -ERANGE : 0;
+}

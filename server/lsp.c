@@ -1,0 +1,639 @@
+/* LSP core: message intake and queue, dispatch by method, lifecycle
+ * (initialize / initialized / shutdown / exit), cancellation, text document
+ * sync and settings. Feature providers (lenses, hints, ...) register in the
+ * method table below and live in their own files. */
+#include "lsp.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hotline_version.h"
+#include "jsonrpc.h"
+#include "uri.h"
+
+typedef void (*lsp_request_fn)(struct server *s, json_t *id, json_t *params);
+typedef void (*lsp_notify_fn)(struct server *s, json_t *params);
+
+static void h_initialize(struct server *s, json_t *id, json_t *params);
+static void h_shutdown(struct server *s, json_t *id, json_t *params);
+static void h_debug_state(struct server *s, json_t *id, json_t *params);
+static void n_initialized(struct server *s, json_t *params);
+static void n_exit(struct server *s, json_t *params);
+static void n_did_open(struct server *s, json_t *params);
+static void n_did_change(struct server *s, json_t *params);
+static void n_did_close(struct server *s, json_t *params);
+static void n_did_change_configuration(struct server *s, json_t *params);
+
+static const struct {
+    const char *method;
+    lsp_request_fn request;
+} request_table[] = {
+    {"initialize", h_initialize},
+    {"shutdown", h_shutdown},
+    {"hotline/debug/state", h_debug_state},
+};
+
+static const struct {
+    const char *method;
+    lsp_notify_fn notify;
+} notify_table[] = {
+    {"initialized", n_initialized},
+    {"exit", n_exit},
+    {"textDocument/didOpen", n_did_open},
+    {"textDocument/didChange", n_did_change},
+    {"textDocument/didClose", n_did_close},
+    {"workspace/didChangeConfiguration", n_did_change_configuration},
+};
+
+/* ---- output ------------------------------------------------------------ */
+
+void lsp_send(struct server *s, json_t *msg)
+{
+    size_t len;
+    char *buf = rpc_encode(msg, &len);
+    json_decref(msg);
+    if (!buf) {
+        fprintf(stderr, "hotline: cannot encode an outgoing message\n");
+        return;
+    }
+    if (s->write && s->state != LSP_EXITED)
+        s->write(s, buf, len);
+    free(buf);
+}
+
+void lsp_reply(struct server *s, json_t *id, json_t *result)
+{
+    lsp_send(s, rpc_response(id, result));
+}
+
+void lsp_reply_error(struct server *s, json_t *id, int code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lsp_send(s, rpc_error_response(id, code, msg, NULL));
+}
+
+void lsp_notify(struct server *s, const char *method, json_t *params)
+{
+    lsp_send(s, rpc_notification(method, params));
+}
+
+void lsp_request(struct server *s, const char *method, json_t *params)
+{
+    char id[32];
+    snprintf(id, sizeof id, "hotline-%ld", ++s->next_request_id);
+    lsp_send(s, rpc_request(json_string(id), method, params));
+}
+
+static void vlog_to(struct server *s, const char *method, int always, enum lsp_msg_type type,
+                    const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    static const char *names[] = {"", "error", "warning", "info", "log"};
+    fprintf(stderr, "hotline: %s: %s\n", names[type], msg);
+    if (s->state == LSP_UNINITIALIZED || s->state == LSP_EXITED)
+        return;
+    if (!always && (int)type > s->log_level)
+        return;
+    lsp_notify(s, method, json_pack("{s:i, s:s}", "type", (int)type, "message", msg));
+}
+
+void lsp_log(struct server *s, enum lsp_msg_type type, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog_to(s, "window/logMessage", 0, type, fmt, ap);
+    va_end(ap);
+}
+
+void lsp_show(struct server *s, enum lsp_msg_type type, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog_to(s, "window/showMessage", 1, type, fmt, ap);
+    va_end(ap);
+}
+
+json_t *lsp_client_cap(struct server *s, const char *path)
+{
+    json_t *cur = s->client_caps;
+    char key[128];
+    while (cur && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        if (n >= sizeof key)
+            return NULL;
+        memcpy(key, path, n);
+        key[n] = 0;
+        cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
+        path += n + (dot ? 1 : 0);
+    }
+    return cur;
+}
+
+/* ---- intake -------------------------------------------------------------- */
+
+static void handle(struct server *s, json_t *msg, int cancelled);
+static void on_idle(uv_idle_t *h);
+
+static void schedule(struct server *s)
+{
+    if (!s->loop) {
+        lsp_drain(s);
+        return;
+    }
+    if (!s->idle_active && s->qhead) {
+        uv_idle_start(&s->idle, on_idle);
+        s->idle_active = 1;
+    }
+}
+
+static int same_id(json_t *a, json_t *b)
+{
+    return a && b && json_equal(a, b);
+}
+
+/* $/cancelRequest: mark a queued request; it is answered -32800 when its
+ * turn comes. A request already answered is left alone (LSP allows that). */
+static void cancel_request(struct server *s, json_t *params)
+{
+    json_t *id = json_is_object(params) ? json_object_get(params, "id") : NULL;
+    if (!json_is_string(id) && !json_is_integer(id)) {
+        lsp_log(s, LSP_MSG_WARNING, "$/cancelRequest without a valid id");
+        return;
+    }
+    for (struct lsp_queued *q = s->qhead; q; q = q->next)
+        if (same_id(json_object_get(q->msg, "id"), id) && json_object_get(q->msg, "method"))
+            q->cancelled = 1;
+}
+
+static void enqueue(struct server *s, json_t *msg)
+{
+    if (s->qlen >= LSP_MAX_QUEUED) {
+        json_t *id = json_object_get(msg, "id");
+        if (json_object_get(msg, "method") && id)
+            lsp_reply_error(s, id, LSP_SERVER_CANCELLED, "server overloaded: too many queued messages");
+        json_decref(msg);
+        return;
+    }
+    struct lsp_queued *q = calloc(1, sizeof *q);
+    if (!q) {
+        json_decref(msg);
+        return;
+    }
+    q->msg = msg;
+    if (s->qtail)
+        s->qtail->next = q;
+    else
+        s->qhead = q;
+    s->qtail = q;
+    s->qlen++;
+}
+
+static void on_message(void *ud, const char *body, size_t len)
+{
+    struct server *s = ud;
+    if (s->state == LSP_EXITED)
+        return;
+    json_error_t err;
+    json_t *msg = json_loadb(body, len, JSON_ALLOW_NUL, &err);
+    if (!msg) {
+        lsp_log(s, LSP_MSG_ERROR, "malformed JSON (%s at byte %d)", err.text, err.position);
+        lsp_reply_error(s, NULL, RPC_PARSE_ERROR, "Parse error: %s", err.text);
+        return;
+    }
+    const char *method = NULL;
+    json_t *params = NULL;
+    if (rpc_classify(msg, &method, NULL, &params, NULL) == RPC_KIND_NOTIFICATION &&
+        !strcmp(method, "$/cancelRequest")) {
+        cancel_request(s, params);
+        json_decref(msg);
+        return;
+    }
+    enqueue(s, msg);
+}
+
+static void on_frame_error(void *ud, enum rpc_frame_error e, const char *detail)
+{
+    struct server *s = ud;
+    (void)e;
+    lsp_log(s, LSP_MSG_ERROR, "bad message framing: %s", detail ? detail : "?");
+}
+
+void lsp_feed(struct server *s, const char *data, size_t len)
+{
+    if (s->state == LSP_EXITED)
+        return;
+    if (rpc_reader_feed(&s->reader, data, len, on_message, on_frame_error, s) < 0)
+        lsp_log(s, LSP_MSG_ERROR, "out of memory reading a message");
+    schedule(s);
+}
+
+void lsp_drain(struct server *s)
+{
+    while (s->qhead && s->state != LSP_EXITED) {
+        struct lsp_queued *q = s->qhead;
+        s->qhead = q->next;
+        if (!s->qhead)
+            s->qtail = NULL;
+        s->qlen--;
+        handle(s, q->msg, q->cancelled);
+        json_decref(q->msg);
+        free(q);
+    }
+}
+
+static void on_idle(uv_idle_t *h)
+{
+    struct server *s = h->data;
+    /* a bounded batch per loop turn keeps reads and timers flowing */
+    for (int i = 0; i < 64 && s->qhead && s->state != LSP_EXITED; i++) {
+        struct lsp_queued *q = s->qhead;
+        s->qhead = q->next;
+        if (!s->qhead)
+            s->qtail = NULL;
+        s->qlen--;
+        handle(s, q->msg, q->cancelled);
+        json_decref(q->msg);
+        free(q);
+    }
+    if (!s->qhead || s->state == LSP_EXITED) {
+        uv_idle_stop(&s->idle);
+        s->idle_active = 0;
+    }
+}
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+static void begin_exit(struct server *s, int code)
+{
+    if (s->state == LSP_EXITED)
+        return;
+    s->exit_code = code;
+    s->state = LSP_EXITED;
+    if (s->on_exit)
+        s->on_exit(s);
+}
+
+void lsp_eof(struct server *s)
+{
+    lsp_drain(s); /* what arrived before EOF still counts */
+    begin_exit(s, s->state == LSP_SHUT_DOWN ? 0 : 1);
+}
+
+static void handle(struct server *s, json_t *msg, int cancelled)
+{
+    const char *method = NULL, *why = NULL;
+    json_t *id = NULL, *params = NULL;
+    enum rpc_kind kind = rpc_classify(msg, &method, &id, &params, &why);
+
+    switch (kind) {
+    case RPC_KIND_INVALID:
+        lsp_log(s, LSP_MSG_ERROR, "invalid message: %s", why ? why : "?");
+        lsp_reply_error(s, id, RPC_INVALID_REQUEST, "Invalid request: %s", why ? why : "?");
+        return;
+    case RPC_KIND_RESPONSE:
+        return; /* answers to our requests (e.g. progress creation): nothing waits on them */
+    case RPC_KIND_NOTIFICATION:
+        if (s->state == LSP_UNINITIALIZED && strcmp(method, "exit"))
+            return; /* LSP: notifications before initialize are dropped */
+        for (size_t i = 0; i < sizeof notify_table / sizeof *notify_table; i++)
+            if (!strcmp(method, notify_table[i].method)) {
+                notify_table[i].notify(s, params);
+                return;
+            }
+        if (strncmp(method, "$/", 2))
+            lsp_log(s, LSP_MSG_LOG, "ignored notification %s", method);
+        return;
+    case RPC_KIND_REQUEST:
+        break;
+    }
+    if (cancelled) {
+        lsp_reply_error(s, id, LSP_REQUEST_CANCELLED, "request %s cancelled", method);
+        return;
+    }
+    if (s->state == LSP_UNINITIALIZED && strcmp(method, "initialize")) {
+        lsp_reply_error(s, id, LSP_SERVER_NOT_INITIALIZED, "server not initialized");
+        return;
+    }
+    if (s->state == LSP_SHUT_DOWN) {
+        lsp_reply_error(s, id, RPC_INVALID_REQUEST, "server is shutting down");
+        return;
+    }
+    for (size_t i = 0; i < sizeof request_table / sizeof *request_table; i++)
+        if (!strcmp(method, request_table[i].method)) {
+            request_table[i].request(s, id, params);
+            return;
+        }
+    lsp_reply_error(s, id, RPC_METHOD_NOT_FOUND, "method not found: %s", method);
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+static const char *choose_encoding(struct server *s)
+{
+    json_t *offered = lsp_client_cap(s, "general.positionEncodings");
+    size_t i;
+    json_t *v;
+    s->enc = POS_UTF16;
+    if (json_is_array(offered)) {
+        json_array_foreach(offered, i, v) {
+            enum pos_encoding e;
+            if (json_is_string(v) && !pos_encoding_parse(json_string_value(v), &e)) {
+                s->enc = e; /* the client's first choice that we support */
+                break;
+            }
+        }
+    }
+    return pos_encoding_name(s->enc);
+}
+
+static void apply_settings(struct server *s)
+{
+    json_t *lvl = json_object_get(s->settings, "logLevel");
+    if (json_is_string(lvl)) {
+        const char *v = json_string_value(lvl);
+        s->log_level = !strcmp(v, "error")     ? LSP_MSG_ERROR
+                       : !strcmp(v, "warning") ? LSP_MSG_WARNING
+                       : !strcmp(v, "info")    ? LSP_MSG_INFO
+                       : !strcmp(v, "log")     ? LSP_MSG_LOG
+                                               : s->log_level;
+    }
+}
+
+/* Merge src's keys into dst (both objects), recursively for objects. */
+static void merge_settings(json_t *dst, json_t *src)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(src, k, v) {
+        json_t *cur = json_object_get(dst, k);
+        if (json_is_object(cur) && json_is_object(v))
+            merge_settings(cur, v);
+        else
+            json_object_set(dst, k, v);
+    }
+}
+
+static void on_parent_check(uv_timer_t *t)
+{
+    struct server *s = t->data;
+    if (s->client_pid > 0 && kill((pid_t)s->client_pid, 0) < 0 && errno == ESRCH) {
+        fprintf(stderr, "hotline: client process %ld is gone, exiting\n", s->client_pid);
+        begin_exit(s, 1);
+    }
+}
+
+static void h_initialize(struct server *s, json_t *id, json_t *params)
+{
+    if (s->state != LSP_UNINITIALIZED) {
+        lsp_reply_error(s, id, RPC_INVALID_REQUEST, "initialize may be sent only once");
+        return;
+    }
+    if (!json_is_object(params)) {
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "initialize needs params");
+        return;
+    }
+    json_t *caps = json_object_get(params, "capabilities");
+    json_decref(s->client_caps);
+    s->client_caps = json_is_object(caps) ? json_incref(caps) : json_object();
+    json_t *opts = json_object_get(params, "initializationOptions");
+    json_decref(s->init_options);
+    s->init_options = json_is_object(opts) ? json_deep_copy(opts) : json_object();
+    merge_settings(s->settings, s->init_options);
+    apply_settings(s);
+
+    json_t *exp = lsp_client_cap(s, "experimental.hotlineExecuting");
+    json_t *optin = json_object_get(s->init_options, "executing");
+    s->executing_optin = json_is_true(exp) || json_is_true(optin);
+
+    json_t *pid = json_object_get(params, "processId");
+    if (json_is_integer(pid) && json_integer_value(pid) > 0) {
+        s->client_pid = (long)json_integer_value(pid);
+        if (s->has_loop_handles)
+            uv_timer_start(&s->parent_timer, on_parent_check, 3000, 3000);
+    }
+
+    const char *root = NULL;
+    json_t *folders = json_object_get(params, "workspaceFolders");
+    json_t *ru = json_object_get(params, "rootUri");
+    if (json_is_array(folders) && json_array_size(folders) > 0)
+        root = json_string_value(json_object_get(json_array_get(folders, 0), "uri"));
+    if (!root && json_is_string(ru))
+        root = json_string_value(ru);
+    if (root) {
+        free(s->root_path);
+        s->root_path = lsp_uri_to_path(root);
+    } else if (json_is_string(json_object_get(params, "rootPath"))) {
+        free(s->root_path);
+        s->root_path = strdup(json_string_value(json_object_get(params, "rootPath")));
+    }
+
+    const char *enc = choose_encoding(s);
+    json_t *sync = json_pack("{s:b, s:i}", "openClose", 1, "change", 2);
+    json_t *capabilities = json_pack("{s:s, s:o}", "positionEncoding", enc, "textDocumentSync", sync);
+    s->state = LSP_RUNNING;
+    lsp_reply(s, id,
+              json_pack("{s:o, s:{s:s, s:s}}", "capabilities", capabilities, "serverInfo", "name",
+                        "hotline", "version", HOTLINE_VERSION));
+}
+
+static void n_initialized(struct server *s, json_t *params)
+{
+    (void)params;
+    lsp_log(s, LSP_MSG_INFO, "hotline %s ready (positions in %s)", HOTLINE_VERSION,
+            pos_encoding_name(s->enc));
+}
+
+static void h_shutdown(struct server *s, json_t *id, json_t *params)
+{
+    (void)params;
+    s->state = LSP_SHUT_DOWN;
+    lsp_reply(s, id, json_null());
+}
+
+static void n_exit(struct server *s, json_t *params)
+{
+    (void)params;
+    begin_exit(s, s->state == LSP_SHUT_DOWN ? 0 : 1);
+}
+
+/* hotline/debug/state: what the server believes (settings, encoding, one
+ * document's text and version). For tests and bug reports; changes nothing. */
+static void h_debug_state(struct server *s, json_t *id, json_t *params)
+{
+    json_t *r = json_pack("{s:s, s:O, s:i, s:b}", "positionEncoding", pos_encoding_name(s->enc),
+                          "settings", s->settings, "documents", (int)s->docs.count, "executing",
+                          s->executing_optin);
+    const char *uri = json_string_value(json_object_get(params, "uri"));
+    struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
+    if (d)
+        json_object_set_new(r, "document",
+                            json_pack("{s:s%, s:i, s:i}", "text", d->text, d->len, "version",
+                                      d->version, "lineCount", (int)d->nlines));
+    lsp_reply(s, id, r);
+}
+
+/* ---- documents ----------------------------------------------------------- */
+
+static int text_document(struct server *s, json_t *params, const char *what, const char **uri,
+                         json_t **td)
+{
+    *td = json_is_object(params) ? json_object_get(params, "textDocument") : NULL;
+    *uri = json_string_value(json_object_get(*td, "uri"));
+    if (!*uri) {
+        lsp_log(s, LSP_MSG_ERROR, "%s without textDocument.uri", what);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static void n_did_open(struct server *s, json_t *params)
+{
+    const char *uri;
+    json_t *td;
+    if (text_document(s, params, "didOpen", &uri, &td))
+        return;
+    json_t *text = json_object_get(td, "text");
+    if (!json_is_string(text)) {
+        lsp_log(s, LSP_MSG_ERROR, "didOpen %s without text", uri);
+        return;
+    }
+    int version = (int)json_integer_value(json_object_get(td, "version"));
+    int rc = doc_open(&s->docs, uri, json_string_value(json_object_get(td, "languageId")), version,
+                      json_string_value(text), json_string_length(text));
+    if (rc)
+        lsp_log(s, LSP_MSG_ERROR, "cannot open %s: %s", uri, strerror(-rc));
+}
+
+static void n_did_change(struct server *s, json_t *params)
+{
+    const char *uri;
+    json_t *td;
+    if (text_document(s, params, "didChange", &uri, &td))
+        return;
+    struct doc *d = doc_find(&s->docs, uri);
+    if (!d) {
+        lsp_log(s, LSP_MSG_ERROR, "didChange for %s, which is not open", uri);
+        return;
+    }
+    json_t *version = json_object_get(td, "version");
+    json_t *changes = json_object_get(params, "contentChanges");
+    if (!json_is_array(changes)) {
+        lsp_log(s, LSP_MSG_ERROR, "didChange %s without contentChanges", uri);
+        return;
+    }
+    if (json_is_integer(version) && json_integer_value(version) <= d->version)
+        lsp_log(s, LSP_MSG_WARNING, "didChange %s: version %d after %d", uri,
+                (int)json_integer_value(version), d->version);
+    size_t i;
+    json_t *c;
+    json_array_foreach(changes, i, c) {
+        json_t *text = json_object_get(c, "text");
+        json_t *range = json_object_get(c, "range");
+        if (!json_is_string(text)) {
+            lsp_log(s, LSP_MSG_ERROR, "didChange %s: change %zu has no text", uri, i);
+            continue;
+        }
+        json_int_t l0 = 0, c0 = 0, l1 = 0, c1 = 0;
+        int has_range = range != NULL;
+        if (has_range && json_unpack(range, "{s:{s:I, s:I}, s:{s:I, s:I}}", "start", "line", &l0,
+                                     "character", &c0, "end", "line", &l1, "character", &c1)) {
+            lsp_log(s, LSP_MSG_ERROR, "didChange %s: change %zu has a malformed range", uri, i);
+            continue;
+        }
+        if (l0 < 0 || c0 < 0 || l1 < 0 || c1 < 0) {
+            lsp_log(s, LSP_MSG_ERROR, "didChange %s: negative position", uri);
+            continue;
+        }
+        struct doc_edit edit;
+        int rc = doc_apply_change(d, has_range, (uint32_t)l0, (uint32_t)c0, (uint32_t)l1,
+                                  (uint32_t)c1, json_string_value(text), json_string_length(text),
+                                  s->enc, &edit);
+        if (rc == -ERANGE)
+            lsp_log(s, LSP_MSG_WARNING, "didChange %s: range out of the document, clamped", uri);
+        else if (rc)
+            lsp_log(s, LSP_MSG_ERROR, "didChange %s: %s", uri, strerror(-rc));
+    }
+    if (json_is_integer(version))
+        d->version = (int)json_integer_value(version);
+}
+
+static void n_did_close(struct server *s, json_t *params)
+{
+    const char *uri;
+    json_t *td;
+    if (text_document(s, params, "didClose", &uri, &td))
+        return;
+    if (doc_close(&s->docs, uri))
+        lsp_log(s, LSP_MSG_WARNING, "didClose for %s, which is not open", uri);
+}
+
+static void n_did_change_configuration(struct server *s, json_t *params)
+{
+    json_t *settings = json_is_object(params) ? json_object_get(params, "settings") : NULL;
+    if (!json_is_object(settings))
+        return;
+    /* clients send either {"hotline": {...}} or the section itself */
+    json_t *ours = json_object_get(settings, "hotline");
+    merge_settings(s->settings, json_is_object(ours) ? ours : settings);
+    apply_settings(s);
+}
+
+/* ---- setup --------------------------------------------------------------- */
+
+int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message)
+{
+    memset(s, 0, sizeof *s);
+    s->loop = loop;
+    s->enc = POS_UTF16;
+    s->log_level = LSP_MSG_INFO;
+    s->client_caps = json_object();
+    s->init_options = json_object();
+    s->settings = json_object();
+    if (!s->client_caps || !s->init_options || !s->settings)
+        return -ENOMEM;
+    rpc_reader_init(&s->reader, max_message);
+    doc_store_init(&s->docs);
+    if (loop) {
+        uv_idle_init(loop, &s->idle);
+        s->idle.data = s;
+        uv_timer_init(loop, &s->parent_timer);
+        s->parent_timer.data = s;
+        s->has_loop_handles = 1;
+    }
+    return 0;
+}
+
+void lsp_server_close(struct server *s)
+{
+    if (!s->has_loop_handles)
+        return;
+    uv_close((uv_handle_t *)&s->idle, NULL);
+    uv_close((uv_handle_t *)&s->parent_timer, NULL);
+    s->has_loop_handles = 0;
+}
+
+void lsp_server_free(struct server *s)
+{
+    while (s->qhead) {
+        struct lsp_queued *q = s->qhead;
+        s->qhead = q->next;
+        json_decref(q->msg);
+        free(q);
+    }
+    s->qtail = NULL;
+    rpc_reader_free(&s->reader);
+    doc_store_free(&s->docs);
+    json_decref(s->client_caps);
+    json_decref(s->init_options);
+    json_decref(s->settings);
+    free(s->root_path);
+}

@@ -1,0 +1,101 @@
+/* The language server: one struct server holds all of its state (STYLE.md: no
+ * global mutable state). Input bytes are fed to lsp_feed() by whoever owns the
+ * transport (lsp_main.c on stdio, the fuzz target in memory); output goes
+ * through the `write` hook. Messages are queued and handled from the event
+ * loop, so that a $/cancelRequest that arrives behind a request in the same
+ * read can still cancel it. */
+#ifndef HOTLINE_LSP_H
+#define HOTLINE_LSP_H
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <uv.h>
+
+#include "document.h"
+#include "framing.h"
+#include "position.h"
+
+enum lsp_state { LSP_UNINITIALIZED, LSP_RUNNING, LSP_SHUT_DOWN, LSP_EXITED };
+
+/* LSP MessageType */
+enum lsp_msg_type { LSP_MSG_ERROR = 1, LSP_MSG_WARNING, LSP_MSG_INFO, LSP_MSG_LOG };
+
+struct lsp_queued {
+    json_t *msg; /* owned */
+    int cancelled;
+    struct lsp_queued *next;
+};
+
+#define LSP_MAX_QUEUED 4096 /* more unprocessed messages than this: reject new ones */
+
+struct server {
+    uv_loop_t *loop;
+    enum lsp_state state;
+    int exit_code; /* valid once state == LSP_EXITED */
+    struct rpc_reader reader;
+
+    /* output: the transport's writer (buf borrowed) */
+    void (*write)(struct server *s, const char *buf, size_t len);
+    void *transport; /* owned by the transport */
+    /* called once when the server wants to exit (state is LSP_EXITED) */
+    void (*on_exit)(struct server *s);
+
+    /* incoming queue, drained from an idle handle */
+    struct lsp_queued *qhead, *qtail;
+    size_t qlen;
+    uv_idle_t idle;
+    int idle_active;
+    int has_loop_handles;
+
+    /* negotiated with the client */
+    enum pos_encoding enc;
+    json_t *client_caps;     /* owned, {} until initialize */
+    json_t *init_options;    /* owned, {} until initialize */
+    json_t *settings;        /* owned, merged settings ({} by default) */
+    char *root_path;         /* owned, workspace root (file system path), may be NULL */
+    int executing_optin;     /* client opted into hotline/executing */
+    long client_pid;         /* 0 if unknown */
+    uv_timer_t parent_timer; /* watches client_pid */
+    int log_level;           /* window/logMessage threshold (enum lsp_msg_type) */
+
+    struct doc_store docs;
+    long next_request_id; /* for server -> client requests */
+};
+
+/* Set up a server on loop (may be NULL: no queueing, messages are handled at
+ * once, as the fuzz target wants). max_message: framing cap (0 = default). */
+int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message);
+/* Close the server's loop handles; call lsp_server_free after the loop has
+ * run their close callbacks. */
+void lsp_server_close(struct server *s);
+void lsp_server_free(struct server *s);
+
+/* Feed raw bytes from the client. */
+void lsp_feed(struct server *s, const char *data, size_t len);
+/* End of input: behaves like `exit`. */
+void lsp_eof(struct server *s);
+/* Handle every queued message now (used without a loop, and by tests). */
+void lsp_drain(struct server *s);
+
+/* Send a message (stolen). */
+void lsp_send(struct server *s, json_t *msg);
+void lsp_reply(struct server *s, json_t *id /*borrowed*/, json_t *result /*stolen*/);
+void lsp_reply_error(struct server *s, json_t *id /*borrowed, may be NULL*/, int code,
+                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void lsp_notify(struct server *s, const char *method, json_t *params /*stolen*/);
+/* Send a request to the client; the answer is ignored. */
+void lsp_request(struct server *s, const char *method, json_t *params /*stolen*/);
+/* Log to stderr, and to the client as window/logMessage when at or above the
+ * configured level (and the server is initialized). */
+void lsp_log(struct server *s, enum lsp_msg_type type, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* window/showMessage */
+void lsp_show(struct server *s, enum lsp_msg_type type, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Borrowed: the client capability at a dotted path ("textDocument.codeLens"),
+ * or NULL. */
+json_t *lsp_client_cap(struct server *s, const char *path);
+
+#endif

@@ -1,0 +1,6 @@
+--> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}
+<-- {"id":1,"result":{}}
+--> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}
+<-- {"id":1,"error":{"code":-32600}}
+--> {"jsonrpc":"2.0","method":"exit"}
+exit 1

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Run one LSP transcript against the built `hotline` binary, through pipes.
+
+A transcript (tests/lsp/*.lsp) is a readable list of steps, one per line:
+
+    # comment
+    --> {json}          send a message (framed with Content-Length)
+    -->* [{json}, ...]  send several messages in one write
+    ==> "raw string"    send raw bytes (a JSON string literal, for bad framing)
+    <-- {json}          wait for the next server message that matches (partial
+                        match: only the fields written here are compared;
+                        arrays must have the same length unless the last
+                        element is "..."), skipping others; 10 s timeout
+    <!- {json}          no server message matching this may appear during the
+                        whole run (checked at the end)
+    close               close the server's stdin
+    exit N              wait for the server to exit and check its status
+    write-file P TEXT   create a file P (relative to the case's work dir),
+                        TEXT as a JSON string literal
+    args A B ...        extra arguments for `hotline lsp` (first step only)
+
+In messages, ${WORK} is a fresh temporary directory, ${WORK_URI} its file://
+URI, and ${ROOT} the repository root. Lines ending with a backslash continue
+on the next line.
+
+Usage: transcript.py HOTLINE CASE [CASE...]
+"""
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+TIMEOUT = float(os.environ.get("HOTLINE_TEST_TIMEOUT", "10"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Failure(Exception):
+    pass
+
+
+def frame(obj):
+    body = json.dumps(obj, ensure_ascii=False).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def read_messages(stream, out):
+    """Parse Content-Length framed messages from stream into queue out."""
+    buf = b""
+    while True:
+        chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+        if not chunk:
+            out.put(None)
+            return
+        buf += chunk
+        while True:
+            sep = buf.find(b"\r\n\r\n")
+            if sep < 0:
+                break
+            headers = buf[:sep].decode("ascii", "replace").split("\r\n")
+            length = None
+            for h in headers:
+                k, _, v = h.partition(":")
+                if k.strip().lower() == "content-length":
+                    length = int(v.strip())
+            if length is None:
+                out.put(("error", "server sent a header block without Content-Length: %r" % headers))
+                return
+            if len(buf) < sep + 4 + length:
+                break
+            body = buf[sep + 4: sep + 4 + length]
+            buf = buf[sep + 4 + length:]
+            try:
+                out.put(("msg", json.loads(body)))
+            except ValueError as e:
+                out.put(("error", "server sent invalid JSON: %s: %r" % (e, body[:200])))
+
+
+def matches(expected, actual):
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return False
+        return all(k in actual and matches(v, actual[k]) for k, v in expected.items())
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return False
+        if expected and expected[-1] == "...":
+            exp = expected[:-1]
+            return len(actual) >= len(exp) and all(matches(e, a) for e, a in zip(exp, actual))
+        return len(expected) == len(actual) and all(matches(e, a) for e, a in zip(expected, actual))
+    if isinstance(expected, str) and expected.startswith("re:"):
+        return isinstance(actual, str) and re.search(expected[3:], actual) is not None
+    if isinstance(expected, float) or isinstance(actual, float):
+        return isinstance(actual, (int, float)) and not isinstance(actual, bool) and \
+            abs(expected - actual) < 1e-9
+    return expected == actual and type(expected) == type(actual)
+
+
+def parse_steps(path, subst):
+    steps = []
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        while line.endswith("\\") and i < len(lines):
+            line = line[:-1] + lines[i]
+            i += 1
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        for k, v in subst.items():
+            s = s.replace("${%s}" % k, v)
+        op, _, rest = s.partition(" ")
+        steps.append((op, rest.strip(), i))
+    return steps
+
+
+def run_case(hotline, path):
+    work = tempfile.mkdtemp(prefix="hotline-lsp-")
+    subst = {"WORK": work, "WORK_URI": "file://" + urllib.parse.quote(work), "ROOT": ROOT}
+    steps = parse_steps(path, subst)
+    args = []
+    if steps and steps[0][0] == "args":
+        args = steps[0][1].split()
+        steps = steps[1:]
+    env = dict(os.environ)
+    proc = subprocess.Popen([hotline, "lsp"] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=work, env=env)
+    q = queue.Queue()
+    threading.Thread(target=read_messages, args=(proc.stdout, q), daemon=True).start()
+    stderr_chunks = []
+    err_thread = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)
+    err_thread.start()
+    seen = []
+    forbidden = []
+    eof = False
+
+    def next_message(deadline):
+        nonlocal eof
+        if eof:
+            return None
+        try:
+            item = q.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise Failure("timed out")
+        if item is None:
+            eof = True
+            return None
+        if item[0] == "error":
+            raise Failure(item[1])
+        seen.append(item[1])
+        return item[1]
+
+    try:
+        for op, rest, lineno in steps:
+            where = "%s:%d" % (os.path.basename(path), lineno)
+            if op == "-->":
+                proc.stdin.write(frame(json.loads(rest)))
+                proc.stdin.flush()
+            elif op == "-->*":
+                proc.stdin.write(b"".join(frame(m) for m in json.loads(rest)))
+                proc.stdin.flush()
+            elif op == "==>":
+                proc.stdin.write(json.loads(rest).encode("utf-8", "surrogateescape"))
+                proc.stdin.flush()
+            elif op == "<--":
+                want = json.loads(rest)
+                deadline = time.monotonic() + TIMEOUT
+                skipped = []
+                while True:
+                    try:
+                        msg = next_message(deadline)
+                    except Failure as e:
+                        raise Failure("%s: %s waiting for %s; got meanwhile:\n  %s" % (
+                            where, e, rest, "\n  ".join(json.dumps(m)[:300] for m in skipped)))
+                    if msg is None:
+                        raise Failure("%s: server closed its output while waiting for %s; got:\n  %s"
+                                      % (where, rest, "\n  ".join(json.dumps(m)[:300] for m in skipped)))
+                    if matches(want, msg):
+                        break
+                    skipped.append(msg)
+            elif op == "<!-":
+                forbidden.append((where, json.loads(rest)))
+            elif op == "close":
+                proc.stdin.close()
+            elif op == "exit":
+                try:
+                    code = proc.wait(timeout=TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    raise Failure("%s: server did not exit" % where)
+                # collect what is left to check forbidden patterns
+                while next_message(time.monotonic() + TIMEOUT) is not None:
+                    pass
+                if code != int(rest):
+                    raise Failure("%s: exit status %d, expected %s" % (where, code, rest))
+            elif op == "write-file":
+                name, _, text = rest.partition(" ")
+                full = os.path.join(work, name)
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                with open(full, "w", encoding="utf-8") as f:
+                    f.write(json.loads(text))
+            else:
+                raise Failure("%s: unknown step %r" % (where, op))
+        for where, pat in forbidden:
+            for m in seen:
+                if matches(pat, m):
+                    raise Failure("%s: forbidden message appeared: %s" % (where, json.dumps(m)[:300]))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        err_thread.join(TIMEOUT)
+        err = b"".join(c for c in stderr_chunks if c).decode("utf-8", "replace")
+        for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+            if marker in err:
+                raise Failure("sanitizer report in server stderr:\n" + err[-4000:])
+    return True
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    hotline = sys.argv[1]
+    failed = 0
+    for case in sys.argv[2:]:
+        try:
+            run_case(hotline, case)
+            print("PASS %s" % os.path.basename(case))
+        except Failure as e:
+            failed += 1
+            print("FAIL %s: %s" % (os.path.basename(case), e))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
