@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it:
+#   1. normal build (RelWithDebInfo), every ctest;
+#   2. ASan+UBSan build of protocol/ and server/, every ctest again (the
+#      transcript harness fails a case whose server prints a sanitizer or
+#      leak report);
+#   3. libFuzzer targets over their seed corpora, HOTLINE_FUZZ_SECONDS each
+#      (default 60).
+# Build folders: build/, build-asan/, build-fuzz/ at the repository root.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc)
+fuzz_seconds=${HOTLINE_FUZZ_SECONDS:-60}
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "build"
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$root/build" -j"$jobs"
+step "tests"
+ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
+
+step "build (ASan+UBSan)"
+cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DHOTLINE_SANITIZE=ON >/dev/null
+cmake --build "$root/build-asan" -j"$jobs"
+step "tests (ASan+UBSan)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs"
+
+step "fuzz (${fuzz_seconds}s per target)"
+cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DHOTLINE_FUZZ=ON \
+  -DHOTLINE_FUZZ_SECONDS="$fuzz_seconds" >/dev/null
+cmake --build "$root/build-fuzz" -j"$jobs"
+ctest --test-dir "$root/build-fuzz" --output-on-failure -L fuzz
