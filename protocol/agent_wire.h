@@ -1,0 +1,183 @@
+/* agent_wire: the agent -> server wire format (docs/agent-protocol.md).
+ *
+ * Two pure pieces, no I/O: an incremental line reader that splits a byte
+ * stream into newline-terminated JSON lines (16 MiB cap per line; an oversize
+ * line is dropped and reported, reading goes on), and a decoder that turns one
+ * line into a typed message whose known fields have been type-checked.
+ * Unknown message types and unknown fields are accepted and ignored, so a
+ * newer agent keeps working with this server.
+ *
+ * The per-line / per-function statistics are listed once, in AGENT_STATS
+ * below: adding a measurement (alloc_mb, gpu_percent, ...) is one row there,
+ * and the decoder, the profile store and its JSON reader/writer follow. */
+#ifndef HOTLINE_AGENT_WIRE_H
+#define HOTLINE_AGENT_WIRE_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#define AGENT_WIRE_VERSION 1
+#define AGENT_WIRE_MAX_LINE (16u << 20) /* bytes, newline excluded */
+
+/* ---- statistics table ---------------------------------------------------
+ * X(ENUM, wire key in delta entries, key in the saved profile, merge rule)
+ * merge rule: AGENT_MERGE_SUM adds deltas, AGENT_MERGE_MAX keeps the max. */
+enum agent_merge { AGENT_MERGE_SUM, AGENT_MERGE_MAX };
+#define AGENT_STATS(X)                                  \
+    X(PY, "py", "python_s", AGENT_MERGE_SUM)            \
+    X(NAT, "nat", "native_s", AGENT_MERGE_SUM)          \
+    X(SYS, "sys", "system_s", AGENT_MERGE_SUM)          \
+    X(CPU, "cpu", "cpu_s", AGENT_MERGE_SUM)             \
+    X(N, "n", "samples", AGENT_MERGE_SUM)
+
+enum agent_stat {
+#define AGENT__ENUM(e, w, j, m) AGENT_STAT_##e,
+    AGENT_STATS(AGENT__ENUM)
+#undef AGENT__ENUM
+    AGENT_NSTATS
+};
+
+struct agent_stat_desc {
+    const char *wire; /* key in a delta `lines` / `funcs` entry */
+    const char *json; /* key in the saved profile */
+    enum agent_merge merge;
+};
+extern const struct agent_stat_desc agent_stat_descs[AGENT_NSTATS];
+
+struct agent_stats {
+    double v[AGENT_NSTATS];
+};
+
+/* Merge src into dst following each field's merge rule. */
+void agent_stats_merge(struct agent_stats *dst, const struct agent_stats *src);
+/* Wall seconds charged (py + nat + sys). */
+double agent_stats_time(const struct agent_stats *s);
+/* Read every known stat present as a number in obj (borrowed) using wire
+ * (json=0) or profile (json=1) keys. Missing fields stay 0. Returns 0, or
+ * -EINVAL if a known field is present but not a finite number >= 0. */
+int agent_stats_read(struct agent_stats *out, const json_t *obj, int json_keys);
+
+/* ---- line reader -------------------------------------------------------- */
+
+enum agent_line_status {
+    AGENT_LINE_OK,       /* line/len: one complete line, no '\n' */
+    AGENT_LINE_OVERSIZE, /* a line over AGENT_WIRE_MAX_LINE was dropped; len = its size */
+};
+/* line is borrowed, valid during the call only. Return 0 to go on, non-zero
+ * to stop feeding (agent_reader_feed returns that value). */
+typedef int (*agent_line_cb)(void *ud, enum agent_line_status st, const char *line, size_t len);
+
+struct agent_reader {
+    char *buf;         /* partial line (owned) */
+    size_t len, cap;
+    size_t max_line;   /* AGENT_WIRE_MAX_LINE unless a test lowers it */
+    int dropping;      /* inside an oversize line: discard until '\n' */
+    size_t dropped;    /* bytes of the line being dropped */
+};
+
+void agent_reader_init(struct agent_reader *r);
+void agent_reader_free(struct agent_reader *r);
+/* Feed n bytes (borrowed); cb runs once per complete line. Returns 0,
+ * -ENOMEM, or the first non-zero cb return. */
+int agent_reader_feed(struct agent_reader *r, const char *data, size_t n, agent_line_cb cb,
+                      void *ud);
+/* Bytes of an unterminated last line still buffered (EOF mid-line: a crashed
+ * agent). The caller may drop them; they are never a message. */
+size_t agent_reader_pending(const struct agent_reader *r);
+
+/* ---- messages ----------------------------------------------------------- */
+
+enum agent_msg_type {
+    AGENT_MSG_UNKNOWN = 0, /* valid JSON object with an unknown "t": ignore */
+    AGENT_MSG_HELLO,
+    AGENT_MSG_STR,
+    AGENT_MSG_STACK,
+    AGENT_MSG_DELTA,
+    AGENT_MSG_NOW,
+    AGENT_MSG_END,
+    AGENT_MSG_ERROR,
+    AGENT_MSG_LOG,
+};
+
+struct agent_msg {
+    enum agent_msg_type type;
+    json_t *json; /* new reference to the whole object; agent_msg_clear drops it */
+    union {
+        struct {
+            int v;
+            long long pid, ppid;
+            const char *python, *executable, *cwd, *main, *clock; /* borrowed from json, may be NULL */
+            const json_t *argv; /* borrowed array of strings, may be NULL */
+            double interval_ms;
+        } hello;
+        struct {
+            long long id;
+            const char *s; /* borrowed */
+        } str;
+        struct {
+            long long id;
+            const json_t *fr; /* borrowed, checked: array of [int,int,int] */
+        } stack;
+        struct {
+            double ts;
+            long long samples;
+            const json_t *lines, *funcs, *stacks, *threads; /* borrowed arrays or NULL;
+                                                  entries checked by agent_wire_*_entry */
+        } delta;
+        struct {
+            double ts;
+            const json_t *threads; /* borrowed array or NULL */
+        } now;
+        struct {
+            double ts;
+            const char *reason; /* borrowed, "" if absent */
+        } end;
+        struct {
+            const char *msg;   /* borrowed, "" if absent */
+            const char *level; /* log only; "info" if absent */
+        } text;
+    } u;
+};
+
+/* Decode one line. On success fills m (caller calls agent_msg_clear) and
+ * returns 0. On failure returns -EINVAL (bad JSON, not an object, missing "t",
+ * a known field of the wrong type) with a reason in err (may be NULL), and m
+ * holds nothing. */
+int agent_msg_parse(const char *line, size_t len, struct agent_msg *m, char *err, size_t errlen);
+void agent_msg_clear(struct agent_msg *m);
+
+/* A frame [file_id, name_id, line] from `stack.fr` or `now.threads[].fr`. */
+struct agent_frame {
+    long long file, name;
+    int line;
+};
+/* Checks one frame (borrowed). 0 or -EINVAL. */
+int agent_wire_frame(const json_t *fr, struct agent_frame *out);
+
+/* One entry of delta.lines / delta.funcs. */
+struct agent_line_entry {
+    long long file;  /* "f" */
+    long long fn;    /* "fn", funcs only (0 for lines) */
+    int line;        /* "l" for lines; "first" for funcs */
+    int last;        /* "last", funcs only */
+    struct agent_stats st;
+};
+int agent_wire_line_entry(const json_t *e, struct agent_line_entry *out);  /* e borrowed */
+int agent_wire_func_entry(const json_t *e, struct agent_line_entry *out);  /* e borrowed */
+
+/* One entry of delta.stacks: [stack_id, samples, seconds]. */
+struct agent_stack_entry {
+    long long id, samples;
+    double seconds;
+};
+int agent_wire_stack_entry(const json_t *e, struct agent_stack_entry *out);
+
+/* One entry of delta.threads. name borrowed from e ("" if absent). */
+struct agent_thread_entry {
+    long long tid;
+    const char *name;
+    double py, nat, sys;
+};
+int agent_wire_thread_entry(const json_t *e, struct agent_thread_entry *out);
+
+#endif
