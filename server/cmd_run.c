@@ -219,7 +219,7 @@ int cmd_run(int argc, char **argv)
         uv_run(&c.loop, UV_RUN_DEFAULT);
         uv_loop_close(&c.loop);
         profile_free(c.p);
-        return rc == -ENOENT || rc == UV_ENOENT ? 127 : 1;
+        return rc == UV_ENOENT || rc == UV_EACCES ? 127 : 1; /* like a shell */
     }
     const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
     for (int k = 0; k < 3; k++) {

@@ -596,7 +596,7 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     if (session_agent_dir(agent_dir, sizeof agent_dir)) {
         set_err(s, "the profiler agent was not found (looked in %s); set HOTLINE_AGENT_PATH",
                 agent_dir);
-        return -ENOENT;
+        return -ENOPKG;
     }
     s->io = calloc(1, sizeof *s->io);
     if (!s->io) {

@@ -1,0 +1,248 @@
+/* Unit tests of protocol/agent_wire: the line reader (lines split at every
+ * byte boundary, oversize lines dropped and reported while reading goes on,
+ * EOF mid-line) and the message decoder (every type, bad JSON, wrong field
+ * types, unknown types and fields ignored). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "agent_wire.h"
+#include "run_check.h"
+
+struct collect {
+    char lines[16][128];
+    size_t lens[16];
+    int n, oversize;
+    size_t oversize_len;
+};
+
+static int on_line(void *ud, enum agent_line_status st, const char *line, size_t len)
+{
+    struct collect *c = ud;
+    if (st == AGENT_LINE_OVERSIZE) {
+        c->oversize++;
+        c->oversize_len = len;
+        return 0;
+    }
+    if (c->n < 16 && len < 128) {
+        memcpy(c->lines[c->n], line, len);
+        c->lines[c->n][len] = 0;
+        c->lens[c->n] = len;
+    }
+    c->n++;
+    return 0;
+}
+
+static void test_splits(void)
+{
+    const char *stream = "{\"t\":\"a\"}\n\n{\"t\":\"bb\"}\nxyz\n{\"t\":\"tail\"}";
+    size_t n = strlen(stream);
+    /* every split point, and every byte fed on its own */
+    for (size_t cut = 0; cut <= n; cut++) {
+        struct agent_reader r;
+        struct collect c = {0};
+        agent_reader_init(&r);
+        CHECK(agent_reader_feed(&r, stream, cut, on_line, &c) == 0);
+        CHECK(agent_reader_feed(&r, stream + cut, n - cut, on_line, &c) == 0);
+        CHECK(c.n == 4);
+        CHECK_STR(c.lines[0], "{\"t\":\"a\"}");
+        CHECK(c.lens[1] == 0);
+        CHECK_STR(c.lines[2], "{\"t\":\"bb\"}");
+        CHECK_STR(c.lines[3], "xyz");
+        CHECK(agent_reader_pending(&r) == strlen("{\"t\":\"tail\"}"));
+        agent_reader_free(&r);
+    }
+    struct agent_reader r;
+    struct collect c = {0};
+    agent_reader_init(&r);
+    for (size_t i = 0; i < n; i++)
+        agent_reader_feed(&r, stream + i, 1, on_line, &c);
+    CHECK(c.n == 4);
+    CHECK_STR(c.lines[3], "xyz");
+    agent_reader_free(&r);
+}
+
+static void test_oversize(void)
+{
+    struct agent_reader r;
+    struct collect c = {0};
+    agent_reader_init(&r);
+    r.max_line = 16;
+    CHECK(agent_reader_feed(&r, "short\n", 6, on_line, &c) == 0);
+    /* 40-byte line in three pieces, then a normal one in the same chunk */
+    CHECK(agent_reader_feed(&r, "0123456789", 10, on_line, &c) == 0);
+    CHECK(agent_reader_feed(&r, "0123456789012345678", 19, on_line, &c) == 0);
+    CHECK(agent_reader_feed(&r, "01234567890\nafter\n", 18, on_line, &c) == 0);
+    CHECK(c.oversize == 1);
+    CHECK(c.oversize_len == 40);
+    CHECK(c.n == 2);
+    CHECK_STR(c.lines[0], "short");
+    CHECK_STR(c.lines[1], "after");
+    /* exactly at the cap is fine */
+    CHECK(agent_reader_feed(&r, "0123456789abcdef\n", 17, on_line, &c) == 0);
+    CHECK(c.n == 3 && c.oversize == 1);
+    agent_reader_free(&r);
+
+    /* the real cap: 16 MiB + 1 bytes is dropped, reading goes on */
+    agent_reader_init(&r);
+    memset(&c, 0, sizeof c);
+    size_t big = AGENT_WIRE_MAX_LINE + 1;
+    char *buf = malloc(big + 16);
+    memset(buf, 'x', big);
+    memcpy(buf + big, "\nok\n", 4);
+    CHECK(agent_reader_feed(&r, buf, big + 4, on_line, &c) == 0);
+    CHECK(c.oversize == 1 && c.oversize_len == big);
+    CHECK(c.n == 1);
+    CHECK_STR(c.lines[0], "ok");
+    free(buf);
+    agent_reader_free(&r);
+}
+
+static int stop_cb(void *ud, enum agent_line_status st, const char *line, size_t len)
+{
+    (void)st, (void)line, (void)len;
+    return ++*(int *)ud == 2 ? 7 : 0;
+}
+
+static void test_stop(void)
+{
+    struct agent_reader r;
+    int n = 0;
+    agent_reader_init(&r);
+    CHECK(agent_reader_feed(&r, "a\nb\nc\n", 6, stop_cb, &n) == 7);
+    CHECK(n == 2);
+    agent_reader_free(&r);
+}
+
+static int parse(const char *s, struct agent_msg *m)
+{
+    char err[160];
+    return agent_msg_parse(s, strlen(s), m, err, sizeof err);
+}
+
+static void test_messages(void)
+{
+    struct agent_msg m;
+    CHECK(parse("{\"t\":\"hello\",\"v\":1,\"pid\":42,\"ppid\":1,\"python\":\"3.12.1\","
+                "\"argv\":[\"a.py\",\"x\"],\"main\":\"/p/a.py\",\"interval_ms\":10,\"new\":[1]}",
+                &m) == 0);
+    CHECK(m.type == AGENT_MSG_HELLO && m.u.hello.v == 1 && m.u.hello.pid == 42);
+    CHECK_STR(m.u.hello.python, "3.12.1");
+    CHECK_STR(m.u.hello.main, "/p/a.py");
+    CHECK(json_array_size(m.u.hello.argv) == 2);
+    CHECK_NEAR(m.u.hello.interval_ms, 10, 1e-9);
+    agent_msg_clear(&m);
+
+    CHECK(parse("{\"t\":\"str\",\"id\":7,\"s\":\"/p/a.py\"}", &m) == 0);
+    CHECK(m.type == AGENT_MSG_STR && m.u.str.id == 7);
+    CHECK_STR(m.u.str.s, "/p/a.py");
+    agent_msg_clear(&m);
+
+    CHECK(parse("{\"t\":\"stack\",\"id\":3,\"fr\":[[1,2,10],[1,3,20]]}", &m) == 0);
+    CHECK(m.type == AGENT_MSG_STACK && json_array_size(m.u.stack.fr) == 2);
+    agent_msg_clear(&m);
+
+    CHECK(parse("{\"t\":\"delta\",\"ts\":1.25,\"samples\":412,\"lines\":[{\"f\":7,\"l\":12,"
+                "\"py\":0.31,\"nat\":0.02,\"sys\":0,\"cpu\":0.33,\"n\":33,\"alloc_mb\":1}],"
+                "\"stacks\":[[3,33,0.33]]}",
+                &m) == 0);
+    CHECK(m.type == AGENT_MSG_DELTA && m.u.delta.samples == 412);
+    CHECK(m.u.delta.funcs == NULL && m.u.delta.threads == NULL);
+    struct agent_line_entry e;
+    CHECK(agent_wire_line_entry(json_array_get(m.u.delta.lines, 0), &e) == 0);
+    CHECK(e.file == 7 && e.line == 12);
+    CHECK_NEAR(e.st.v[AGENT_STAT_PY], 0.31, 1e-12);
+    CHECK_NEAR(e.st.v[AGENT_STAT_N], 33, 1e-12);
+    struct agent_stack_entry se;
+    CHECK(agent_wire_stack_entry(json_array_get(m.u.delta.stacks, 0), &se) == 0);
+    CHECK(se.id == 3 && se.samples == 33);
+    agent_msg_clear(&m);
+
+    CHECK(parse("{\"t\":\"end\",\"ts\":12.5,\"reason\":\"exit\"}", &m) == 0);
+    CHECK(m.type == AGENT_MSG_END);
+    CHECK_STR(m.u.end.reason, "exit");
+    agent_msg_clear(&m);
+
+    CHECK(parse("{\"t\":\"error\",\"msg\":\"no agent for 3.14\"}", &m) == 0);
+    CHECK(m.type == AGENT_MSG_ERROR);
+    CHECK_STR(m.u.text.msg, "no agent for 3.14");
+    agent_msg_clear(&m);
+
+    CHECK(parse("{\"t\":\"now\",\"ts\":3.2,\"threads\":[]}", &m) == 0);
+    CHECK(m.type == AGENT_MSG_NOW);
+    agent_msg_clear(&m);
+
+    /* unknown types are accepted and typed UNKNOWN */
+    CHECK(parse("{\"t\":\"gpu\",\"whatever\":{}}", &m) == 0);
+    CHECK(m.type == AGENT_MSG_UNKNOWN && m.json);
+    agent_msg_clear(&m);
+}
+
+static void test_bad(void)
+{
+    struct agent_msg m;
+    const char *bad[] = {
+        "not json",
+        "",
+        "[1,2]",
+        "{\"no_t\":1}",
+        "{\"t\":5}",
+        "{\"t\":\"str\",\"id\":\"7\",\"s\":\"x\"}",
+        "{\"t\":\"str\",\"id\":0,\"s\":\"x\"}",
+        "{\"t\":\"str\",\"id\":1,\"s\":3}",
+        "{\"t\":\"stack\",\"id\":1,\"fr\":[[1,2]]}",
+        "{\"t\":\"stack\",\"id\":1,\"fr\":[[1,\"a\",3]]}",
+        "{\"t\":\"stack\",\"id\":1}",
+        "{\"t\":\"delta\",\"lines\":{}}",
+        "{\"t\":\"delta\",\"samples\":-1}",
+        "{\"t\":\"hello\",\"pid\":\"x\"}",
+        "{\"t\":\"hello\",\"argv\":[1]}",
+        "{\"t\":\"end\",\"reason\":5}",
+        "{\"t\":\"a\",\"t\":\"b\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char err[160] = "";
+        int rc = agent_msg_parse(bad[i], strlen(bad[i]), &m, err, sizeof err);
+        if (rc != -EINVAL || !err[0] || m.json)
+            fprintf(stderr, "accepted bad message %zu: %s\n", i, bad[i]);
+        CHECK(rc == -EINVAL && err[0] && !m.json);
+    }
+    /* entries are checked one by one */
+    struct agent_line_entry e;
+    json_t *j = json_loads("{\"f\":1,\"l\":2,\"py\":\"x\"}", 0, NULL);
+    CHECK(agent_wire_line_entry(j, &e) == -EINVAL);
+    json_decref(j);
+    j = json_loads("{\"f\":1,\"l\":2,\"py\":-1}", 0, NULL);
+    CHECK(agent_wire_line_entry(j, &e) == -EINVAL);
+    json_decref(j);
+    j = json_loads("{\"f\":1,\"fn\":2,\"first\":5,\"last\":3}", 0, NULL);
+    CHECK(agent_wire_func_entry(j, &e) == 0 && e.last == 5);
+    json_decref(j);
+    j = json_loads("[0,1,1.0]", 0, NULL);
+    struct agent_stack_entry se;
+    CHECK(agent_wire_stack_entry(j, &se) == -EINVAL);
+    json_decref(j);
+}
+
+static void test_stats(void)
+{
+    struct agent_stats a = {{0}}, b = {{0}};
+    a.v[AGENT_STAT_PY] = 1;
+    b.v[AGENT_STAT_PY] = 2;
+    b.v[AGENT_STAT_SYS] = 0.5;
+    agent_stats_merge(&a, &b);
+    CHECK_NEAR(a.v[AGENT_STAT_PY], 3, 1e-12);
+    CHECK_NEAR(agent_stats_time(&a), 3.5, 1e-12);
+    for (int i = 0; i < AGENT_NSTATS; i++)
+        CHECK(agent_stat_descs[i].wire && agent_stat_descs[i].json);
+}
+
+int main(void)
+{
+    test_splits();
+    test_oversize();
+    test_stop();
+    test_messages();
+    test_bad();
+    test_stats();
+    return CHECK_DONE();
+}

@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `hotline run` / `hotline view` against the built binary.
+
+fake_* cases use the scripted agent in tests/run/fake_agent (see its header)
+so they check hotline's side alone: report, JSON, exit status and signal
+mirroring, argument errors, byte-identical stdout, agent errors, malformed
+streams, several processes, unicode paths, `view`. real_* cases run the real
+agent (the build's python/ folder) on every interpreter it was built for.
+
+usage: test_cli.py --hotline PATH CASE   (CASE from --list)
+Waiting is always for a condition with a deadline, never a fixed sleep.
+"""
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE_AGENT = os.path.join(HERE, "fake_agent")
+PY = shutil.which("python3") or sys.executable
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+class Failed(Exception):
+    pass
+
+
+def check(cond, msg, *extra):
+    if not cond:
+        raise Failed(msg + "".join("\n--- %s" % (e,) for e in extra))
+
+
+class Ctx:
+    def __init__(self, hotline):
+        self.hotline = hotline
+        self.tmp = tempfile.mkdtemp(prefix="hotline-run-test-")
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def env(self, mode="normal", agent=FAKE_AGENT, **kw):
+        e = dict(os.environ)
+        e.pop("VIRTUAL_ENV", None)
+        e["HOTLINE_AGENT_PATH"] = agent
+        e["FAKE_AGENT"] = mode
+        e.update(kw)
+        return e
+
+    def run(self, args, mode="normal", input=None, timeout=60, env=None, cwd=None):
+        p = subprocess.run([self.hotline, "run"] + args, input=input, capture_output=True,
+                           timeout=timeout, env=env or self.env(mode), cwd=cwd or self.tmp,
+                           preexec_fn=no_core)
+        return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def no_core():
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def wait_line(stream, timeout):
+    """Read one line from a pipe, waiting at most timeout seconds."""
+    deadline = time.monotonic() + timeout
+    buf = b""
+    fd = stream.fileno()
+    while not buf.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        check(left > 0, "timed out waiting for a line; got %r" % buf)
+        r, _, _ = select.select([fd], [], [], left)
+        if r:
+            chunk = os.read(fd, 1)
+            check(chunk, "EOF while waiting for a line; got %r" % buf)
+            buf += chunk
+    return buf.decode()
+
+
+PROG = "import sys\nx = sum(range(10))\nprint('out', sys.argv[1:])\nsys.exit(int(sys.argv[1]) if sys.argv[1:] and sys.argv[1].isdigit() else 0)\n"
+
+
+@case
+def fake_report(c):
+    prog = c.write("prog.py", PROG)
+    rc, out, err = c.run([prog, "0"])
+    check(rc == 0, "exit status %d" % rc, err)
+    check(out == b"out ['0']\n", "stdout %r" % out)
+    check("hotline: prog.py 0" in err, "header names the program", err)
+    check("python %d.%d" % sys.version_info[:2] in err or "python 3." in err, "python version", err)
+    check("100 samples" in err and "exited 0" in err, "samples and ending", err)
+    check("50.0%" in err and "prog.py:1  import sys" in err, "hottest line with source", err)
+    check("30.0%" in err and "prog.py:2  x = sum(range(10))" in err, "native line", err)
+    check("20.0%" in err and "prog.py:3" in err, "system line", err)
+    check("main  (prog.py:1-3)" in err, "function summary", err)
+    lines = [l for l in err.splitlines() if "prog.py:1 " in l]
+    check(lines and "#####" in lines[0], "bar of a python line", err)
+
+
+@case
+def fake_json(c):
+    prog = c.write("prog.py", PROG)
+    out_json = os.path.join(c.tmp, "out", "p.json")
+    os.makedirs(os.path.dirname(out_json))
+    rc, out, err = c.run(["--json", out_json, "--interval", "2.5", prog, "a", "b c"])
+    check(rc == 0, "exit status", err)
+    j = load(out_json)
+    check(os.listdir(os.path.dirname(out_json)) == ["p.json"], "no temp file left")
+    check(j["version"] == 1, "version")
+    check(j["program"] == prog, "program %r" % j["program"])
+    check(j["argv"] == ["a", "b c"], "argv %r" % j["argv"])
+    check(j["python_version"].startswith("3."), "python_version")
+    check(j["samples"] == 100, "samples")
+    check(0 < j["elapsed_s"] < 60, "elapsed_s")
+    check(j["interval_ms"] == 2.5, "interval_ms %r" % j["interval_ms"])
+    check(j["exit"] == {"status": 0, "signal": None, "reason": "exited 0"}, "exit %r" % j["exit"])
+    f = j["files"][prog]
+    check(f["lines"]["1"]["python_s"] == 0.5 and f["lines"]["1"]["samples"] == 50, "line 1")
+    check(f["lines"]["2"]["native_s"] == 0.3 and f["lines"]["2"]["cpu_s"] == 0.6, "line 2")
+    check(f["lines"]["3"]["system_s"] == 0.2, "line 3")
+    fn = f["functions"][0]
+    check((fn["name"], fn["first_line"], fn["last_line"]) == ("main", 1, 3), "function %r" % fn)
+    check(j["stacks"][0]["samples"] == 100 and j["stacks"][0]["frames"][0]["name"] == "main",
+          "stacks")
+    check(j["threads"][0]["name"] == "MainThread", "threads")
+    check(len(j["pids"]) == 1, "pids")
+    check(j["processes"][0]["end"] == "exit", "process ended with `end`")
+
+
+@case
+def fake_exit_status(c):
+    prog = c.write("prog.py", PROG)
+    rc, out, err = c.run([prog, "3"])
+    check(rc == 3, "exit status %d" % rc, err)
+    check("exited 3" in err and "50.0%" in err, "report after exit 3", err)
+
+
+@case
+def fake_signal(c):
+    # the program kills itself with SIGSEGV: hotline reports, then dies the same way
+    prog = c.write("seg.py", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
+    rc, out, err = c.run([prog])
+    check(rc == -signal.SIGSEGV, "hotline died of SIGSEGV (rc %d)" % rc, err)
+    check("crashed (SIGSEGV)" in err and "50.0%" in err, "report kept the profile", err)
+    # SIGKILL from outside, while the program waits
+    prog = c.write("wait.py", "import sys, time\nprint('ready', flush=True)\ntime.sleep(120)\n")
+    p = subprocess.Popen([c.hotline, "run", prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=c.env(), cwd=c.tmp)
+    check(wait_line(p.stdout, 30) == "ready\n", "program started")
+    child = find_child(p.pid, prog)
+    os.kill(child, signal.SIGKILL)
+    _, err = p.communicate(timeout=30)
+    err = err.decode()
+    check(p.returncode == -signal.SIGKILL, "hotline died of SIGKILL (rc %d)" % p.returncode, err)
+    check("killed (SIGKILL)" in err and "50.0%" in err, "report after SIGKILL", err)
+
+
+def find_child(ppid, needle):
+    """pid of the child of ppid whose command line contains needle."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    cmd = f.read().decode(errors="replace")
+            except OSError:
+                continue
+            if int(fields[1]) == ppid and needle in cmd:
+                return int(d)
+        select.select([], [], [], 0.05)
+    raise Failed("child of %d running %s not found" % (ppid, needle))
+
+
+@case
+def fake_usage(c):
+    prog = c.write("prog.py", PROG)
+    for args, needle in [([], "no script"), (["--bogus", prog], "unknown option '--bogus'"),
+                         (["--interval", "abc", prog], "--interval"),
+                         (["--top", "0", prog], "--top"), (["-m"], "needs a module"),
+                         (["--json"], "--json needs a value")]:
+        rc, out, err = c.run(args)
+        check(rc == 2, "usage error exits 2 for %r (got %d)" % (args, rc), err)
+        check(needle in err and "usage: hotline run" in err, "message for %r" % args, err)
+        check(out == b"", "nothing on stdout for %r" % args)
+    p = subprocess.run([c.hotline, "run", "--help"], capture_output=True, timeout=30)
+    check(p.returncode == 0 and b"--profile-all" in p.stdout, "--help")
+    # options after the script belong to the program
+    rc, out, err = c.run([prog, "--top", "x"])
+    check(rc == 0 and out == b"out ['--top', 'x']\n", "program options pass through %r" % out, err)
+    rc, out, err = c.run(["--top=3", "--no-memory", "--profile-all", "--include", "*.py",
+                          "--exclude=x", "--", prog, "-m"])
+    check(rc == 0 and out == b"out ['-m']\n", "-- and valued options %r" % out, err)
+
+
+@case
+def fake_stdout_bytes(c):
+    body = ("import sys\nd = sys.stdin.buffer.read()\nsys.stdout.buffer.write(b'\\xff\\x00raw' + d)\n"
+            "sys.stdout.flush()\nsys.stderr.write('to stderr\\n')\nprint('\\u00e9', end='')\n")
+    prog = c.write("bytes.py", body)
+    data = bytes(range(256)) * 100
+    plain = subprocess.run([PY, prog], input=data, capture_output=True, timeout=60)
+    rc, out, err = c.run([prog], input=data)
+    check(rc == 0 == plain.returncode, "both succeed", err)
+    check(out == plain.stdout, "stdout byte-identical (%d vs %d bytes)" % (len(out), len(plain.stdout)))
+    check(err.startswith("to stderr\n"), "program stderr first, untouched", err)
+
+
+@case
+def fake_agent_error(c):
+    prog = c.write("prog.py", PROG)
+    rc, out, err = c.run([prog, "4"], mode="error")
+    check(rc == 4, "program still ran and its status is kept (%d)" % rc, err)
+    check("no agent built for Python 3." in err, "agent's message shown", err)
+    check("Python 3." in err.split("agent error")[1][:20], "names the version", err)
+    check("no profile" in err, "says there is no profile", err)
+
+
+@case
+def fake_garbage(c):
+    prog = c.write("prog.py", PROG)
+    rc, out, err = c.run([prog], mode="garbage")
+    check(rc == 0, "exit status", err)
+    check("bad message" in err, "malformed line reported", err)
+    check("50.0%" in err, "the valid stream after garbage is still used", err)
+
+
+@case
+def fake_noend(c):
+    prog = c.write("x.py", "import os\nprint('bye', flush=True)\nos._exit(5)\n")
+    out_json = os.path.join(c.tmp, "p.json")
+    rc, out, err = c.run(["--json", out_json, prog], mode="noend")
+    check(rc == 5, "os._exit status (%d)" % rc, err)
+    check(out == b"bye\n", "stdout")
+    j = load(out_json)
+    check(j["files"][prog]["lines"]["1"]["python_s"] == 0.5, "profile kept without `end`")
+    check(j["processes"][0]["end"] is None, "no end recorded")
+
+
+@case
+def fake_children(c):
+    prog = c.write("kids.py", "import subprocess, sys\n"
+                   "if not sys.argv[1:]:\n"
+                   "    ps = [subprocess.Popen([sys.executable, __file__, str(i)]) for i in range(3)]\n"
+                   "    sys.exit(sum(p.wait() for p in ps))\n")
+    out_json = os.path.join(c.tmp, "p.json")
+    rc, out, err = c.run(["--json", out_json, prog])
+    check(rc == 0, "exit status", err)
+    j = load(out_json)
+    check(len(j["pids"]) == 4 and len(set(j["pids"])) == 4, "4 processes %r" % j["pids"])
+    check(abs(j["files"][prog]["lines"]["1"]["python_s"] - 2.0) < 1e-9, "merged lines")
+    check(j["samples"] == 400, "merged samples")
+    check("4 processes" in err, "report counts processes", err)
+
+
+@case
+def fake_unicode_paths(c):
+    prog = c.write("dir with spaces/ünï/scrïpt ü.py", PROG)
+    out_json = os.path.join(c.tmp, "dir with spaces", "prøfile ü.json")
+    rc, out, err = c.run(["--json", out_json, prog, "ärg with space", "日本"])
+    check(rc == 0, "exit status", err)
+    check(out.decode() == "out ['ärg with space', '日本']\n", "args %r" % out)
+    j = load(out_json)
+    check(prog in j["files"], "unicode path key %r" % list(j["files"]))
+    check(j["argv"] == ["ärg with space", "日本"], "argv")
+    check("scrïpt ü.py:1  import sys" in err, "report shows the unicode path", err)
+
+
+@case
+def fake_view(c):
+    prog = c.write("prog.py", PROG)
+    out_json = os.path.join(c.tmp, "p.json")
+    rc, _, err = c.run(["--json", out_json, prog])
+    check(rc == 0, "run", err)
+    v = subprocess.run([c.hotline, "view", out_json], capture_output=True, timeout=30, cwd=c.tmp)
+    vo = v.stdout.decode()
+    check(v.returncode == 0, "view exit status", v.stderr)
+    check("prog.py:1  import sys" in vo and "50.0%" in vo and "exited 0" in vo, "view report", vo)
+    # a raw wire stream from a standalone agent
+    wire = c.write("hotline-1.jsonl", "\n".join(json.dumps(m) for m in [
+        {"t": "hello", "v": 1, "pid": 1, "python": "3.12.1", "main": prog, "argv": [prog, "z"]},
+        {"t": "str", "id": 1, "s": prog}, {"t": "str", "id": 2, "s": "f"},
+        {"t": "delta", "ts": 1.5, "samples": 7,
+         "lines": [{"f": 1, "l": 2, "py": 0.07, "n": 7}],
+         "funcs": [{"f": 1, "fn": 2, "first": 1, "last": 4, "py": 0.07, "n": 7}]},
+    ]) + "\n" + '{"t":"delta", "trunc')
+    conv = os.path.join(c.tmp, "conv.json")
+    v = subprocess.run([c.hotline, "view", "--json", conv, wire], capture_output=True, timeout=30,
+                       cwd=c.tmp)
+    vo = v.stdout.decode()
+    check(v.returncode == 0, "view of a wire stream", v.stderr)
+    check("prog.py:2  x = sum(range(10))" in vo and "7 samples" in vo and "python 3.12.1" in vo,
+          "wire report", vo)
+    check("no end record" in vo, "says the stream had no end", vo)
+    j = load(conv)
+    check(j["files"][prog]["lines"]["2"]["samples"] == 7 and j["elapsed_s"] == 1.5, "converted")
+    bad = c.write("bad.json", '{"version": 7}')
+    v = subprocess.run([c.hotline, "view", bad], capture_output=True, timeout=30)
+    check(v.returncode == 1 and b"unsupported profile version 7" in v.stderr, "bad profile", v.stderr)
+    v = subprocess.run([c.hotline, "view"], capture_output=True, timeout=30)
+    check(v.returncode == 2, "view without a file")
+
+
+@case
+def fake_module(c):
+    c.write("mymod.py", "import sys\nprint('mod', sys.argv[1:])\n")
+    out_json = os.path.join(c.tmp, "p.json")
+    rc, out, err = c.run(["--json", out_json, "-m", "mymod", "q"])
+    check(rc == 0 and out == b"mod ['q']\n", "module ran %r" % out, err)
+    j = load(out_json)
+    check(j["program"] == "-m mymod" and j["argv"] == ["q"], "program %r" % j["program"])
+
+
+@case
+def fake_no_agent(c):
+    prog = c.write("prog.py", PROG)
+    rc, out, err = c.run([prog], env=c.env(agent=os.path.join(c.tmp, "nowhere")))
+    check(rc == 1 and "agent was not found" in err and "nowhere" in err, "no agent dir", err)
+    check(out == b"", "program did not run")
+    rc, out, err = c.run(["--python", os.path.join(c.tmp, "nopython"), prog])
+    check(rc == 127 and "cannot start" in err, "missing interpreter (%d)" % rc, err)
+
+
+@case
+def fake_sigterm_forward(c):
+    prog = c.write("wait.py", "import time\nprint('ready', flush=True)\ntime.sleep(120)\n")
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        p = subprocess.Popen([c.hotline, "run", prog], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=c.env(), cwd=c.tmp)
+        check(wait_line(p.stdout, 30) == "ready\n", "program started")
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=30)
+        err = err.decode()
+        check(p.returncode == -sig, "hotline mirrors %s (rc %d)" % (sig, p.returncode), err)
+        word = "terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted (SIGINT)"
+        check(word in err and "50.0%" in err, "report after %s" % sig, err)
+        if sig == signal.SIGINT:
+            check("KeyboardInterrupt" in err, "the program saw a KeyboardInterrupt", err)
+
+
+def main():
+    args = sys.argv[1:]
+    if args == ["--list"]:
+        print("\n".join(CASES))
+        return 0
+    if len(args) != 3 or args[0] != "--hotline" or args[2] not in CASES:
+        print(__doc__, file=sys.stderr)
+        return 2
+    c = Ctx(os.path.abspath(args[1]))
+    try:
+        CASES[args[2]](c)
+    except Failed as e:
+        print("FAIL %s: %s" % (args[2], e), file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(c.tmp, ignore_errors=True)
+    print("ok", args[2])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
