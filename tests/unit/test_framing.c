@@ -239,6 +239,13 @@ static void test_header_block_cap(void)
     strcat(s, "{}");
     CHECK_EQ_U(run_once(&rec, 0, s, strlen(s)), 0);
     CHECK_STR(rec.log, "M:{}\n");
+
+    /* blank lines between messages do not count towards the cap */
+    k = 0;
+    while (k < n) k += (size_t)sprintf(s + k, "\r\n");
+    strcpy(s + k, "Content-Length: 2\r\n\r\n{}");
+    CHECK_EQ_U(run_once(&rec, 0, s, strlen(s)), 0);
+    CHECK_STR(rec.log, "M:{}\n");
     free(s);
 }
 
