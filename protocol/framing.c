@@ -49,10 +49,14 @@ int rpc_reader_idle(const struct rpc_reader *r)
 const char *rpc_frame_error_name(enum rpc_frame_error err)
 {
     switch (err) {
-    case RPC_FRAME_BAD_HEADER: return "bad header";
-    case RPC_FRAME_NO_LENGTH: return "no Content-Length";
-    case RPC_FRAME_BAD_LENGTH: return "bad Content-Length";
-    case RPC_FRAME_TOO_BIG: return "message too big";
+    case RPC_FRAME_BAD_HEADER:
+        return "bad header";
+    case RPC_FRAME_NO_LENGTH:
+        return "no Content-Length";
+    case RPC_FRAME_BAD_LENGTH:
+        return "bad Content-Length";
+    case RPC_FRAME_TOO_BIG:
+        return "message too big";
     }
     return "unknown framing error";
 }
@@ -97,8 +101,10 @@ static int is_tchar(int b)
 
 static void trim(const char **s, size_t *n)
 {
-    while (*n && (**s == ' ' || **s == '\t')) (*s)++, (*n)--;
-    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t')) (*n)--;
+    while (*n && (**s == ' ' || **s == '\t'))
+        (*s)++, (*n)--;
+    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
+        (*n)--;
 }
 
 static int name_is(const char *name, size_t n, const char *want)
@@ -214,7 +220,8 @@ static void end_line(struct rpc_reader *r, struct feed_ctx *c)
     }
     if (err) {
         report(c, RPC_FRAME_BAD_LENGTH,
-               err == -ERANGE ? "Content-Length overflows" : "Content-Length is not a decimal integer");
+               err == -ERANGE ? "Content-Length overflows"
+                              : "Content-Length is not a decimal integer");
         enter_resync(r, 1);
         return;
     }

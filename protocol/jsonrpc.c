@@ -141,17 +141,28 @@ json_t *rpc_error_response(json_t *id, int code, const char *message, json_t *da
 const char *rpc_error_code_name(int code)
 {
     switch (code) {
-    case RPC_PARSE_ERROR: return "ParseError";
-    case RPC_INVALID_REQUEST: return "InvalidRequest";
-    case RPC_METHOD_NOT_FOUND: return "MethodNotFound";
-    case RPC_INVALID_PARAMS: return "InvalidParams";
-    case RPC_INTERNAL_ERROR: return "InternalError";
-    case LSP_SERVER_NOT_INITIALIZED: return "ServerNotInitialized";
-    case LSP_UNKNOWN_ERROR_CODE: return "UnknownErrorCode";
-    case LSP_REQUEST_FAILED: return "RequestFailed";
-    case LSP_SERVER_CANCELLED: return "ServerCancelled";
-    case LSP_CONTENT_MODIFIED: return "ContentModified";
-    case LSP_REQUEST_CANCELLED: return "RequestCancelled";
+    case RPC_PARSE_ERROR:
+        return "ParseError";
+    case RPC_INVALID_REQUEST:
+        return "InvalidRequest";
+    case RPC_METHOD_NOT_FOUND:
+        return "MethodNotFound";
+    case RPC_INVALID_PARAMS:
+        return "InvalidParams";
+    case RPC_INTERNAL_ERROR:
+        return "InternalError";
+    case LSP_SERVER_NOT_INITIALIZED:
+        return "ServerNotInitialized";
+    case LSP_UNKNOWN_ERROR_CODE:
+        return "UnknownErrorCode";
+    case LSP_REQUEST_FAILED:
+        return "RequestFailed";
+    case LSP_SERVER_CANCELLED:
+        return "ServerCancelled";
+    case LSP_CONTENT_MODIFIED:
+        return "ContentModified";
+    case LSP_REQUEST_CANCELLED:
+        return "RequestCancelled";
     }
     return NULL;
 }

@@ -18,10 +18,14 @@ static size_t valid_seq(const unsigned char *s, size_t n)
     size_t need;
 
     if (b < 0x80) return 1;
-    if (b >= 0xC2 && b <= 0xDF) need = 2;
-    else if (b >= 0xE0 && b <= 0xEF) need = 3;
-    else if (b >= 0xF0 && b <= 0xF4) need = 4;
-    else return 0;
+    if (b >= 0xC2 && b <= 0xDF)
+        need = 2;
+    else if (b >= 0xE0 && b <= 0xEF)
+        need = 3;
+    else if (b >= 0xF0 && b <= 0xF4)
+        need = 4;
+    else
+        return 0;
     if (b == 0xE0) lo = 0xA0;
     if (b == 0xED) hi = 0x9F;
     if (b == 0xF0) lo = 0x90;
@@ -38,9 +42,12 @@ size_t pos_char_len(const char *line, size_t len, size_t i, enum pos_encoding en
     uint32_t u;
 
     if (n == 0) n = 1; /* invalid byte: one character, one unit everywhere */
-    if (enc == POS_UTF8) u = (uint32_t)n;
-    else if (enc == POS_UTF16) u = n == 4 ? 2 : 1;
-    else u = 1;
+    if (enc == POS_UTF8)
+        u = (uint32_t)n;
+    else if (enc == POS_UTF16)
+        u = n == 4 ? 2 : 1;
+    else
+        u = 1;
     if (units) *units = u;
     return n;
 }
@@ -109,9 +116,12 @@ int pos_encoding_parse(const char *name, enum pos_encoding *enc)
 const char *pos_encoding_name(enum pos_encoding enc)
 {
     switch (enc) {
-    case POS_UTF8: return "utf-8";
-    case POS_UTF16: return "utf-16";
-    case POS_UTF32: return "utf-32";
+    case POS_UTF8:
+        return "utf-8";
+    case POS_UTF16:
+        return "utf-16";
+    case POS_UTF32:
+        return "utf-32";
     }
     return NULL;
 }

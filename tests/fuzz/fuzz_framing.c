@@ -24,7 +24,8 @@ struct trace {
 static void mix(struct trace *t, const void *p, size_t n)
 {
     const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) t->hash = (t->hash ^ b[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i < n; i++)
+        t->hash = (t->hash ^ b[i]) * 0x100000001b3ull;
 }
 
 static void check_classify(const char *body, size_t len)

@@ -12,36 +12,36 @@ static struct {
     int failures;
 } check_state;
 
-#define CHECK(cond)                                                                               \
-    do {                                                                                          \
-        check_state.checks++;                                                                     \
-        if (!(cond)) {                                                                            \
-            check_state.failures++;                                                               \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);              \
-        }                                                                                         \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        check_state.checks++;                                                                      \
+        if (!(cond)) {                                                                             \
+            check_state.failures++;                                                                \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_EQ_U(a, b)                                                                          \
-    do {                                                                                          \
+#define CHECK_EQ_U(a, b)                                                                           \
+    do {                                                                                           \
         unsigned long long check_a_ = (unsigned long long)(a), check_b_ = (unsigned long long)(b); \
-        check_state.checks++;                                                                     \
-        if (check_a_ != check_b_) {                                                               \
-            check_state.failures++;                                                               \
-            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%llu != %llu)\n", __FILE__,          \
-                    __LINE__, #a, #b, check_a_, check_b_);                                        \
-        }                                                                                         \
+        check_state.checks++;                                                                      \
+        if (check_a_ != check_b_) {                                                                \
+            check_state.failures++;                                                                \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%llu != %llu)\n", __FILE__, __LINE__,  \
+                    #a, #b, check_a_, check_b_);                                                   \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_STR(a, b)                                                                           \
-    do {                                                                                          \
-        const char *check_a_ = (a), *check_b_ = (b);                                              \
-        check_state.checks++;                                                                     \
-        if (!check_a_ || !check_b_ || strcmp(check_a_, check_b_) != 0) {                          \
-            check_state.failures++;                                                               \
-            fprintf(stderr, "%s:%d: CHECK failed: %s == %s\n  got:  \"%s\"\n  want: \"%s\"\n",   \
-                    __FILE__, __LINE__, #a, #b, check_a_ ? check_a_ : "(null)",                 \
-                    check_b_ ? check_b_ : "(null)");                                              \
-        }                                                                                         \
+#define CHECK_STR(a, b)                                                                            \
+    do {                                                                                           \
+        const char *check_a_ = (a), *check_b_ = (b);                                               \
+        check_state.checks++;                                                                      \
+        if (!check_a_ || !check_b_ || strcmp(check_a_, check_b_) != 0) {                           \
+            check_state.failures++;                                                                \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s\n  got:  \"%s\"\n  want: \"%s\"\n",     \
+                    __FILE__, __LINE__, #a, #b, check_a_ ? check_a_ : "(null)",                    \
+                    check_b_ ? check_b_ : "(null)");                                               \
+        }                                                                                          \
     } while (0)
 
 /* Exit status for main(): 0 only if something was checked and nothing failed. */

@@ -70,7 +70,8 @@ static void test_valid_kinds(void)
     json_decref(msg);
     CHECK_EQ_U(kind_of("{\"jsonrpc\":\"2.0\",\"id\":-9007199254740993,\"method\":\"m\"}", NULL),
                RPC_KIND_REQUEST);
-    CHECK_EQ_U(kind_of("{\"jsonrpc\":\"2.0\",\"id\":\"\",\"result\":{\"x\":[1]}}", NULL), RPC_KIND_RESPONSE);
+    CHECK_EQ_U(kind_of("{\"jsonrpc\":\"2.0\",\"id\":\"\",\"result\":{\"x\":[1]}}", NULL),
+               RPC_KIND_RESPONSE);
 }
 
 static void expect_invalid(const char *text)
@@ -99,9 +100,10 @@ static void test_invalid(void)
     expect_invalid("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":\"s\"}"); /* params string */
     expect_invalid("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":3}");
     expect_invalid("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":null}");
-    expect_invalid("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1,\"error\":{\"code\":1,\"message\":\"\"}}");
-    expect_invalid("{\"jsonrpc\":\"2.0\",\"id\":1}");                    /* neither result nor error */
-    expect_invalid("{\"jsonrpc\":\"2.0\",\"result\":1}");                /* response without id */
+    expect_invalid(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1,\"error\":{\"code\":1,\"message\":\"\"}}");
+    expect_invalid("{\"jsonrpc\":\"2.0\",\"id\":1}");     /* neither result nor error */
+    expect_invalid("{\"jsonrpc\":\"2.0\",\"result\":1}"); /* response without id */
     expect_invalid("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"result\":1}");
     expect_invalid("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"result\":1}");
     expect_invalid("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":\"bad\"}");
@@ -110,7 +112,8 @@ static void test_invalid(void)
     CHECK_EQ_U(rpc_classify(NULL, NULL, NULL, NULL, NULL), RPC_KIND_INVALID);
 
     /* an invalid request still yields its usable id (to address the error) and method */
-    json_t *msg = parse("{\"jsonrpc\":\"2.0\",\"id\":\"q7\",\"method\":\"m\",\"params\":\"s\"}"), *id, *p;
+    json_t *msg = parse("{\"jsonrpc\":\"2.0\",\"id\":\"q7\",\"method\":\"m\",\"params\":\"s\"}"),
+           *id, *p;
     const char *method, *why;
     CHECK_EQ_U(rpc_classify(msg, &method, &id, &p, &why), RPC_KIND_INVALID);
     CHECK_STR(json_string_value(id), "q7");
@@ -134,8 +137,10 @@ static void expect_json(json_t *v /* stolen */, const char *want)
 
 static void test_builders(void)
 {
-    expect_json(rpc_request(json_integer(4), "workspace/configuration", json_pack("{s:[]}", "items")),
-                "{\"id\":4,\"jsonrpc\":\"2.0\",\"method\":\"workspace/configuration\",\"params\":{\"items\":[]}}");
+    expect_json(
+        rpc_request(json_integer(4), "workspace/configuration", json_pack("{s:[]}", "items")),
+        "{\"id\":4,\"jsonrpc\":\"2.0\",\"method\":\"workspace/"
+        "configuration\",\"params\":{\"items\":[]}}");
     expect_json(rpc_request(json_string("s1"), "shutdown", NULL),
                 "{\"id\":\"s1\",\"jsonrpc\":\"2.0\",\"method\":\"shutdown\"}");
     expect_json(rpc_notification("window/logMessage", json_pack("{s:i}", "type", 3)),
@@ -143,15 +148,19 @@ static void test_builders(void)
     expect_json(rpc_notification("exit", NULL), "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
 
     json_t *id = json_integer(9);
-    expect_json(rpc_response(id, json_pack("[i]", 1)), "{\"id\":9,\"jsonrpc\":\"2.0\",\"result\":[1]}");
+    expect_json(rpc_response(id, json_pack("[i]", 1)),
+                "{\"id\":9,\"jsonrpc\":\"2.0\",\"result\":[1]}");
     expect_json(rpc_response(id, NULL), "{\"id\":9,\"jsonrpc\":\"2.0\",\"result\":null}");
     CHECK_EQ_U(id->refcount, 1); /* borrowed, not stolen */
-    expect_json(rpc_response(NULL, json_true()), "{\"id\":null,\"jsonrpc\":\"2.0\",\"result\":true}");
+    expect_json(rpc_response(NULL, json_true()),
+                "{\"id\":null,\"jsonrpc\":\"2.0\",\"result\":true}");
     expect_json(rpc_error_response(id, RPC_METHOD_NOT_FOUND, "no such method", NULL),
-                "{\"error\":{\"code\":-32601,\"message\":\"no such method\"},\"id\":9,\"jsonrpc\":\"2.0\"}");
-    expect_json(rpc_error_response(NULL, RPC_PARSE_ERROR, "bad json", json_string("at 3")),
-                "{\"error\":{\"code\":-32700,\"data\":\"at 3\",\"message\":\"bad json\"},\"id\":null,"
-                "\"jsonrpc\":\"2.0\"}");
+                "{\"error\":{\"code\":-32601,\"message\":\"no such "
+                "method\"},\"id\":9,\"jsonrpc\":\"2.0\"}");
+    expect_json(
+        rpc_error_response(NULL, RPC_PARSE_ERROR, "bad json", json_string("at 3")),
+        "{\"error\":{\"code\":-32700,\"data\":\"at 3\",\"message\":\"bad json\"},\"id\":null,"
+        "\"jsonrpc\":\"2.0\"}");
     CHECK_EQ_U(id->refcount, 1);
     json_decref(id);
 

@@ -6,10 +6,10 @@
 
 #include <errno.h>
 
-#define E_ACUTE "\xc3\xa9"         /* é, U+00E9: 2 bytes, 1 UTF-16 unit */
-#define EURO "\xe2\x82\xac"        /* €, U+20AC: 3 bytes, 1 unit */
-#define CJK "\xe4\xb8\xad"         /* 中, U+4E2D: 3 bytes, 1 unit */
-#define GRIN "\xf0\x9f\x98\x80"    /* 😀, U+1F600: 4 bytes, 2 UTF-16 units */
+#define E_ACUTE "\xc3\xa9"      /* é, U+00E9: 2 bytes, 1 UTF-16 unit */
+#define EURO "\xe2\x82\xac"     /* €, U+20AC: 3 bytes, 1 unit */
+#define CJK "\xe4\xb8\xad"      /* 中, U+4E2D: 3 bytes, 1 unit */
+#define GRIN "\xf0\x9f\x98\x80" /* 😀, U+1F600: 4 bytes, 2 UTF-16 units */
 
 static size_t c2b(const char *s, uint32_t col, enum pos_encoding e)
 {
@@ -58,7 +58,8 @@ static void test_multibyte(void)
     }
     /* UTF-16: the emoji takes columns 4 and 5 */
     static const size_t u16_to_byte[] = {0, 1, 3, 6, 9, 9, 13, 14};
-    for (uint32_t c = 0; c < 8; c++) CHECK_EQ_U(c2b(s, c, POS_UTF16), u16_to_byte[c]);
+    for (uint32_t c = 0; c < 8; c++)
+        CHECK_EQ_U(c2b(s, c, POS_UTF16), u16_to_byte[c]);
     CHECK_EQ_U(b2c(s, 9, POS_UTF16), 4);
     CHECK_EQ_U(b2c(s, 13, POS_UTF16), 6);
     CHECK_EQ_U(b2c(s, 14, POS_UTF16), 7);
@@ -96,14 +97,18 @@ static void test_invalid_utf8(void)
         uint32_t chars; /* characters = units in UTF-16/32 and UTF-8 (each invalid byte: 1) */
     } cases[] = {
         {"\x80", 1},
-        {"a\x80" "b", 3},
-        {"\xe2\x82" "a", 3},       /* truncated € then 'a' */
-        {"\xc0\xaf", 2},           /* overlong */
-        {"\xe0\x80\xaf", 3},       /* overlong 3-byte */
-        {"\xed\xa0\x80", 3},       /* UTF-16 surrogate encoded in UTF-8 */
-        {"\xf4\x90\x80\x80", 4},   /* > U+10FFFF */
-        {"\xf0\x9f\x98", 3},       /* truncated emoji */
-        {"x\xf0", 2},              /* lead byte at the end */
+        {"a\x80"
+         "b",
+         3},
+        {"\xe2\x82"
+         "a",
+         3},                     /* truncated € then 'a' */
+        {"\xc0\xaf", 2},         /* overlong */
+        {"\xe0\x80\xaf", 3},     /* overlong 3-byte */
+        {"\xed\xa0\x80", 3},     /* UTF-16 surrogate encoded in UTF-8 */
+        {"\xf4\x90\x80\x80", 4}, /* > U+10FFFF */
+        {"\xf0\x9f\x98", 3},     /* truncated emoji */
+        {"x\xf0", 2},            /* lead byte at the end */
         {"\xff\xfe", 2},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -149,7 +154,8 @@ static void roundtrip(const char *s)
             uint32_t back = b2c(s, b, e);
             CHECK(b >= prev_byte || c == 0);
             prev_byte = b;
-            if (c > total) CHECK_EQ_U(b, len);
+            if (c > total)
+                CHECK_EQ_U(b, len);
             else if (back != c) {
                 /* c fell inside the character at b: only multi-unit characters have insides */
                 uint32_t u = 0;
@@ -165,7 +171,8 @@ static void test_roundtrips(void)
 {
     roundtrip("x = \"" E_ACUTE EURO "\" # " CJK CJK " " GRIN GRIN "!");
     roundtrip(GRIN "a" GRIN E_ACUTE "\x80" GRIN);
-    roundtrip("\xe2\x82" GRIN "\xc3" "end" EURO);
+    roundtrip("\xe2\x82" GRIN "\xc3"
+              "end" EURO);
     roundtrip("");
     roundtrip("plain ascii line");
 }
