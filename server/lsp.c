@@ -12,6 +12,7 @@
 
 #include "hotline_version.h"
 #include "jsonrpc.h"
+#include "lsp_feat.h"
 #include "uri.h"
 
 typedef void (*lsp_request_fn)(struct server *s, json_t *id, json_t *params);
@@ -34,6 +35,10 @@ static const struct {
     {"initialize", h_initialize},
     {"shutdown", h_shutdown},
     {"hotline/debug/state", h_debug_state},
+    {"workspace/executeCommand", lsp_feat_execute_command},
+    {"textDocument/codeLens", lsp_feat_code_lens},
+    {"textDocument/inlayHint", lsp_feat_inlay_hint},
+    {"textDocument/hover", lsp_feat_hover},
 };
 
 static const struct {
@@ -46,6 +51,7 @@ static const struct {
     {"textDocument/didChange", n_did_change},
     {"textDocument/didClose", n_did_close},
     {"workspace/didChangeConfiguration", n_did_change_configuration},
+    {"window/workDoneProgress/cancel", lsp_feat_progress_cancel},
 };
 
 /* ---- output ------------------------------------------------------------ */
@@ -84,11 +90,12 @@ void lsp_notify(struct server *s, const char *method, json_t *params)
     lsp_send(s, rpc_notification(method, params));
 }
 
-void lsp_request(struct server *s, const char *method, json_t *params)
+long lsp_request(struct server *s, const char *method, json_t *params)
 {
     char id[32];
     snprintf(id, sizeof id, "hotline-%ld", ++s->next_request_id);
     lsp_send(s, rpc_request(json_string(id), method, params));
+    return s->next_request_id;
 }
 
 static void vlog_to(struct server *s, const char *method, int always, enum lsp_msg_type type,
@@ -299,8 +306,11 @@ static void handle(struct server *s, json_t *msg, int cancelled)
         lsp_log(s, LSP_MSG_ERROR, "invalid message: %s", why ? why : "?");
         lsp_reply_error(s, id, RPC_INVALID_REQUEST, "Invalid request: %s", why ? why : "?");
         return;
-    case RPC_KIND_RESPONSE:
-        return; /* answers to our requests (e.g. progress creation): nothing waits on them */
+    case RPC_KIND_RESPONSE: /* answers to our requests (progress creation) */
+        if (s->feat && s->state == LSP_RUNNING)
+            lsp_feat_response(s, json_object_get(msg, "id"), json_object_get(msg, "result"),
+                              json_object_get(msg, "error"));
+        return;
     case RPC_KIND_NOTIFICATION:
         if (s->state == LSP_UNINITIALIZED && strcmp(method, "exit"))
             return; /* LSP: notifications before initialize are dropped */
@@ -439,6 +449,8 @@ static void h_initialize(struct server *s, json_t *id, json_t *params)
     const char *enc = choose_encoding(s);
     json_t *sync = json_pack("{s:b, s:i}", "openClose", 1, "change", 2);
     json_t *capabilities = json_pack("{s:s, s:o}", "positionEncoding", enc, "textDocumentSync", sync);
+    if (s->feat)
+        lsp_feat_initialize(s, capabilities);
     s->state = LSP_RUNNING;
     lsp_reply(s, id,
               json_pack("{s:o, s:{s:s, s:s}}", "capabilities", capabilities, "serverInfo", "name",
@@ -472,6 +484,8 @@ static void h_debug_state(struct server *s, json_t *id, json_t *params)
     json_t *r = json_pack("{s:s, s:O, s:i, s:b}", "positionEncoding", pos_encoding_name(s->enc),
                           "settings", s->settings, "documents", (int)s->docs.count, "executing",
                           s->executing_optin);
+    if (s->feat)
+        lsp_feat_debug_state(s, r);
     const char *uri = json_string_value(json_object_get(params, "uri"));
     struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
     if (d)
@@ -511,6 +525,8 @@ static void n_did_open(struct server *s, json_t *params)
                       json_string_value(text), json_string_length(text));
     if (rc)
         lsp_log(s, LSP_MSG_ERROR, "cannot open %s: %s", uri, strerror(-rc));
+    else if (s->feat)
+        lsp_feat_doc_opened(s, doc_find(&s->docs, uri));
 }
 
 static void n_did_change(struct server *s, json_t *params)
@@ -561,6 +577,8 @@ static void n_did_change(struct server *s, json_t *params)
             lsp_log(s, LSP_MSG_WARNING, "didChange %s: range out of the document, clamped", uri);
         else if (rc)
             lsp_log(s, LSP_MSG_ERROR, "didChange %s: %s", uri, strerror(-rc));
+        if ((!rc || rc == -ERANGE) && s->feat)
+            lsp_feat_doc_edited(s, d, &edit);
     }
     if (json_is_integer(version))
         d->version = (int)json_integer_value(version);
@@ -574,6 +592,8 @@ static void n_did_close(struct server *s, json_t *params)
         return;
     if (doc_close(&s->docs, uri))
         lsp_log(s, LSP_MSG_WARNING, "didClose for %s, which is not open", uri);
+    else if (s->feat)
+        lsp_feat_doc_closed(s, uri);
 }
 
 static void n_did_change_configuration(struct server *s, json_t *params)
@@ -609,13 +629,14 @@ int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message)
         s->parent_timer.data = s;
         s->has_loop_handles = 1;
     }
-    return 0;
+    return lsp_feat_init(s); /* without a loop (fuzzing) nothing can be run */
 }
 
 void lsp_server_close(struct server *s)
 {
     if (!s->has_loop_handles)
         return;
+    lsp_feat_close(s); /* kills the program we run, if any; the loop finishes closing it */
     uv_close((uv_handle_t *)&s->idle, NULL);
     uv_close((uv_handle_t *)&s->parent_timer, NULL);
     s->has_loop_handles = 0;
@@ -631,6 +652,7 @@ void lsp_server_free(struct server *s)
     }
     s->qtail = NULL;
     rpc_reader_free(&s->reader);
+    lsp_feat_free(s);
     doc_store_free(&s->docs);
     json_decref(s->client_caps);
     json_decref(s->init_options);

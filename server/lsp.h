@@ -16,6 +16,8 @@
 #include "framing.h"
 #include "position.h"
 
+struct lsp_feat;
+
 enum lsp_state { LSP_UNINITIALIZED, LSP_RUNNING, LSP_SHUT_DOWN, LSP_EXITED };
 
 /* LSP MessageType */
@@ -61,6 +63,7 @@ struct server {
 
     struct doc_store docs;
     long next_request_id; /* for server -> client requests */
+    struct lsp_feat *feat; /* owned: profile features (lsp_feat.h) */
 };
 
 /* Set up a server on loop (may be NULL: no queueing, messages are handled at
@@ -84,8 +87,9 @@ void lsp_reply(struct server *s, json_t *id /*borrowed*/, json_t *result /*stole
 void lsp_reply_error(struct server *s, json_t *id /*borrowed, may be NULL*/, int code,
                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void lsp_notify(struct server *s, const char *method, json_t *params /*stolen*/);
-/* Send a request to the client; the answer is ignored. */
-void lsp_request(struct server *s, const char *method, json_t *params /*stolen*/);
+/* Send a request to the client; its id is "hotline-<returned number>". The
+ * answer goes to lsp_feat_response. */
+long lsp_request(struct server *s, const char *method, json_t *params /*stolen*/);
 /* Log to stderr, and to the client as window/logMessage when at or above the
  * configured level (and the server is initialized). */
 void lsp_log(struct server *s, enum lsp_msg_type type, const char *fmt, ...)

@@ -1,0 +1,345 @@
+/* Keeping profile data on the right lines. A snapshot (struct lsp_snap)
+ * records what each profiled file looked like when it was profiled: a hash of
+ * the whole file and of every line. An anchor (struct lsp_anchor) maps each
+ * line of an open document to the profiled line it came from, following the
+ * incremental edits (struct doc_edit) the editor sends; a changed or inserted
+ * line maps to -1. A hint is drawn only where the map says so AND the line's
+ * text still hashes to the profiled line's hash, so no hint can land on a
+ * line it does not belong to. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lsp.h"
+#include "lsp_feat.h"
+#include "uri.h"
+
+static uint64_t hash64(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h;
+}
+
+uint32_t lsp__line_hash(const char *p, size_t n)
+{
+    uint32_t h = 2166136261u;
+    while (n > 0 && p[n - 1] == '\r') /* CRLF files: the line without its CR */
+        n--;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 16777619u;
+    return h;
+}
+
+static void snap_free(struct lsp_snap *sn)
+{
+    free(sn->path);
+    free(sn->lines);
+    free(sn);
+}
+
+static struct lsp_snap *snap_find(struct lsp_feat *f, const char *path)
+{
+    for (struct lsp_snap *sn = f->snaps; sn; sn = sn->next)
+        if (!strcmp(sn->path, path))
+            return sn;
+    return NULL;
+}
+
+static void snap_unlink(struct lsp_feat *f, struct lsp_snap *sn)
+{
+    for (struct lsp_snap **pp = &f->snaps; *pp; pp = &(*pp)->next)
+        if (*pp == sn) {
+            *pp = sn->next;
+            f->nsnaps--;
+            snap_free(sn);
+            return;
+        }
+}
+
+static int fill_lines(struct lsp_snap *sn, const char *text, size_t len)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < len; i++)
+        n += text[i] == '\n';
+    sn->lines = malloc(n * sizeof *sn->lines);
+    if (!sn->lines)
+        return -ENOMEM;
+    size_t k = 0, start = 0;
+    for (size_t i = 0; i <= len; i++)
+        if (i == len || text[i] == '\n') {
+            sn->lines[k++] = lsp__line_hash(text + start, i - start);
+            start = i + 1;
+        }
+    sn->nlines = k;
+    sn->hash = hash64(text, len);
+    return 0;
+}
+
+struct lsp_snap *lsp__snap_from_text(struct lsp_feat *f, const char *path, const char *text,
+                                     size_t len)
+{
+    struct lsp_snap *old = snap_find(f, path);
+    if (old)
+        snap_unlink(f, old);
+    if (f->nsnaps >= LSP_FEAT_MAX_SNAPS)
+        return NULL;
+    struct lsp_snap *sn = calloc(1, sizeof *sn);
+    if (!sn)
+        return NULL;
+    sn->path = strdup(path);
+    if (!sn->path || fill_lines(sn, text, len)) {
+        snap_free(sn);
+        return NULL;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        sn->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        sn->size = st.st_size;
+    }
+    sn->next = f->snaps;
+    f->snaps = sn;
+    f->nsnaps++;
+    return sn;
+}
+
+/* Whole file into a new buffer (caller frees), or NULL. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    struct stat st;
+    if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode) ||
+        (size_t)st.st_size > LSP_FEAT_SNAP_MAX_BYTES) {
+        fclose(fp);
+        return NULL;
+    }
+    char *buf = malloc((size_t)st.st_size + 1);
+    size_t n = buf ? fread(buf, 1, (size_t)st.st_size, fp) : 0;
+    fclose(fp);
+    if (buf)
+        buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+struct lsp_snap *lsp__snap_get(struct lsp_feat *f, const char *path)
+{
+    struct lsp_snap *sn = snap_find(f, path);
+    if (sn)
+        return sn;
+    size_t len;
+    char *text = read_file(path, &len);
+    if (!text)
+        return NULL;
+    sn = lsp__snap_from_text(f, path, text, len);
+    free(text);
+    return sn;
+}
+
+int lsp__snap_stale(struct lsp_snap *sn)
+{
+    struct stat st;
+    if (stat(sn->path, &st))
+        return 1; /* deleted or unreadable: what we show no longer matches anything */
+    int64_t m = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    if (m == sn->mtime_ns && st.st_size == sn->size)
+        return sn->disk_stale;
+    size_t len;
+    char *text = read_file(sn->path, &len);
+    sn->disk_stale = !text || hash64(text, len) != sn->hash;
+    free(text);
+    sn->mtime_ns = m;
+    sn->size = st.st_size;
+    return sn->disk_stale;
+}
+
+void lsp__snaps_clear(struct lsp_feat *f)
+{
+    while (f->snaps) {
+        struct lsp_snap *sn = f->snaps;
+        f->snaps = sn->next;
+        snap_free(sn);
+    }
+    f->nsnaps = 0;
+}
+
+/* {"path": {"hash": "hex", "lines": [n, ...]}} */
+json_t *lsp__snaps_to_json(struct lsp_feat *f)
+{
+    json_t *o = json_object();
+    for (struct lsp_snap *sn = f->snaps; sn; sn = sn->next) {
+        char hex[32];
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)sn->hash);
+        json_t *lines = json_array();
+        for (size_t i = 0; i < sn->nlines; i++)
+            json_array_append_new(lines, json_integer(sn->lines[i]));
+        json_object_set_new(o, sn->path, json_pack("{s:s, s:o}", "hash", hex, "lines", lines));
+    }
+    return o;
+}
+
+void lsp__snaps_from_json(struct lsp_feat *f, const json_t *j)
+{
+    const char *path;
+    json_t *v;
+    json_object_foreach((json_t *)j, path, v) {
+        const char *hex = json_string_value(json_object_get(v, "hash"));
+        json_t *lines = json_object_get(v, "lines");
+        if (!hex || !json_is_array(lines) || f->nsnaps >= LSP_FEAT_MAX_SNAPS)
+            continue;
+        struct lsp_snap *sn = calloc(1, sizeof *sn);
+        size_t n = json_array_size(lines);
+        if (!sn)
+            return;
+        sn->path = strdup(path);
+        sn->lines = malloc((n ? n : 1) * sizeof *sn->lines);
+        if (!sn->path || !sn->lines) {
+            snap_free(sn);
+            return;
+        }
+        for (size_t i = 0; i < n; i++)
+            sn->lines[i] = (uint32_t)json_integer_value(json_array_get(lines, i));
+        sn->nlines = n;
+        sn->hash = strtoull(hex, NULL, 16);
+        sn->mtime_ns = -1; /* check the disk on first use */
+        sn->next = f->snaps;
+        f->snaps = sn;
+        f->nsnaps++;
+    }
+}
+
+/* ---- anchors ---- */
+
+static void anchor_free(struct lsp_anchor *a)
+{
+    free(a->uri);
+    free(a->map);
+    free(a);
+}
+
+void lsp__anchors_clear(struct lsp_feat *f)
+{
+    while (f->anchors) {
+        struct lsp_anchor *a = f->anchors;
+        f->anchors = a->next;
+        anchor_free(a);
+    }
+}
+
+static struct lsp_anchor *anchor_find(struct lsp_feat *f, const char *uri)
+{
+    for (struct lsp_anchor *a = f->anchors; a; a = a->next)
+        if (!strcmp(a->uri, uri))
+            return a;
+    return NULL;
+}
+
+static int anchor_reserve(struct lsp_anchor *a, size_t n)
+{
+    if (n <= a->cap)
+        return 0;
+    size_t cap = a->cap ? a->cap : 64;
+    while (cap < n)
+        cap *= 2;
+    int32_t *m = realloc(a->map, cap * sizeof *m);
+    if (!m)
+        return -ENOMEM;
+    a->map = m;
+    a->cap = cap;
+    return 0;
+}
+
+struct lsp_anchor *lsp__anchor_get(struct server *s, struct doc *d, const char *path)
+{
+    struct lsp_feat *f = s->feat;
+    struct lsp_anchor *a = anchor_find(f, d->uri);
+    if (a)
+        return a;
+    if (!f->prof)
+        return NULL;
+    struct lsp_snap *sn = lsp__snap_get(f, path);
+    if (!sn)
+        return NULL;
+    a = calloc(1, sizeof *a);
+    if (!a || !(a->uri = strdup(d->uri)) || anchor_reserve(a, d->nlines)) {
+        if (a)
+            anchor_free(a);
+        return NULL;
+    }
+    a->n = d->nlines;
+    /* the document is the profiled text: lines map to themselves; otherwise
+     * nothing can be placed safely until the program runs again */
+    int same = hash64(d->text, d->len) == sn->hash;
+    for (size_t i = 0; i < a->n; i++)
+        a->map[i] = same ? (int32_t)i : -1;
+    a->next = f->anchors;
+    f->anchors = a;
+    return a;
+}
+
+void lsp_feat_doc_opened(struct server *s, struct doc *d)
+{
+    struct lsp_feat *f = s->feat;
+    struct lsp_anchor *a = anchor_find(f, d->uri);
+    if (a) { /* reopened: start again from its text */
+        for (struct lsp_anchor **pp = &f->anchors; *pp; pp = &(*pp)->next)
+            if (*pp == a) {
+                *pp = a->next;
+                break;
+            }
+        anchor_free(a);
+    }
+    char *path = lsp_uri_to_path(d->uri);
+    if (path && f->prof && profile_file(f->prof, path))
+        lsp__anchor_get(s, d, path);
+    free(path);
+}
+
+void lsp_feat_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e)
+{
+    struct lsp_feat *f = s->feat;
+    struct lsp_anchor *a = anchor_find(f, d->uri);
+    if (!a)
+        return;
+    if (e->whole) {
+        /* full replacement: keep lines only if the text is the profiled one again */
+        for (size_t i = 0; i < a->n; i++)
+            a->map[i] = -1;
+        if (anchor_reserve(a, d->nlines))
+            return;
+        for (size_t i = a->n; i < d->nlines; i++)
+            a->map[i] = -1;
+        a->n = d->nlines;
+        return;
+    }
+    size_t first = e->first, oldc = e->old_count, newc = e->new_count;
+    if (first > a->n)
+        first = a->n;
+    if (first + oldc > a->n)
+        oldc = a->n - first;
+    size_t n = a->n - oldc + newc;
+    if (anchor_reserve(a, n))
+        return;
+    memmove(a->map + first + newc, a->map + first + oldc,
+            (a->n - first - oldc) * sizeof *a->map);
+    for (size_t i = 0; i < newc; i++)
+        a->map[first + i] = -1;
+    a->n = n;
+}
+
+void lsp_feat_doc_closed(struct server *s, const char *uri)
+{
+    struct lsp_feat *f = s->feat;
+    for (struct lsp_anchor **pp = &f->anchors; *pp; pp = &(*pp)->next)
+        if (!strcmp((*pp)->uri, uri)) {
+            struct lsp_anchor *a = *pp;
+            *pp = a->next;
+            anchor_free(a);
+            return;
+        }
+}

@@ -1,0 +1,112 @@
+/* The profile features of `hotline lsp`: running a program from the editor
+ * (lsp_run.c), showing its profile as lenses, inlay hints, hovers and
+ * diagnostics (lsp_view.c), and keeping those anchored to the right lines
+ * while the user edits (lsp_anchor.c). All of their state is one
+ * struct lsp_feat hung off struct server (s->feat); lsp.c calls the hooks
+ * below from its handler tables and lifecycle. */
+#ifndef HOTLINE_LSP_FEAT_H
+#define HOTLINE_LSP_FEAT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "document.h"
+#include "profile.h"
+#include "session.h"
+
+struct server;
+
+#define LSP_FEAT_MAX_SNAPS 4096   /* source snapshots kept (one per profiled file) */
+#define LSP_FEAT_SNAP_MAX_BYTES ((size_t)64 << 20)
+#define LSP_EXEC_MIN_MS 50        /* hotline/executing: at most 20 per second */
+#define LSP_TICK_MS 250           /* progress, refresh requests, fallback diagnostic */
+
+/* What the profiled source looked like: whole-file hash and one hash per line,
+ * so that a hint is drawn only on a line whose text is still the profiled one. */
+struct lsp_snap {
+    char *path; /* owned */
+    uint64_t hash;
+    uint32_t *lines; /* owned, nlines hashes (line 0 = first line) */
+    size_t nlines;
+    int64_t mtime_ns, size; /* of the file when its disk hash was last checked */
+    int disk_stale;         /* disk content differs from hash */
+    struct lsp_snap *next;
+};
+
+/* For one open document: current line -> profiled line (0-based), -1 when the
+ * line changed or was inserted since the profile. */
+struct lsp_anchor {
+    char *uri; /* owned */
+    int32_t *map; /* owned, n entries */
+    size_t n, cap;
+    struct lsp_anchor *next;
+};
+
+struct lsp_run; /* a program being run (lsp_run.c, private) */
+
+struct lsp_feat {
+    struct profile *prof;      /* owned: the profile shown (live during a run), or NULL */
+    struct lsp_snap *snaps;    /* owned list */
+    size_t nsnaps;
+    struct lsp_anchor *anchors; /* owned list */
+    struct lsp_run *run;       /* owned until its session closed; NULL when idle */
+    struct lsp_run *closing;   /* runs whose session is closing (list through run->next) */
+    int runs_started;
+    json_t *diag_uris;         /* owned array of URIs we published diagnostics for */
+    /* refresh throttling */
+    int dirty;                 /* profile changed since the last refresh request */
+    uint64_t last_refresh_ns;
+    int exiting;
+};
+
+/* ---- lsp.c hooks ---- */
+int lsp_feat_init(struct server *s);
+/* initialize: load <root>/.hotline/profile.json; adds capabilities (borrowed). */
+void lsp_feat_initialize(struct server *s, json_t *capabilities);
+void lsp_feat_doc_opened(struct server *s, struct doc *d);
+void lsp_feat_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e);
+void lsp_feat_doc_closed(struct server *s, const char *uri);
+/* the server exits: stop every program we started (SIGKILL), close handles */
+void lsp_feat_close(struct server *s);
+void lsp_feat_free(struct server *s);
+/* hotline/debug/state: add "run" {"pid", "running"} and "profile" (bool) to r (borrowed) */
+void lsp_feat_debug_state(struct server *s, json_t *r);
+/* an answer to one of our requests (id, result, error borrowed) */
+void lsp_feat_response(struct server *s, json_t *id, json_t *result, json_t *error);
+
+/* request / notification handlers */
+void lsp_feat_execute_command(struct server *s, json_t *id, json_t *params);
+void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params);
+void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params);
+void lsp_feat_hover(struct server *s, json_t *id, json_t *params);
+void lsp_feat_progress_cancel(struct server *s, json_t *params);
+
+/* ---- shared between lsp_run.c / lsp_view.c / lsp_anchor.c ---- */
+/* Settings lookup: number at dotted path in s->settings, or dflt. */
+double lsp__setting_num(struct server *s, const char *path, double dflt);
+int lsp__setting_bool(struct server *s, const char *path, int dflt);
+/* Borrowed snapshot of path, taken from disk if not yet known; NULL if unreadable. */
+struct lsp_snap *lsp__snap_get(struct lsp_feat *f, const char *path);
+/* Snapshot from memory (text borrowed); replaces an existing one. */
+struct lsp_snap *lsp__snap_from_text(struct lsp_feat *f, const char *path, const char *text,
+                                     size_t len);
+void lsp__snaps_clear(struct lsp_feat *f);
+/* Has the file on disk changed since the snapshot? (cached by mtime/size) */
+int lsp__snap_stale(struct lsp_snap *sn);
+/* Borrowed anchor for an open document (made on first need), or NULL when the
+ * profile has nothing for it. */
+struct lsp_anchor *lsp__anchor_get(struct server *s, struct doc *d, const char *path);
+void lsp__anchors_clear(struct lsp_feat *f);
+uint32_t lsp__line_hash(const char *p, size_t n);
+/* JSON for saving snapshots / reloading them (new reference / borrowed). */
+json_t *lsp__snaps_to_json(struct lsp_feat *f);
+void lsp__snaps_from_json(struct lsp_feat *f, const json_t *j);
+
+/* view: publish diagnostics for the current profile (+ the live line). */
+void lsp__publish_diagnostics(struct server *s, const json_t *live /*borrowed, may be NULL*/);
+/* showProfile text (new, caller frees) */
+char *lsp__profile_summary(struct server *s, const char *path, int line);
+/* Share of a stats record in the whole profile, 0..100. */
+double lsp__share(const struct profile *p, const struct agent_stats *st);
+
+#endif

@@ -1,0 +1,745 @@
+/* Running a program from the editor: workspace/executeCommand hotline.run /
+ * stop / clear / showProfile, work-done progress while it runs (cancel stops
+ * it), the live "executing here" line (hotline/executing for clients that
+ * opted in, an Information diagnostic for the others), throttled refresh
+ * requests so hints and lenses follow the data, and persistence of the last
+ * profile under <root>/.hotline/. One run at a time per server (= workspace).
+ *
+ * Nothing here blocks: the program is a struct session on the server's loop.
+ * When the server exits every program it started is killed (session_close
+ * sends SIGKILL to its process group) and the loop runs until the session's
+ * handles are closed. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jsonrpc.h"
+#include "lsp.h"
+#include "lsp_feat.h"
+#include "uri.h"
+
+#define RUN_MAX_ARGS 256
+
+struct lsp_run {
+    struct session sess;
+    struct server *srv; /* borrowed */
+    struct profile *store; /* borrowed: f->prof (the feature state owns it) */
+    char *uri, *path;      /* owned: the program's file */
+    char *main_dir;        /* owned: directory of the program (user frames) */
+    uv_timer_t tick;       /* LSP_EXEC_MIN_MS */
+    int tick_open;
+    uint64_t start_ns, last_slow_ns;
+    char token[48];
+    long create_id;     /* request id of workDoneProgress/create, 0 if none */
+    int progress_state; /* 0 none, 1 creating, 2 begun, 3 ended */
+    json_t *now;        /* owned latest resolved `now`, or NULL */
+    int now_fresh;
+    int exec_sent;      /* a hotline/executing with a uri was sent */
+    json_t *live_diag;  /* owned, the fallback diagnostic last published, or NULL */
+    int stop_requested;
+    json_t *pending;    /* owned hotline.run arguments to start after this run (restart) */
+    struct lsp_run *next;
+};
+
+/* ---- settings ---------------------------------------------------------- */
+
+static json_t *setting(struct server *s, const char *path)
+{
+    json_t *cur = s->settings;
+    char key[64];
+    while (cur && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        if (n >= sizeof key)
+            return NULL;
+        memcpy(key, path, n);
+        key[n] = 0;
+        cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
+        path += n + (dot ? 1 : 0);
+    }
+    return cur;
+}
+
+double lsp__setting_num(struct server *s, const char *path, double dflt)
+{
+    json_t *v = setting(s, path);
+    return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+int lsp__setting_bool(struct server *s, const char *path, int dflt)
+{
+    json_t *v = setting(s, path);
+    return json_is_boolean(v) ? json_is_true(v) : dflt;
+}
+
+static uint64_t ms_since(uint64_t ns)
+{
+    return (uv_hrtime() - ns) / 1000000;
+}
+
+/* ---- persistence ------------------------------------------------------- */
+
+static int hotline_dir(struct server *s, char *buf, size_t n)
+{
+    if (!s->root_path)
+        return -ENOENT;
+    if ((size_t)snprintf(buf, n, "%s/.hotline", s->root_path) >= n)
+        return -ENAMETOOLONG;
+    return 0;
+}
+
+static void save_profile(struct server *s)
+{
+    struct lsp_feat *f = s->feat;
+    char dir[PATH_MAX], path[PATH_MAX + 32];
+    if (!f->prof || !lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir))
+        return;
+    if (mkdir(dir, 0777) && errno != EEXIST) {
+        lsp_log(s, LSP_MSG_WARNING, "cannot create %s: %s", dir, strerror(errno));
+        return;
+    }
+    snprintf(path, sizeof path, "%s/profile.json", dir);
+    int rc = profile_save(f->prof, path);
+    if (rc) {
+        lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", path, strerror(-rc));
+        return;
+    }
+    /* the sources as profiled, for stale detection after a restart */
+    snprintf(path, sizeof path, "%s/sources.json", dir);
+    char tmp[PATH_MAX + 48];
+    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+    json_t *j = lsp__snaps_to_json(f);
+    if (json_dump_file(j, tmp, JSON_COMPACT) || rename(tmp, path)) {
+        lsp_log(s, LSP_MSG_WARNING, "cannot save %s", path);
+        unlink(tmp);
+    }
+    json_decref(j);
+}
+
+static void load_profile(struct server *s)
+{
+    struct lsp_feat *f = s->feat;
+    char dir[PATH_MAX], path[PATH_MAX + 32], err[256];
+    if (!lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir))
+        return;
+    snprintf(path, sizeof path, "%s/profile.json", dir);
+    struct stat st;
+    if (stat(path, &st))
+        return;
+    struct profile *p = profile_load(path, err, sizeof err);
+    if (!p) {
+        lsp_log(s, LSP_MSG_WARNING, "ignoring %s: %s", path, err);
+        return;
+    }
+    profile_free(f->prof);
+    f->prof = p;
+    snprintf(path, sizeof path, "%s/sources.json", dir);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (json_is_object(j))
+        lsp__snaps_from_json(f, j);
+    json_decref(j);
+    lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", dir);
+}
+
+/* ---- progress, refresh, executing ------------------------------------- */
+
+static void progress(struct server *s, struct lsp_run *r, const char *kind, const char *msg,
+                     int pct)
+{
+    if (r->progress_state != 2 && strcmp(kind, "begin"))
+        return;
+    json_t *v = json_pack("{s:s}", "kind", kind);
+    if (!strcmp(kind, "begin")) {
+        json_object_set_new(v, "title", json_string("Hotline"));
+        json_object_set_new(v, "cancellable", json_true());
+    }
+    if (msg)
+        json_object_set_new(v, "message", json_string(msg));
+    if (pct >= 0)
+        json_object_set_new(v, "percentage", json_integer(pct));
+    lsp_notify(s, "$/progress", json_pack("{s:s, s:o}", "token", r->token, "value", v));
+    r->progress_state = !strcmp(kind, "end") ? 3 : 2;
+}
+
+static void hottest_line(struct server *s, char *buf, size_t n)
+{
+    struct prof_line_ref top;
+    buf[0] = 0;
+    struct lsp_feat *f = s->feat;
+    if (f->prof && profile_top_lines(f->prof, &top, 1) == 1) {
+        const char *base = strrchr(top.file->path, '/');
+        snprintf(buf, n, " · hottest %s:%d (%.0f%%)", base ? base + 1 : top.file->path, top.line,
+                 lsp__share(f->prof, top.st));
+    }
+}
+
+static void send_refresh(struct server *s)
+{
+    struct lsp_feat *f = s->feat;
+    f->dirty = 0;
+    f->last_refresh_ns = uv_hrtime();
+    if (json_is_true(lsp_client_cap(s, "workspace.inlayHint.refreshSupport")))
+        lsp_request(s, "workspace/inlayHint/refresh", NULL);
+    if (json_is_true(lsp_client_cap(s, "workspace.codeLens.refreshSupport")))
+        lsp_request(s, "workspace/codeLens/refresh", NULL);
+    lsp__publish_diagnostics(s, NULL);
+}
+
+static int is_user_file(struct lsp_run *r, const char *file)
+{
+    size_t n = strlen(r->main_dir);
+    return !strncmp(file, r->main_dir, n) && file[n] == '/' && !strstr(file, "/site-packages/") &&
+           !strstr(file, "/dist-packages/");
+}
+
+/* From a resolved `now`: the thread whose innermost profiled-program frame is
+ * most recent, as {uri, line, thread, since_s, stack}; NULL if none (new). */
+static json_t *executing_from_now(struct lsp_run *r, const json_t *now)
+{
+    json_t *threads = json_object_get(now, "threads");
+    size_t i;
+    json_t *t;
+    json_array_foreach(threads, i, t) {
+        json_t *frames = json_object_get(t, "frames");
+        size_t k, user = (size_t)-1;
+        json_t *fr;
+        json_array_foreach(frames, k, fr) {
+            const char *file = json_string_value(json_object_get(fr, "file"));
+            if (file && is_user_file(r, file)) {
+                user = k;
+                break;
+            }
+        }
+        if (user == (size_t)-1)
+            continue;
+        json_t *stack = json_array();
+        json_array_foreach(frames, k, fr) {
+            const char *file = json_string_value(json_object_get(fr, "file"));
+            if (k > user + 8 || json_array_size(stack) >= 32)
+                break;
+            json_array_append_new(
+                stack, json_pack("{s:s, s:s, s:I, s:b}", "function",
+                                 json_string_value(json_object_get(fr, "name")) ?: "?", "file",
+                                 file ?: "?", "line",
+                                 json_integer_value(json_object_get(fr, "line")), "user",
+                                 file && is_user_file(r, file)));
+        }
+        json_t *ufr = json_array_get(frames, user);
+        char *uri = lsp_path_to_uri(json_string_value(json_object_get(ufr, "file")));
+        json_int_t line = json_integer_value(json_object_get(ufr, "line"));
+        json_t *e = json_pack("{s:s, s:I, s:O, s:f, s:o}", "uri", uri ?: "", "line",
+                              line > 0 ? line - 1 : 0, "thread",
+                              json_object_get(t, "name") ?: json_null(), "since_s",
+                              json_number_value(json_object_get(t, "since_s")), "stack", stack);
+        free(uri);
+        return e;
+    }
+    return NULL;
+}
+
+/* The fallback for clients without hotline/executing: an Information
+ * diagnostic on the running line (new reference), or NULL. */
+static json_t *live_diagnostic(struct server *s, struct lsp_run *r, const json_t *exec)
+{
+    (void)s;
+    if (!exec)
+        return NULL;
+    json_t *stack = json_object_get(exec, "stack");
+    const char *lib = NULL;
+    size_t k;
+    json_t *fr;
+    json_array_foreach(stack, k, fr) {
+        if (json_is_true(json_object_get(fr, "user")))
+            break;
+        if (!lib)
+            lib = json_string_value(json_object_get(fr, "function"));
+    }
+    char msg[256];
+    double el = (double)(uv_hrtime() - r->start_ns) / 1e9;
+    snprintf(msg, sizeof msg, "\u25b6 running for %.1f s%s%s", el, lib ? " \u2014 in " : "",
+             lib ? lib : "");
+    json_int_t line = json_integer_value(json_object_get(exec, "line"));
+    return json_pack("{s:s, s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:i, s:s, s:s, s:s}", "uri",
+                     json_string_value(json_object_get(exec, "uri")), "range", "start", "line",
+                     line, "character", 0, "end", "line", line, "character", 0, "severity", 3,
+                     "source", "hotline", "code", "running", "message", msg);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct lsp_run *r = t->data;
+    struct server *s = r->srv;
+    if (r->now_fresh && r->now) {
+        r->now_fresh = 0;
+        json_t *exec = executing_from_now(r, r->now);
+        if (s->executing_optin && exec) {
+            lsp_notify(s, "hotline/executing", json_incref(exec));
+            r->exec_sent = 1;
+        }
+        if (!s->executing_optin && lsp__setting_bool(s, "executing.fallback", 1) &&
+            ms_since(r->last_slow_ns) >= LSP_TICK_MS) {
+            json_decref(r->live_diag);
+            r->live_diag = live_diagnostic(s, r, exec);
+            r->last_slow_ns = uv_hrtime(); /* shares the 4/s budget with the refresh below */
+            lsp__publish_diagnostics(s, r->live_diag);
+            s->feat->dirty = 0;
+        }
+        json_decref(exec);
+    }
+    if (ms_since(s->feat->last_refresh_ns) >= LSP_TICK_MS) {
+        if (r->progress_state == 2) {
+            char msg[256], hot[160];
+            hottest_line(s, hot, sizeof hot);
+            snprintf(msg, sizeof msg, "%.1f s · %lld samples%s",
+                     (double)(uv_hrtime() - r->start_ns) / 1e9,
+                     s->feat->prof ? s->feat->prof->meta.samples : 0, hot);
+            progress(s, r, "report", msg, -1);
+        }
+        if (s->feat->dirty)
+            send_refresh(s);
+        else
+            s->feat->last_refresh_ns = uv_hrtime();
+    }
+}
+
+/* ---- session callbacks ------------------------------------------------- */
+
+static void on_delta(struct session *ss, void *ud)
+{
+    (void)ss;
+    struct lsp_run *r = ud;
+    r->srv->feat->dirty = 1;
+}
+
+static void on_now(struct session *ss, const json_t *now, void *ud)
+{
+    (void)ss;
+    struct lsp_run *r = ud;
+    json_decref(r->now);
+    r->now = json_incref((json_t *)now);
+    r->now_fresh = 1;
+}
+
+static void on_error(struct session *ss, const char *msg, void *ud)
+{
+    (void)ss;
+    struct lsp_run *r = ud;
+    lsp_log(r->srv, LSP_MSG_WARNING, "run: %s", msg);
+}
+
+static void run_free(struct lsp_run *r)
+{
+    free(r->uri);
+    free(r->path);
+    free(r->main_dir);
+    json_decref(r->now);
+    json_decref(r->live_diag);
+    json_decref(r->pending);
+    free(r);
+}
+
+static void on_tick_closed(uv_handle_t *h)
+{
+    struct lsp_run *r = h->data;
+    r->tick_open = 0;
+    if (!r->sess.io && r->sess.closing) /* the session finished closing first */
+        run_free(r);
+}
+
+static void on_sess_closed(struct session *ss)
+{
+    struct lsp_run *r = (struct lsp_run *)ss;
+    struct lsp_feat *f = r->srv->feat;
+    for (struct lsp_run **pp = &f->closing; *pp; pp = &(*pp)->next)
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    if (!r->tick_open)
+        run_free(r);
+}
+
+/* Detach r from the server and close it (kills the program if still running). */
+static void run_retire(struct server *s, struct lsp_run *r)
+{
+    struct lsp_feat *f = s->feat;
+    if (f->run == r)
+        f->run = NULL;
+    if (r->tick_open && !uv_is_closing((uv_handle_t *)&r->tick))
+        uv_close((uv_handle_t *)&r->tick, on_tick_closed);
+    r->next = f->closing;
+    f->closing = r;
+    session_close(&r->sess, on_sess_closed);
+}
+
+static int start_run(struct server *s, json_t *id, json_t *args);
+
+static void on_exit_cb(struct session *ss, void *ud)
+{
+    struct lsp_run *r = ud;
+    struct server *s = r->srv;
+    struct lsp_feat *f = s->feat;
+    uv_timer_stop(&r->tick);
+    {
+        struct prof_meta *m = &r->store->meta;
+        char reason[128];
+        m->elapsed_s = ss->elapsed_s;
+        m->exit_status = ss->exit_status;
+        m->exit_signal = ss->term_signal;
+        profile_describe_exit(ss->exit_status, ss->term_signal, reason, sizeof reason);
+        if (r->stop_requested && ss->term_signal)
+            snprintf(reason, sizeof reason, "stopped");
+        profile_set_str(&m->reason, reason);
+        const char *base = strrchr(r->path, '/');
+        base = base ? base + 1 : r->path;
+        int bad = !r->stop_requested && (ss->term_signal || ss->exit_status != 0);
+        char *tail = bad ? session_output_tail(ss) : NULL;
+        const char *last = NULL;
+        if (tail) { /* the last non-empty line of output: usually the exception */
+            size_t n = strlen(tail);
+            while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+                tail[--n] = 0;
+            last = strrchr(tail, '\n');
+            last = last ? last + 1 : tail;
+        }
+        lsp_show(s, bad ? LSP_MSG_WARNING : LSP_MSG_INFO,
+                 "hotline: %s %s after %.1f s, %lld samples%s%s%s", base, reason, ss->elapsed_s,
+                 m->samples, ss->agent_error[0] ? " (agent: " : "", ss->agent_error,
+                 ss->agent_error[0] ? ")" : "");
+        if (last && *last)
+            lsp_show(s, LSP_MSG_WARNING, "%s: %s", base, last);
+        free(tail);
+        if (m->samples == 0 && ss->nconns_total == 0)
+            lsp_log(s, LSP_MSG_WARNING, "the profiler agent never connected: no profile");
+        save_profile(s);
+    }
+    if (r->progress_state == 2)
+        progress(s, r, "end", r->stop_requested ? "stopped" : "done", -1);
+    if (r->exec_sent)
+        lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
+    json_decref(r->live_diag);
+    r->live_diag = NULL;
+    json_t *pending = r->pending;
+    r->pending = NULL;
+    run_retire(s, r);
+    send_refresh(s); /* final hints / lenses / diagnostics */
+    if (pending && !f->exiting) {
+        start_run(s, NULL, pending);
+    }
+    json_decref(pending);
+}
+
+/* ---- commands ---------------------------------------------------------- */
+
+static char **str_array(json_t *a, int *n, char **extra, int nextra)
+{
+    size_t cnt = json_is_array(a) ? json_array_size(a) : 0;
+    if (cnt + (size_t)nextra > RUN_MAX_ARGS)
+        cnt = RUN_MAX_ARGS - (size_t)nextra;
+    char **v = calloc(cnt + (size_t)nextra + 1, sizeof *v);
+    *n = 0;
+    if (!v)
+        return NULL;
+    for (int i = 0; i < nextra; i++)
+        v[(*n)++] = extra[i];
+    for (size_t i = 0; i < cnt; i++) {
+        const char *sv = json_string_value(json_array_get(a, i));
+        if (sv)
+            v[(*n)++] = (char *)sv;
+    }
+    return v;
+}
+
+/* Start a run from hotline.run arguments (borrowed). id may be NULL (restart):
+ * errors then go to showMessage. 0 or negative errno. */
+static int start_run(struct server *s, json_t *id, json_t *a)
+{
+    struct lsp_feat *f = s->feat;
+    const char *uri = json_string_value(json_object_get(a, "uri"));
+    const char *module = json_string_value(json_object_get(a, "module"));
+    const char *python = json_string_value(json_object_get(a, "python"));
+    const char *cwd = json_string_value(json_object_get(a, "cwd"));
+    if (!python)
+        python = json_string_value(setting(s, "python"));
+    char *path = uri ? lsp_uri_to_path(uri) : NULL;
+    if (!module && !path) {
+        if (id)
+            lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.run needs a file: uri");
+        else
+            lsp_show(s, LSP_MSG_ERROR, "hotline.run needs a file: uri");
+        return -EINVAL;
+    }
+    struct lsp_run *r = calloc(1, sizeof *r);
+    if (!r) {
+        free(path);
+        return -ENOMEM;
+    }
+    r->srv = s;
+    r->path = path ? path : strdup(module);
+    r->uri = strdup(uri ? uri : "");
+    char dir[PATH_MAX];
+    if (path) {
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir)
+            *slash = 0;
+    } else {
+        snprintf(dir, sizeof dir, "%s", cwd ? cwd : s->root_path ? s->root_path : ".");
+    }
+    r->main_dir = strdup(dir);
+    int nargs = 0, ninc = 0, nexc = 0;
+    /* extra arguments from the settings come first, then this run's */
+    json_t *all = json_array();
+    json_array_extend(all, json_is_array(setting(s, "args")) ? setting(s, "args") : all);
+    if (json_is_array(json_object_get(a, "args")))
+        json_array_extend(all, json_object_get(a, "args"));
+    char **args = str_array(all, &nargs, NULL, 0);
+    char **inc = str_array(setting(s, "include"), &ninc, NULL, 0);
+    char **exc = str_array(setting(s, "exclude"), &nexc, NULL, 0);
+
+    struct profile *store = profile_new();
+    struct session_opts o = {.python = python, .script = module ? NULL : path, .module = module,
+                             .args = args, .nargs = nargs, .cwd = cwd ? cwd : r->main_dir,
+                             .interval_ms = lsp__setting_num(s, "intervalMs", 0),
+                             .profile_all = lsp__setting_bool(s, "profileAll", 0),
+                             .include = inc, .ninclude = ninc, .exclude = exc, .nexclude = nexc,
+                             .memory = lsp__setting_bool(s, "memory", 1)};
+    struct session_cbs cbs = {.on_delta = on_delta, .on_now = on_now, .on_error = on_error,
+                              .on_exit = on_exit_cb};
+    int rc = store && r->uri && r->main_dir && args && inc && exc
+                 ? session_start(s->loop, &r->sess, &o, &cbs, r, store)
+                 : -ENOMEM;
+    free(args);
+    free(inc);
+    free(exc);
+    json_decref(all);
+    if (rc) {
+        const char *why = rc == -ENOMEM ? "out of memory" : r->sess.errmsg;
+        if (id)
+            lsp_reply_error(s, id, LSP_REQUEST_FAILED, "cannot run: %s", why);
+        lsp_show(s, LSP_MSG_ERROR, "hotline: cannot run %s: %s", r->path, why);
+        profile_free(store);
+        run_free(r);
+        return rc;
+    }
+    /* the new profile replaces the old one from now on (a run that is still
+     * closing has had its on_exit: it no longer touches its store) */
+    profile_free(f->prof);
+    f->prof = store;
+    r->store = store;
+    lsp__anchors_clear(f);
+    lsp__snaps_clear(f);
+    if (path) { /* the program as it is now on disk is what gets profiled */
+        lsp__snap_get(f, path);
+    }
+    f->run = r;
+    f->runs_started++;
+    r->start_ns = uv_hrtime();
+    uv_timer_init(s->loop, &r->tick);
+    r->tick.data = r;
+    r->tick_open = 1;
+    uv_timer_start(&r->tick, on_tick, LSP_EXEC_MIN_MS, LSP_EXEC_MIN_MS);
+    session_request_now(&r->sess, 20);
+    if (json_is_true(lsp_client_cap(s, "window.workDoneProgress"))) {
+        snprintf(r->token, sizeof r->token, "hotline-run-%d", f->runs_started);
+        r->create_id = lsp_request(s, "window/workDoneProgress/create",
+                                   json_pack("{s:s}", "token", r->token));
+        r->progress_state = 1;
+    }
+    if (id)
+        lsp_reply(s, id, json_pack("{s:b, s:i}", "started", 1, "pid", r->sess.pid));
+    send_refresh(s); /* old hints go away */
+    return 0;
+}
+
+static void cmd_run(struct server *s, json_t *id, json_t *a)
+{
+    struct lsp_feat *f = s->feat;
+    if (!s->loop) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot run programs");
+        return;
+    }
+    if (!json_is_object(a)) {
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.run needs {\"uri\": ...}");
+        return;
+    }
+    if (f->run) {
+        if (json_is_true(json_object_get(a, "restart"))) {
+            json_decref(f->run->pending);
+            f->run->pending = json_deep_copy(a);
+            json_object_del(f->run->pending, "restart");
+            f->run->stop_requested = 1;
+            session_stop(&f->run->sess);
+            lsp_reply(s, id, json_pack("{s:b, s:b}", "started", 0, "restarting", 1));
+            return;
+        }
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED,
+                        "a program is already running (pid %d): stop it first, or pass "
+                        "\"restart\": true",
+                        f->run->sess.pid);
+        return;
+    }
+    start_run(s, id, a);
+}
+
+static void cmd_stop(struct server *s, json_t *id)
+{
+    struct lsp_run *r = s->feat->run;
+    if (!r) {
+        lsp_reply(s, id, json_pack("{s:b}", "stopped", 0));
+        return;
+    }
+    r->stop_requested = 1;
+    session_stop(&r->sess);
+    lsp_reply(s, id, json_pack("{s:b}", "stopped", 1));
+}
+
+static void cmd_clear(struct server *s, json_t *id)
+{
+    struct lsp_feat *f = s->feat;
+    if (f->run) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "a program is running: stop it first");
+        return;
+    }
+    profile_free(f->prof);
+    f->prof = NULL;
+    lsp__anchors_clear(f);
+    lsp__snaps_clear(f);
+    char dir[PATH_MAX], path[PATH_MAX + 32];
+    if (!hotline_dir(s, dir, sizeof dir)) {
+        snprintf(path, sizeof path, "%s/profile.json", dir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/sources.json", dir);
+        unlink(path);
+    }
+    send_refresh(s);
+    lsp_reply(s, id, json_pack("{s:b}", "cleared", 1));
+}
+
+static void cmd_show(struct server *s, json_t *id, json_t *a)
+{
+    const char *uri = json_string_value(json_object_get(a, "uri"));
+    json_t *line = json_object_get(a, "line");
+    char *path = uri ? lsp_uri_to_path(uri) : NULL;
+    char *text = lsp__profile_summary(s, path, json_is_integer(line) ? (int)json_integer_value(line) + 1 : 0);
+    free(path);
+    if (!text) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "no profile yet: run a program first");
+        return;
+    }
+    if (!json_is_false(json_object_get(a, "show")))
+        lsp_show(s, LSP_MSG_INFO, "%s", text);
+    lsp_reply(s, id, json_pack("{s:s}", "text", text));
+    free(text);
+}
+
+void lsp_feat_execute_command(struct server *s, json_t *id, json_t *params)
+{
+    const char *cmd = json_string_value(json_object_get(params, "command"));
+    json_t *args = json_object_get(params, "arguments");
+    json_t *a = json_is_array(args) ? json_array_get(args, 0) : NULL;
+    if (!cmd)
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "executeCommand needs a command");
+    else if (!strcmp(cmd, "hotline.run"))
+        cmd_run(s, id, a);
+    else if (!strcmp(cmd, "hotline.stop"))
+        cmd_stop(s, id);
+    else if (!strcmp(cmd, "hotline.clear"))
+        cmd_clear(s, id);
+    else if (!strcmp(cmd, "hotline.showProfile"))
+        cmd_show(s, id, a ? a : json_object());
+    else
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "unknown command %s", cmd);
+}
+
+void lsp_feat_progress_cancel(struct server *s, json_t *params)
+{
+    struct lsp_run *r = s->feat->run;
+    const char *tok = json_string_value(json_object_get(params, "token"));
+    if (r && tok && !strcmp(tok, r->token)) {
+        r->stop_requested = 1;
+        session_stop(&r->sess);
+    }
+}
+
+void lsp_feat_response(struct server *s, json_t *id, json_t *result, json_t *error)
+{
+    (void)result;
+    struct lsp_run *r = s->feat->run;
+    char want[32];
+    if (!r || r->progress_state != 1 || !json_is_string(id))
+        return;
+    snprintf(want, sizeof want, "hotline-%ld", r->create_id);
+    if (strcmp(json_string_value(id), want))
+        return;
+    if (error) {
+        r->progress_state = 0;
+        return;
+    }
+    progress(s, r, "begin", "starting", -1);
+}
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+int lsp_feat_init(struct server *s)
+{
+    s->feat = calloc(1, sizeof *s->feat);
+    if (!s->feat)
+        return -ENOMEM;
+    s->feat->diag_uris = json_array();
+    return s->feat->diag_uris ? 0 : -ENOMEM;
+}
+
+void lsp_feat_initialize(struct server *s, json_t *caps)
+{
+    json_object_set_new(caps, "executeCommandProvider",
+                        json_pack("{s:[s,s,s,s]}", "commands", "hotline.run", "hotline.stop",
+                                  "hotline.clear", "hotline.showProfile"));
+    json_object_set_new(caps, "codeLensProvider", json_pack("{s:b}", "resolveProvider", 0));
+    json_object_set_new(caps, "inlayHintProvider", json_pack("{s:b}", "resolveProvider", 0));
+    json_object_set_new(caps, "hoverProvider", json_true());
+    load_profile(s);
+}
+
+void lsp_feat_close(struct server *s)
+{
+    struct lsp_feat *f = s->feat;
+    if (!f)
+        return;
+    f->exiting = 1;
+    if (f->run) {
+        lsp_log(s, LSP_MSG_INFO, "stopping pid %d: the server is exiting", f->run->sess.pid);
+        run_retire(s, f->run);
+    }
+}
+
+void lsp_feat_debug_state(struct server *s, json_t *r)
+{
+    struct lsp_feat *f = s->feat;
+    json_object_set_new(r, "profile", json_boolean(f->prof != NULL));
+    if (f->run)
+        json_object_set_new(r, "run", json_pack("{s:i, s:b}", "pid", f->run->sess.pid, "running",
+                                                !f->run->sess.exited));
+    if (f->prof)
+        json_object_set_new(r, "samples", json_integer(f->prof->meta.samples));
+}
+
+void lsp_feat_free(struct server *s)
+{
+    struct lsp_feat *f = s->feat;
+    if (!f)
+        return;
+    /* runs still closing (no loop to finish them) are leaked on purpose only
+     * without a loop; with one, lsp_feat_close + uv_run finished them */
+    profile_free(f->prof);
+    lsp__anchors_clear(f);
+    lsp__snaps_clear(f);
+    json_decref(f->diag_uris);
+    free(f);
+    s->feat = NULL;
+}

@@ -1,0 +1,382 @@
+/* Showing the profile: code lenses over functions and the module, inlay hints
+ * at the end of hot lines, hovers with the full breakdown and the call stacks
+ * that reached a line, diagnostics (likely leaks, optional hot lines, the
+ * live line for clients without hotline/executing), and the text summary of
+ * hotline.showProfile. Everything is computed on request from the profile
+ * store and the document's anchor (lsp_anchor.c): nothing is cached, so what
+ * is shown is always the latest data. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lsp.h"
+#include "lsp_feat.h"
+#include "uri.h"
+
+#define VIEW_HOVER_STACKS 3
+#define VIEW_MAX_DIAG_LINES 100
+#define VIEW_DOCS_URL "https://github.com/hotline-profiler/hotline/blob/main/docs/lsp.md"
+
+double lsp__share(const struct profile *p, const struct agent_stats *st)
+{
+    double total = agent_stats_time(&p->total);
+    return total > 0 ? 100.0 * agent_stats_time(st) / total : 0;
+}
+
+/* Everything a request on one document needs; 0 or -ENOENT (nothing to show). */
+struct view {
+    struct doc *d;
+    char *path; /* owned */
+    const struct prof_file *pf;
+    struct lsp_snap *snap;
+    struct lsp_anchor *a;
+};
+
+static int view_open(struct server *s, json_t *params, struct view *v)
+{
+    memset(v, 0, sizeof *v);
+    const char *uri = json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
+    struct lsp_feat *f = s->feat;
+    if (!uri || !f->prof)
+        return -ENOENT;
+    v->d = doc_find(&s->docs, uri);
+    v->path = lsp_uri_to_path(uri);
+    if (!v->d || !v->path || !(v->pf = profile_file(f->prof, v->path)))
+        return -ENOENT;
+    v->snap = lsp__snap_get(f, v->path);
+    v->a = lsp__anchor_get(s, v->d, v->path);
+    return v->snap && v->a ? 0 : -ENOENT;
+}
+
+static void view_close(struct view *v)
+{
+    free(v->path);
+}
+
+/* The profiled line (1-based, as in the store) shown at document line cur, or
+ * 0 when nothing belongs there. */
+static int profiled_line(const struct view *v, uint32_t cur)
+{
+    if (cur >= v->a->n || cur >= v->d->nlines || v->a->map[cur] < 0)
+        return 0;
+    uint32_t o = (uint32_t)v->a->map[cur];
+    size_t len;
+    const char *text = doc_line(v->d, cur, &len);
+    if (o >= v->snap->nlines || !text || lsp__line_hash(text, len) != v->snap->lines[o])
+        return 0;
+    return (int)o + 1;
+}
+
+/* Document line (0-based) where profiled line `line` (1-based) is now, or -1. */
+static long current_line(const struct view *v, int line)
+{
+    int32_t want = line - 1;
+    if (want >= 0 && (size_t)want < v->a->n && v->a->map[want] == want &&
+        profiled_line(v, (uint32_t)want) == line)
+        return want; /* the common case: nothing moved */
+    for (size_t i = 0; i < v->a->n; i++)
+        if (v->a->map[i] == want)
+            return profiled_line(v, (uint32_t)i) == line ? (long)i : -1;
+    return -1;
+}
+
+static const struct agent_stats *line_stats(const struct prof_file *pf, int line)
+{
+    return line > 0 && line < pf->nlines && pf->has[line] ? &pf->lines[line] : NULL;
+}
+
+/* ---- code lenses ---- */
+
+static void lens_title(const struct profile *p, const struct agent_stats *st, char *buf, size_t n)
+{
+    double t = agent_stats_time(&p->total);
+    double k = t > 0 ? 100.0 / t : 0;
+    snprintf(buf, n, "\u23f1 %.0f%% \u00b7 py %.0f \u00b7 native %.0f \u00b7 sys %.0f",
+             lsp__share(p, st), st->v[AGENT_STAT_PY] * k, st->v[AGENT_STAT_NAT] * k,
+             st->v[AGENT_STAT_SYS] * k);
+}
+
+static json_t *lens(long line, const char *title, const char *uri, int pline, const char *fn)
+{
+    json_t *arg = json_pack("{s:s, s:i}", "uri", uri, "line", pline > 0 ? pline - 1 : 0);
+    if (fn)
+        json_object_set_new(arg, "function", json_string(fn));
+    return json_pack("{s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:{s:s, s:s, s:[o]}}", "range", "start",
+                     "line", (json_int_t)line, "character", 0, "end", "line", (json_int_t)line,
+                     "character", 0, "command", "title", title, "command", "hotline.showProfile",
+                     "arguments", arg);
+}
+
+void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params)
+{
+    struct view v = {0};
+    json_t *out = json_array();
+    if (!lsp__setting_bool(s, "lenses.enabled", 1) || view_open(s, params, &v)) {
+        view_close(&v);
+        lsp_reply(s, id, out);
+        return;
+    }
+    const struct profile *p = s->feat->prof;
+    char title[256];
+    if (lsp__snap_stale(v.snap))
+        json_array_append_new(out, lens(0, "\u26a0 profile is stale \u2014 re-run", v.d->uri, 0,
+                                        NULL));
+    lens_title(p, &v.pf->total, title, sizeof title);
+    json_array_append_new(out, lens(0, title, v.d->uri, 0, "<module>"));
+    for (size_t i = 0; i < v.pf->nfuncs; i++) {
+        const struct prof_func *fn = v.pf->funcs[i];
+        if (!strcmp(fn->name, "<module>"))
+            continue;
+        long cur = current_line(&v, fn->first_line);
+        if (cur < 0)
+            continue;
+        lens_title(p, &fn->st, title, sizeof title);
+        json_array_append_new(out, lens(cur, title, v.d->uri, fn->first_line, fn->name));
+    }
+    view_close(&v);
+    lsp_reply(s, id, out);
+}
+
+/* ---- inlay hints ---- */
+
+static const char *bar(double pct)
+{
+    static const char *b[] = {"\u258f", "\u258e", "\u258d", "\u258c",
+                              "\u258b", "\u258a", "\u2589", "\u2588"};
+    int i = (int)(pct / 12.5);
+    return b[i < 0 ? 0 : i > 7 ? 7 : i];
+}
+
+static void breakdown(const struct profile *p, const struct agent_stats *st, char *buf, size_t n)
+{
+    double t = agent_stats_time(st);
+    double cpu = st->v[AGENT_STAT_CPU], busy = st->v[AGENT_STAT_PY] + st->v[AGENT_STAT_NAT];
+    snprintf(buf, n,
+             "%.1f%% of the run (%.3f s, %.0f samples)\n"
+             "- python %.3f s\n- native %.3f s\n- system/waiting %.3f s\n- cpu %.3f s%s",
+             lsp__share(p, st), t, st->v[AGENT_STAT_N], st->v[AGENT_STAT_PY],
+             st->v[AGENT_STAT_NAT], st->v[AGENT_STAT_SYS], cpu,
+             busy > 0 && cpu > busy * 1.2 ? " (multi-core native code)" : "");
+}
+
+void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
+{
+    struct view v = {0};
+    json_t *out = json_array();
+    int on = lsp__setting_bool(s, "hints.enabled", 1);
+    if (!on || view_open(s, params, &v)) {
+        view_close(&v);
+        lsp_reply(s, id, out);
+        return;
+    }
+    json_int_t l0 = 0, l1 = (json_int_t)v.d->nlines - 1;
+    json_t *range = json_object_get(params, "range");
+    json_int_t ignore;
+    json_unpack(range, "{s:{s:I, s:I}, s:{s:I, s:I}}", "start", "line", &l0, "character", &ignore,
+                "end", "line", &l1, "character", &ignore);
+    if (l0 < 0)
+        l0 = 0;
+    if (l1 >= (json_int_t)v.d->nlines)
+        l1 = (json_int_t)v.d->nlines - 1;
+    double threshold = lsp__setting_num(s, "hints.threshold", 1.0);
+    const struct profile *p = s->feat->prof;
+    double total = agent_stats_time(&p->total);
+    double k = total > 0 ? 100.0 / total : 0;
+    for (json_int_t cur = l0; cur <= l1; cur++) {
+        int pl = profiled_line(&v, (uint32_t)cur);
+        const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
+        if (!st)
+            continue;
+        double share = lsp__share(p, st);
+        if (share < threshold)
+            continue;
+        size_t len;
+        const char *text = doc_line(v.d, (uint32_t)cur, &len);
+        while (len && text[len - 1] == '\r')
+            len--;
+        char label[128], tip[512];
+        snprintf(label, sizeof label, "%s%.0f%% py/nat %.0f/%.0f", bar(share), share,
+                 st->v[AGENT_STAT_PY] * k, st->v[AGENT_STAT_NAT] * k);
+        breakdown(p, st, tip, sizeof tip);
+        json_array_append_new(
+            out, json_pack("{s:{s:I, s:i}, s:s, s:b, s:{s:s, s:s}, s:{s:i, s:f}}", "position",
+                           "line", cur, "character", (int)pos_line_units(text, len, s->enc),
+                           "label", label, "paddingLeft", 1, "tooltip", "kind", "markdown",
+                           "value", tip, "data", "line", pl, "share", share));
+    }
+    view_close(&v);
+    lsp_reply(s, id, out);
+}
+
+/* ---- hover ---- */
+
+void lsp_feat_hover(struct server *s, json_t *id, json_t *params)
+{
+    struct view v = {0};
+    int on = lsp__setting_bool(s, "hover.enabled", 1);
+    if (!on || view_open(s, params, &v)) {
+        view_close(&v);
+        lsp_reply(s, id, json_null());
+        return;
+    }
+    json_int_t line = -1;
+    json_unpack(json_object_get(params, "position"), "{s:I}", "line", &line);
+    int pl = line >= 0 ? profiled_line(&v, (uint32_t)line) : 0;
+    const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
+    if (!st) {
+        view_close(&v);
+        lsp_reply(s, id, json_null());
+        return;
+    }
+    const struct profile *p = s->feat->prof;
+    size_t cap = 8192, n = 0;
+    char *md = malloc(cap);
+    if (!md) {
+        view_close(&v);
+        lsp_reply(s, id, json_null());
+        return;
+    }
+    char tmp[1024];
+    breakdown(p, st, tmp, sizeof tmp);
+    n += (size_t)snprintf(md + n, cap - n, "**Hotline** \u2014 line %d\n\n%s\n", pl, tmp);
+    const struct prof_stack *stacks[VIEW_HOVER_STACKS];
+    size_t ns = profile_top_stacks(p, v.path, pl, stacks, VIEW_HOVER_STACKS);
+    if (ns && n < cap)
+        n += (size_t)snprintf(md + n, cap - n, "\n**Call stacks reaching this line**\n");
+    for (size_t i = 0; i < ns && n < cap - 1; i++) {
+        n += (size_t)snprintf(md + n, cap - n, "\n%zu. %.3f s, %lld samples\n", i + 1,
+                              stacks[i]->seconds, stacks[i]->samples);
+        for (size_t k = 0; k < stacks[i]->nfr && k < 12 && n < cap - 1; k++) {
+            const struct prof_frame *fr = &stacks[i]->fr[k];
+            const char *base = strrchr(fr->file, '/');
+            n += (size_t)snprintf(md + n, cap - n, "    %s (%s:%d)\n", fr->name,
+                                  base ? base + 1 : fr->file, fr->line);
+        }
+    }
+    if (n >= cap)
+        n = cap - 1;
+    md[n] = 0;
+    lsp_reply(s, id, json_pack("{s:{s:s, s:s}}", "contents", "kind", "markdown", "value", md));
+    free(md);
+    view_close(&v);
+}
+
+/* ---- diagnostics ---- */
+
+static json_t *diag(long line, int severity, const char *code, const char *msg)
+{
+    return json_pack("{s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:i, s:s, s:s, s:s, s:{s:s}}", "range",
+                     "start", "line", (json_int_t)line, "character", 0, "end", "line",
+                     (json_int_t)line, "character", 0, "severity", severity, "source", "hotline",
+                     "code", code, "message", msg, "codeDescription", "href", VIEW_DOCS_URL);
+}
+
+static json_t *uri_list(json_t *by_uri, const char *uri)
+{
+    json_t *a = json_object_get(by_uri, uri);
+    if (!a) {
+        a = json_array();
+        json_object_set_new(by_uri, uri, a);
+    }
+    return a;
+}
+
+void lsp__publish_diagnostics(struct server *s, const json_t *live)
+{
+    struct lsp_feat *f = s->feat;
+    json_t *by_uri = json_object();
+    int hot = (int)lsp__setting_num(s, "diagnostics.hotLines", 0);
+    if (f->prof && hot > 0) {
+        struct prof_line_ref refs[VIEW_MAX_DIAG_LINES];
+        size_t n = profile_top_lines(f->prof, refs, hot > VIEW_MAX_DIAG_LINES ? VIEW_MAX_DIAG_LINES
+                                                                             : (size_t)hot);
+        for (size_t i = 0; i < n; i++) {
+            char *uri = lsp_path_to_uri(refs[i].file->path);
+            struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
+            long cur = refs[i].line - 1;
+            if (d) { /* open documents: only where the line is still the profiled one */
+                struct view v = {.d = d, .pf = refs[i].file};
+                v.snap = lsp__snap_get(f, refs[i].file->path);
+                v.a = v.snap ? lsp__anchor_get(s, d, refs[i].file->path) : NULL;
+                cur = v.a ? current_line(&v, refs[i].line) : -1;
+            }
+            if (uri && cur >= 0) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "hot line #%zu: %.1f%% of the run", i + 1,
+                         lsp__share(f->prof, refs[i].st));
+                json_array_append_new(uri_list(by_uri, uri), diag(cur, 3, "hot-line", msg));
+            }
+            free(uri);
+        }
+    }
+    if (live && json_string_value(json_object_get(live, "uri")))
+        json_array_append(uri_list(by_uri, json_string_value(json_object_get(live, "uri"))),
+                          (json_t *)live);
+    /* clear the URIs that had diagnostics and have none now */
+    size_t i;
+    json_t *u;
+    json_array_foreach(f->diag_uris, i, u) {
+        if (!json_object_get(by_uri, json_string_value(u)))
+            lsp_notify(s, "textDocument/publishDiagnostics",
+                       json_pack("{s:O, s:[]}", "uri", u, "diagnostics"));
+    }
+    json_array_clear(f->diag_uris);
+    const char *k;
+    json_t *list;
+    json_object_foreach(by_uri, k, list) {
+        json_array_append_new(f->diag_uris, json_string(k));
+        lsp_notify(s, "textDocument/publishDiagnostics",
+                   json_pack("{s:s, s:O}", "uri", k, "diagnostics", list));
+    }
+    json_decref(by_uri);
+}
+
+/* ---- summary ---- */
+
+char *lsp__profile_summary(struct server *s, const char *path, int line)
+{
+    struct lsp_feat *f = s->feat;
+    const struct profile *p = f->prof;
+    if (!p)
+        return NULL;
+    size_t cap = 16384, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+#define OUT(...)                                                                      \
+    do {                                                                              \
+        if (n < cap)                                                                  \
+            n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__);                     \
+    } while (0)
+    const struct prof_meta *m = &p->meta;
+    OUT("Hotline profile: %s\n%.2f s elapsed, %lld samples, %s\n", m->program ? m->program : "?",
+        m->elapsed_s, m->samples, m->reason ? m->reason : "running");
+    OUT("python %.2f s, native %.2f s, system %.2f s\n", p->total.v[AGENT_STAT_PY],
+        p->total.v[AGENT_STAT_NAT], p->total.v[AGENT_STAT_SYS]);
+    if (path && line > 0) {
+        const struct agent_stats *st = profile_line(p, path, line);
+        if (st) {
+            char tmp[512];
+            breakdown(p, st, tmp, sizeof tmp);
+            OUT("\n%s:%d\n%s\n", path, line, tmp);
+        }
+    }
+    struct prof_func_ref fr[10];
+    size_t nf = profile_top_funcs(p, fr, 10);
+    OUT("\nTop functions:\n");
+    for (size_t i = 0; i < nf; i++)
+        OUT("  %5.1f%%  %s (%s:%d)\n", lsp__share(p, &fr[i].fn->st), fr[i].fn->name,
+            fr[i].file->path, fr[i].fn->first_line);
+    struct prof_line_ref lr[10];
+    size_t nl = profile_top_lines(p, lr, 10);
+    OUT("\nTop lines:\n");
+    for (size_t i = 0; i < nl; i++)
+        OUT("  %5.1f%%  %s:%d\n", lsp__share(p, lr[i].st), lr[i].file->path, lr[i].line);
+#undef OUT
+    if (n >= cap)
+        n = cap - 1;
+    buf[n] = 0;
+    return buf;
+}
