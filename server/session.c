@@ -339,8 +339,8 @@ static void check_done(struct session *s)
     }
     if (s->done || !s->exited || s->nconns > 0 || s->out_open[0] || s->out_open[1])
         return;
-    if (uv_hrtime() < s->drain_deadline - (SESSION_DRAIN_MS - 50) * 1000000ull)
-        return; /* let a connection still in the accept backlog arrive */
+    if (!s->drain_ticks)
+        return; /* one more poll first: a connection may still sit in the accept backlog */
     s->done = 1;
     uv_timer_stop(&s->io->drain_timer);
     s->cb.on_exit(s, s->ud);
@@ -349,6 +349,7 @@ static void check_done(struct session *s)
 static void on_drain_tick(uv_timer_t *t)
 {
     struct session *s = t->data;
+    s->drain_ticks++;
     if (uv_hrtime() >= s->drain_deadline) {
         /* stragglers (a daemon child keeping its connection): keep what we have */
         for (struct session_conn *c = s->conns; c; c = c->next)
@@ -371,7 +372,7 @@ static void on_proc_exit(uv_process_t *p, int64_t status, int sig)
     s->elapsed_s = (double)(uv_hrtime() - s->start_ns) / 1e9;
     uv_timer_stop(&s->io->stop_timer);
     s->drain_deadline = uv_hrtime() + SESSION_DRAIN_MS * 1000000ull;
-    uv_timer_start(&s->io->drain_timer, on_drain_tick, 50, 50);
+    uv_timer_start(&s->io->drain_timer, on_drain_tick, 1, 50); /* first tick after one poll */
 }
 
 void session_signal(struct session *s, int sig)
