@@ -1,0 +1,195 @@
+/* agent.h: the profiler agent's one state struct and the seams between its
+ * files. The agent lives inside the profiled Python process:
+ *   module.c    Python entry points (start/stop/fork), owns the struct agent
+ *   sampler.c   the native sampler thread: timing, time categories, charging
+ *   walk.c      reading thread states, frames and code objects without the GIL
+ *   memread.c   safe reads of our own memory (process_vm_readv), str decoding
+ *   aggregate.c string/stack tables and per-line/func/thread deltas
+ *   wire.c      output buffer, JSON helpers, socket in/out
+ *   linetable.c offset -> line decoders
+ * No Python headers here: only walk.c and module.c include Python.h.
+ * Everything mutable sits in struct agent; the sampler thread is the only
+ * writer after start, except the atomics named below.
+ */
+#ifndef HOTLINE_AGENT_H
+#define HOTLINE_AGENT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AGENT_MAX_THREADS 256    /* Python threads sampled per tick */
+#define AGENT_MAX_DEPTH 128      /* frames kept per stack (innermost first) */
+#define AGENT_CODE_SLOTS 16384   /* code-object cache, direct mapped */
+#define AGENT_MAX_STRINGS (1 << 18)
+#define AGENT_MAX_LINES (1 << 18)
+#define AGENT_MAX_FUNCS (1 << 16)
+#define AGENT_MAX_STACKS (1 << 16)
+#define AGENT_OUT_SOFT (1u << 20) /* above: keep aggregating, send no delta */
+#define AGENT_OUT_HARD (64u << 20) /* above: give up profiling */
+
+enum { CAT_SYS = 0, CAT_PY = 1, CAT_NAT = 2 };
+
+/* ---- wire.c: bounded output buffer and JSON helpers ---- */
+typedef struct {
+    char *p;
+    size_t len, cap, max;
+    int overflow; /* a write would have passed max */
+} agent_buf_t;
+
+void buf_free(agent_buf_t *b);
+int buf_add(agent_buf_t *b, const char *s, size_t n);
+int buf_printf(agent_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int buf_json_str(agent_buf_t *b, const char *s, size_t n); /* quoted, escaped */
+
+/* ---- aggregate.c: one keyed table used for lines, funcs, threads, stacks ---- */
+typedef struct {
+    uint32_t k[3];
+    uint32_t extra;          /* funcs: last line */
+    double py, nat, sys, cpu, w;
+    uint32_t n;
+    uint8_t dirty;
+} agg_row_t;
+
+typedef struct {
+    agg_row_t *rows;
+    int nrows, caprows, maxrows;
+    int *slots; /* row index + 1, 0 = empty */
+    int nslots;
+    int *dirty;
+    int ndirty;
+} agg_table_t;
+
+typedef struct {
+    char **s;
+    uint32_t *hash;
+    int n, cap;
+    int *slots;
+    int nslots;
+    size_t bytes;
+} agg_strings_t;
+
+/* ---- walk.c: code-object cache entry ---- */
+typedef struct {
+    uintptr_t addr, filename, qualname, linetable; /* validation keys */
+    int firstline, lastline;
+    int file_id, name_id;
+    uint8_t profiled, valid;
+    uint8_t *tab; /* owned copy of the line table */
+    size_t tab_n;
+} agent_code_t;
+
+typedef struct {
+    int file_id, name_id, line, first, last;
+    int profiled;
+} agent_frame_t;
+
+typedef struct {
+    uintptr_t tstate;
+    long tid;
+} walk_thread_t;
+
+/* ---- sampler.c: per Python thread ---- */
+typedef struct {
+    uintptr_t tstate;
+    long tid;
+    unsigned gen;
+    int have_base;
+    double last_wall, last_cpu, last_rq;
+    int run_cat;   /* last running category seen (CAT_PY/CAT_NAT) */
+    int state_now; /* category of the latest sample */
+    int schedfd;
+    char name[40];
+    int cur_file, cur_line;
+    double since;
+    int nfr;
+    agent_frame_t fr[AGENT_MAX_DEPTH];
+    /* probe scratch */
+    uint64_t probe_sig;
+    int probe_on, probe_moved;
+    double probe_frozen_s;
+    double probe_cpu0;
+} agent_thread_t;
+
+struct agent {
+    /* configuration (set before the thread starts, then read-only) */
+    double interval_s;
+    int profile_all;
+    char **include, **exclude;
+    int ninclude, nexclude;
+    char *hello; /* first line, without newline */
+    void *interp; /* PyInterpreterState*, borrowed */
+    double t0;    /* CLOCK_MONOTONIC at start */
+    long tid_off; /* walk_tid_offset(), 3.9/3.10 only */
+
+    /* cross-thread */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    atomic_int stop_req; /* 1 = stop asked by the program */
+    atomic_int alive;    /* sampler thread running */
+    char stop_reason[16];
+
+    /* sampler-only from here */
+    int fd, is_socket, closed;
+    agent_buf_t out;
+    char inbuf[65536];
+    size_t inlen;
+    double now_hz, next_now, next_delta;
+    uint64_t rng;
+    uint32_t samples_delta;
+    double last_proc_cpu, last_self_cpu;
+    int have_proc_base;
+    unsigned gen;
+
+    agg_strings_t strs;
+    int8_t *file_flag; /* per string id: -1 unknown, 0 no, 1 profiled */
+    int file_flag_cap;
+    agg_table_t lines, funcs, threads, stacks;
+    agent_code_t *codes; /* AGENT_CODE_SLOTS */
+
+    agent_thread_t *th[AGENT_MAX_THREADS];
+    int nth;
+
+    /* measurements for docs/tests */
+    double cost_s;
+    uint64_t ticks, thread_samples;
+    int mem_errors;
+    uint64_t probe_stats[3]; /* probes: moved (py), frozen+cpu (nat), idle */
+};
+typedef struct agent agent_t;
+
+/* memread.c */
+int mem_read(uintptr_t addr, void *dst, size_t n); /* 0 or -errno */
+int mem_check(void);                                /* 0 if usable */
+
+/* aggregate.c */
+int agg_intern(agent_t *a, const char *s, size_t n); /* id > 0 or -errno */
+const char *agg_string(agent_t *a, int id);          /* borrowed */
+int agg_get(agg_table_t *t, uint32_t k0, uint32_t k1, uint32_t k2, int *created);
+void agg_mark(agg_table_t *t, int row);
+int agg_stack_id(agent_t *a, const agent_frame_t *fr, int n); /* id > 0 or <0 */
+void agg_free(agent_t *a);
+int agg_emit_delta(agent_t *a, double ts);
+
+/* walk.c */
+int walk_threads(agent_t *a, walk_thread_t *out, int cap);
+int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap);
+int walk_probe(uintptr_t tstate, uint64_t *sig);
+long walk_tid_offset(void); /* >0 or -errno */
+void walk_free(agent_t *a);
+
+/* sampler.c */
+int sampler_start(agent_t *a);  /* 0 or -errno; a is borrowed by the thread */
+void sampler_stop(agent_t *a, const char *reason); /* joins */
+double sampler_mono(void);
+
+/* wire.c */
+int wire_open(agent_t *a, const char *path, int is_socket); /* 0 or -errno */
+void wire_flush(agent_t *a);            /* non-blocking */
+void wire_drain(agent_t *a, double timeout_s); /* at the end */
+int wire_poll_in(agent_t *a);           /* handles now/stop; 1 = stop asked */
+void wire_close(agent_t *a);
+
+#endif

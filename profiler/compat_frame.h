@@ -1,0 +1,82 @@
+/* compat_frame.h: where a thread's Python frames live, per CPython version.
+ *
+ * Included only by walk.c, which defines Py_BUILD_CORE (3.11+ keep frames in
+ * the internal _PyInterpreterFrame). Every accessor works on a *local copy*
+ * of remote memory read with mem_read(), never on live interpreter memory,
+ * so a frame freed under the sampler cannot crash the program.
+ *
+ * 3.9/3.10: PyThreadState.frame -> PyFrameObject {f_back, f_code, f_lasti}
+ * 3.11/3.12: PyThreadState.cframe -> _PyCFrame.current_frame ->
+ *            _PyInterpreterFrame {previous, f_code, prev_instr, owner}
+ * 3.13:      PyThreadState.current_frame -> _PyInterpreterFrame
+ *            {previous, f_executable, instr_ptr, owner}
+ */
+#ifndef HOTLINE_COMPAT_FRAME_H
+#define HOTLINE_COMPAT_FRAME_H
+
+#if PY_VERSION_HEX >= 0x030B0000
+#include <internal/pycore_frame.h>
+typedef _PyInterpreterFrame compat_frame_t;
+#else
+#include <frameobject.h>
+typedef PyFrameObject compat_frame_t;
+#endif
+
+/* Address of the innermost frame, given a local copy of the PyThreadState. */
+static inline uintptr_t compat_ts_frame(const PyThreadState *ts)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return (uintptr_t)ts->current_frame;
+#elif PY_VERSION_HEX >= 0x030B0000
+    _PyCFrame cf;
+    if (mem_read((uintptr_t)ts->cframe, &cf, sizeof cf) != 0)
+        return 0;
+    return (uintptr_t)cf.current_frame;
+#else
+    return (uintptr_t)ts->frame;
+#endif
+}
+
+static inline uintptr_t compat_frame_back(const compat_frame_t *f)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return (uintptr_t)f->previous;
+#else
+    return (uintptr_t)f->f_back;
+#endif
+}
+
+static inline uintptr_t compat_frame_code(const compat_frame_t *f)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return (uintptr_t)f->f_executable;
+#else
+    return (uintptr_t)f->f_code;
+#endif
+}
+
+/* 1 when the frame is a C-stack shim (3.12+) that is not Python code. */
+static inline int compat_frame_is_shim(const compat_frame_t *f)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return f->owner == FRAME_OWNED_BY_CSTACK;
+#else
+    (void)f;
+    return 0;
+#endif
+}
+
+/* Raw instruction position: a pointer (3.11+) or an offset (3.9/3.10). Used
+ * both for the line lookup and as the "has the interpreter moved" probe. */
+static inline intptr_t compat_frame_instr(const compat_frame_t *f)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return (intptr_t)f->instr_ptr;
+#elif PY_VERSION_HEX >= 0x030B0000
+    return (intptr_t)f->prev_instr;
+#else
+    return (intptr_t)f->f_lasti;
+#endif
+}
+
+#endif

@@ -1,0 +1,219 @@
+/* module.c: hotline._agent, the Python face of the agent.
+ *
+ * The pure-Python package (python/hotline/__init__.py) parses the config,
+ * builds the hello line and calls start(); stop() is registered with atexit
+ * so that the end message goes out before the interpreter is torn down.
+ * The one piece of global state is g_agent, the running agent of this
+ * process (the agent is per process by nature); it is touched only with the
+ * GIL held. After fork the child abandons the parent's agent without
+ * touching its tables (the sampler thread may have been mid-update) and
+ * starts a fresh one.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "agent.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static agent_t *g_agent; /* the one agent of this process, GIL-protected */
+
+static void strv_free(char **v, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void agent_free(agent_t *a)
+{
+    agg_free(a);
+    walk_free(a);
+    buf_free(&a->out);
+    for (int i = 0; i < a->nth; i++) {
+        if (a->th[i]->schedfd >= 0)
+            close(a->th[i]->schedfd);
+        free(a->th[i]);
+    }
+    strv_free(a->include, a->ninclude);
+    strv_free(a->exclude, a->nexclude);
+    free(a->hello);
+    pthread_mutex_destroy(&a->mu);
+    pthread_cond_destroy(&a->cv);
+    free(a);
+}
+
+/* New strdup'ed vector from a Python sequence of str, or NULL with error. */
+static char **strv_from(PyObject *seq, int *n)
+{
+    PyObject *fast = PySequence_Fast(seq, "include/exclude must be a sequence of str");
+    if (!fast)
+        return NULL;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    if (len > 4096) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "too many patterns");
+        return NULL;
+    }
+    char **v = calloc((size_t)len + 1, sizeof *v);
+    for (Py_ssize_t i = 0; v && i < len; i++) {
+        const char *s = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i));
+        if (!s || !(v[i] = strdup(s))) {
+            strv_free(v, (int)i);
+            Py_DECREF(fast);
+            if (!PyErr_Occurred())
+                PyErr_NoMemory();
+            return NULL;
+        }
+    }
+    Py_DECREF(fast);
+    if (!v)
+        PyErr_NoMemory();
+    *n = (int)len;
+    return v;
+}
+
+static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"hello", "path", "socket", "interval_ms", "include", "exclude",
+                             "profile_all", NULL};
+    const char *hello, *path;
+    int is_socket = 1, profile_all = 0;
+    double interval_ms = 10.0;
+    PyObject *inc = NULL, *exc = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOp", kwlist, &hello, &path, &is_socket,
+                                     &interval_ms, &inc, &exc, &profile_all))
+        return NULL;
+    if (g_agent) {
+        PyErr_SetString(PyExc_RuntimeError, "hotline agent already running");
+        return NULL;
+    }
+    int r = mem_check();
+    if (r != 0) {
+        errno = -r;
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    agent_t *a = calloc(1, sizeof *a);
+    if (!a)
+        return PyErr_NoMemory();
+    a->fd = -1;
+    a->interval_s = (interval_ms >= 0.1 && interval_ms <= 10000 ? interval_ms : 10.0) / 1000.0;
+    a->profile_all = profile_all;
+    a->interp = PyInterpreterState_Get();
+    a->t0 = sampler_mono();
+    a->tid_off = walk_tid_offset();
+    a->hello = strdup(hello);
+    a->codes = calloc(AGENT_CODE_SLOTS, sizeof *a->codes);
+    a->out.max = AGENT_OUT_HARD;
+    a->lines.maxrows = AGENT_MAX_LINES;
+    a->funcs.maxrows = AGENT_MAX_FUNCS;
+    a->threads.maxrows = 65536;
+    a->stacks.maxrows = AGENT_MAX_STACKS;
+    if (inc && inc != Py_None && !(a->include = strv_from(inc, &a->ninclude)))
+        goto fail;
+    if (exc && exc != Py_None && !(a->exclude = strv_from(exc, &a->nexclude)))
+        goto fail;
+    if (!a->hello || !a->codes) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    r = wire_open(a, path, is_socket);
+    if (r != 0) {
+        errno = -r;
+        PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+        goto fail;
+    }
+    buf_add(&a->out, a->hello, strlen(a->hello));
+    buf_add(&a->out, "\n", 1);
+    wire_flush(a);
+    r = sampler_start(a);
+    if (r != 0) {
+        wire_close(a);
+        errno = -r;
+        PyErr_SetFromErrno(PyExc_OSError);
+        goto fail;
+    }
+    g_agent = a;
+    Py_RETURN_NONE;
+fail:
+    agent_free(a);
+    return NULL;
+}
+
+static PyObject *py_stop(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *reason = "stop";
+    if (!PyArg_ParseTuple(args, "|s", &reason))
+        return NULL;
+    agent_t *a = g_agent;
+    if (!a)
+        Py_RETURN_NONE;
+    g_agent = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    sampler_stop(a, reason);
+    Py_END_ALLOW_THREADS
+    agent_free(a);
+    Py_RETURN_NONE;
+}
+
+/* In a forked child: the parent's sampler thread does not exist here and
+ * its tables may be half-written; keep them (leaked, copy-on-write pages)
+ * and only close the parent's connection. */
+static PyObject *py_forget(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    agent_t *a = g_agent;
+    g_agent = NULL;
+    if (a && a->fd >= 0)
+        close(a->fd);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_running(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyBool_FromLong(g_agent && atomic_load(&g_agent->alive));
+}
+
+static PyObject *py_stats(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    agent_t *a = g_agent;
+    if (!a)
+        Py_RETURN_NONE;
+    /* racy reads of counters, good enough for a measurement */
+    return Py_BuildValue("{s:K,s:K,s:d,s:i,s:K,s:K,s:K}", "ticks", (unsigned long long)a->ticks,
+                         "thread_samples", (unsigned long long)a->thread_samples, "cost_s",
+                         a->cost_s, "mem_errors", a->mem_errors, "probe_py",
+                         (unsigned long long)a->probe_stats[0], "probe_nat",
+                         (unsigned long long)a->probe_stats[1], "probe_idle",
+                         (unsigned long long)a->probe_stats[2]);
+}
+
+static PyMethodDef methods[] = {
+    {"start", (PyCFunction)(void (*)(void))py_start, METH_VARARGS | METH_KEYWORDS,
+     "start(hello, path, socket=True, interval_ms=10, include=None, exclude=None, "
+     "profile_all=False)"},
+    {"stop", py_stop, METH_VARARGS, "stop(reason='stop'): last delta, end, close"},
+    {"forget", py_forget, METH_NOARGS, "drop the parent's agent in a forked child"},
+    {"is_running", py_running, METH_NOARGS, "sampler thread alive"},
+    {"stats", py_stats, METH_NOARGS, "sampler counters"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_agent",
+                                    "Hotline sampling agent (native)", -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+__attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__agent(void)
+{
+    return PyModule_Create(&moddef);
+}

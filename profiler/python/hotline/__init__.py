@@ -1,0 +1,74 @@
+"""Hotline: a sampling profiler for Python whose results show up in the editor.
+
+    import hotline
+    hotline.start()          # or start(interval_ms=5, include=[...])
+    ...
+    hotline.stop()
+
+Without HOTLINE_SOCKET the profile stream goes to HOTLINE_OUT or to
+hotline-<pid>.jsonl in the current directory (open it with `hotline view`).
+The sampling itself is native (hotline._agent); this module only configures
+it, stops it at exit and restarts it in forked children."""
+import atexit
+import os
+
+from . import _config
+
+__all__ = ["start", "stop"]
+
+_state = {"cfg": None, "hooks": False, "child_out": False}
+
+
+def _start_with(cfg):
+    from . import _agent
+    path, is_socket = _config.destination()
+    if not is_socket and _state["child_out"]:
+        path = "%s.%d" % (path, os.getpid())
+    _agent.start(_config.hello(cfg), path, socket=is_socket,
+                 interval_ms=cfg["interval_ms"], include=cfg["include"],
+                 exclude=cfg["exclude"], profile_all=cfg["profile_all"])
+    _state["cfg"] = cfg
+
+
+def _at_exit():
+    from . import _agent
+    _agent.stop("exit")
+
+
+def _after_fork_child():
+    from . import _agent
+    _agent.forget()
+    cfg = _state["cfg"]
+    if cfg is None:
+        return
+    _state["child_out"] = True
+    try:
+        _start_with(cfg)
+    except Exception:
+        _state["cfg"] = None  # never break the child
+
+
+def start(**config):
+    """Start sampling this process (all threads). Keyword arguments override
+    HOTLINE_CONFIG: interval_ms, include, exclude, profile_all, main."""
+    if _state["cfg"] is not None:
+        return
+    _start_with(_config.load(config))
+    if not _state["hooks"]:
+        _state["hooks"] = True
+        atexit.register(_at_exit)
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_after_fork_child)
+
+
+def stop():
+    """Stop sampling: send the last delta and `end`, close the stream."""
+    from . import _agent
+    _agent.stop("stop")
+    _state["cfg"] = None
+
+
+def stats():
+    """Sampler counters (ticks, thread_samples, cost_s, mem_errors) or None."""
+    from . import _agent
+    return _agent.stats()

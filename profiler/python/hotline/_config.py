@@ -1,0 +1,90 @@
+"""Configuration of the Hotline agent: HOTLINE_CONFIG (JSON, set by the
+`hotline` server) merged with keyword overrides from hotline.start(), turned
+into what the native sampler needs (include/exclude patterns, interval) and
+the `hello` line of docs/agent-protocol.md."""
+import json
+import os
+import sys
+import sysconfig
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _main_from_argv():
+    argv = getattr(sys, "argv", None) or [""]
+    first = argv[0]
+    if first in ("", "-c"):
+        return None
+    if first == "-m":
+        return "-m " + (argv[1] if len(argv) > 1 else "")
+    return os.path.abspath(first)
+
+
+def _stdlib_dirs():
+    dirs = set()
+    for key in ("stdlib", "platstdlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            dirs.add(os.path.realpath(p))
+            dirs.add(os.path.abspath(p))
+    return sorted(dirs)
+
+
+def load(overrides):
+    """New dict: environment config updated with overrides (a dict)."""
+    cfg = {}
+    env = os.environ.get("HOTLINE_CONFIG")
+    if env:
+        try:
+            parsed = json.loads(env)
+            if isinstance(parsed, dict):
+                cfg.update(parsed)
+        except ValueError:
+            pass
+    cfg.update({k: v for k, v in overrides.items() if v is not None})
+    main = cfg.get("main") or _main_from_argv()
+    cfg["main"] = main
+    try:
+        cfg["interval_ms"] = float(cfg.get("interval_ms", 10.0))
+    except (TypeError, ValueError):
+        cfg["interval_ms"] = 10.0
+    include = cfg.get("include")
+    if not include:
+        if main and not main.startswith("-m "):
+            include = [os.path.dirname(main)]
+        else:
+            include = [os.getcwd()]
+    include = [str(p) for p in include]
+    # The main script's directory may be reached through a symlink.
+    include += [os.path.realpath(p) for p in include if "*" not in p and
+                os.path.realpath(p) != p]
+    exclude = cfg.get("exclude")
+    if exclude is None:
+        exclude = ["*/site-packages/*", "*/dist-packages/*"] + _stdlib_dirs()
+    exclude = [str(p) for p in exclude] + [os.path.join(HERE, "hotline")]
+    cfg["include"] = include
+    cfg["exclude"] = exclude
+    cfg["profile_all"] = bool(cfg.get("profile_all", False))
+    return cfg
+
+
+def hello(cfg):
+    """The first line of every connection (a str, no newline)."""
+    return json.dumps({
+        "t": "hello", "v": 1, "pid": os.getpid(), "ppid": os.getppid(),
+        "python": "%d.%d.%d" % sys.version_info[:3],
+        "executable": sys.executable, "argv": list(getattr(sys, "argv", [])),
+        "cwd": os.getcwd(), "main": cfg.get("main"),
+        "interval_ms": cfg["interval_ms"], "clock": "wall+thread-cpu",
+    }, separators=(",", ":"))
+
+
+def destination():
+    """(path, is_socket): HOTLINE_SOCKET, else HOTLINE_OUT, else a file."""
+    sock = os.environ.get("HOTLINE_SOCKET")
+    if sock:
+        return sock, True
+    out = os.environ.get("HOTLINE_OUT")
+    if out:
+        return out, False
+    return os.path.abspath("hotline-%d.jsonl" % os.getpid()), False

@@ -1,0 +1,70 @@
+"""Hotline bootstrap, imported by Python at startup because `hotline run`
+puts this directory first on PYTHONPATH. With HOTLINE_BOOT and
+HOTLINE_SOCKET set it starts the agent, takes this directory off sys.path
+(PYTHONPATH stays in the environment so Python children are profiled too)
+and then runs the next `sitecustomize` on sys.path, if any, as if we had
+not been here. It never writes to stdout."""
+import os
+import sys
+
+_HOTLINE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _hotline_send_error(msg):
+    import json
+    import socket
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(2.0)
+        s.connect(os.environ["HOTLINE_SOCKET"])
+        s.sendall((json.dumps({"t": "error", "msg": msg}) + "\n").encode())
+        s.close()
+    except OSError:
+        pass
+
+
+def _hotline_boot():
+    try:
+        from hotline import _agent  # noqa: F401 (the native part, per version)
+    except ImportError:
+        msg = ("no Hotline agent built for Python %d.%d (%s); build it with: "
+               "cmake -S . -B build -DHOTLINE_PYTHONS=%s && cmake --build build"
+               % (sys.version_info[0], sys.version_info[1], sys.executable,
+                  sys.executable))
+        _hotline_send_error(msg)
+        import json
+        server_pid = None
+        try:
+            server_pid = int(json.loads(os.environ.get("HOTLINE_CONFIG") or "{}")
+                             .get("server_pid"))
+        except (ValueError, TypeError, AttributeError):
+            pass
+        if server_pid is not None and os.getppid() == server_pid:
+            sys.stderr.write("hotline: " + msg + "\n")
+            sys.stderr.flush()
+            os._exit(2)
+        return  # a child: run unprofiled
+    import hotline
+    try:
+        hotline.start()
+    except Exception as e:  # never break the program
+        sys.stderr.write("hotline: agent not started: %s\n" % (e,))
+
+
+def _hotline_chain():
+    import importlib.machinery
+    import importlib.util
+    here = os.path.abspath(__file__)
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", sys.path)
+    if spec is None or not spec.origin or os.path.abspath(spec.origin) == here:
+        return
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["sitecustomize"] = mod
+    spec.loader.exec_module(mod)
+
+
+if os.environ.get("HOTLINE_BOOT") and os.environ.get("HOTLINE_SOCKET"):
+    _hotline_boot()
+    sys.path[:] = [p for p in sys.path
+                   if not p or os.path.abspath(p) != _HOTLINE_DIR]
+_hotline_chain()

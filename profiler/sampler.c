@@ -1,0 +1,478 @@
+/* sampler.c: the native sampler thread (method: docs/sampling.md).
+ *
+ * A plain pthread, invisible to Python: it never takes the GIL and never
+ * signals the program's threads. Each tick (mean interval_ms, uniform
+ * jitter +-50%) it
+ *   1. lists the Python threads and reads each one's CPU clock (and its
+ *      run-queue wait from schedstat): utilisation u over the wall time since
+ *      that thread's previous sample; (1-u) of the sample is `sys`;
+ *   2. re-reads the innermost frame of every running thread (instruction,
+ *      locals, value stack) every ~20 us: a changing frame is `py`; a frozen
+ *      frame while the thread's CPU clock advances is C code, `nat`;
+ *   3. walks each stack and charges the sample, weighted by the real wall
+ *      time since that thread's previous sample, to the innermost frame of
+ *      the profiled program, its function, the stack and the thread.
+ * Every ~100 ms it appends a delta and writes what the socket accepts.
+ */
+#include "agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DELTA_PERIOD 0.1
+/* CPU time a thread must accumulate with its frame state frozen for that
+ * to mean "inside C code". Not a few microseconds: in a VM a thread is
+ * charged ~20 us of kernel time (interrupt, context switch) when it is
+ * preempted, without running a single bytecode. Probing goes on, a round
+ * every PROBE_GAP, until each running thread is decided or the rounds run
+ * out (then the thread keeps its previous category). */
+#define PROBE_MIN_FROZEN 60e-6
+#define PROBE_MAX_ROUNDS 40
+#define PROBE_GAP 20e-6 /* sleep, not spin: the sampler may share a core with the thread */
+
+double sampler_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0)
+        return -1;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU clock of any thread of this process by native TID (Linux encoding
+ * of CPUCLOCK_SCHED | PERTHREAD); -1 once the thread is gone. */
+static double thread_cpu(long tid)
+{
+    return clock_s((clockid_t)((~(unsigned)tid << 3) | 6));
+}
+
+/* Run-queue wait (runnable, not running) of the thread, seconds, or 0. */
+static double thread_rq(agent_thread_t *t)
+{
+    if (t->schedfd < 0)
+        return 0;
+    char b[96];
+    ssize_t n = pread(t->schedfd, b, sizeof b - 1, 0);
+    if (n <= 0)
+        return 0;
+    b[n] = 0;
+    unsigned long long run, wait;
+    if (sscanf(b, "%llu %llu", &run, &wait) != 2)
+        return 0;
+    return (double)wait * 1e-9;
+}
+
+static uint64_t rng_next(agent_t *a)
+{
+    uint64_t x = a->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return a->rng = x;
+}
+
+static void thread_name(agent_thread_t *t)
+{
+    if (t->tid == (long)getpid()) {
+        snprintf(t->name, sizeof t->name, "MainThread");
+        return;
+    }
+    char path[64], comm[32] = "", main_comm[32] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%ld/comm", t->tid);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (!fgets(comm, sizeof comm, f))
+            comm[0] = 0;
+        fclose(f);
+    }
+    f = fopen("/proc/self/comm", "re");
+    if (f) {
+        if (!fgets(main_comm, sizeof main_comm, f))
+            main_comm[0] = 0;
+        fclose(f);
+    }
+    comm[strcspn(comm, "\n")] = 0;
+    if (comm[0] && strcmp(comm, main_comm) != 0 && strncmp(comm, main_comm, strlen(comm)) != 0)
+        snprintf(t->name, sizeof t->name, "%s", comm);
+    else
+        snprintf(t->name, sizeof t->name, "Thread-%ld", t->tid);
+}
+
+static agent_thread_t *thread_rec(agent_t *a, const walk_thread_t *w)
+{
+    for (int i = 0; i < a->nth; i++) {
+        agent_thread_t *t = a->th[i];
+        if (t->tid == w->tid && t->tstate == w->tstate)
+            return t;
+    }
+    if (a->nth >= AGENT_MAX_THREADS)
+        return NULL;
+    agent_thread_t *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->tstate = w->tstate;
+    t->tid = w->tid;
+    t->run_cat = CAT_PY;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", t->tid);
+    t->schedfd = open(path, O_RDONLY | O_CLOEXEC);
+    thread_name(t);
+    a->th[a->nth++] = t;
+    return t;
+}
+
+static void threads_prune(agent_t *a)
+{
+    int j = 0;
+    for (int i = 0; i < a->nth; i++) {
+        agent_thread_t *t = a->th[i];
+        if (t->gen == a->gen) {
+            a->th[j++] = t;
+        } else {
+            if (t->schedfd >= 0)
+                close(t->schedfd);
+            free(t);
+        }
+    }
+    a->nth = j;
+}
+
+static void sleep_until(double t)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+/* Per-thread scratch of one tick. */
+typedef struct {
+    agent_thread_t *t;
+    double dw, dc, u;
+    int charge; /* has a baseline: charge this tick */
+    int line_row, func_row;
+    double natv;
+} tick_t;
+
+static void charge(agent_t *a, tick_t *k, double now)
+{
+    agent_thread_t *t = k->t;
+    double run = k->u * k->dw, sysv = k->dw - run;
+    double py = t->run_cat == CAT_PY ? run : 0, nat = t->run_cat == CAT_NAT ? run : 0;
+    int p = -1;
+    for (int i = 0; i < t->nfr; i++)
+        if (t->fr[i].profiled) {
+            p = i;
+            break;
+        }
+    int f = p >= 0 ? t->fr[p].file_id : 0, l = p >= 0 ? t->fr[p].line : 0;
+    if (f != t->cur_file || l != t->cur_line) {
+        t->cur_file = f;
+        t->cur_line = l;
+        t->since = now;
+    }
+    t->state_now = k->u < 0.5 ? CAT_SYS : t->run_cat;
+    k->line_row = k->func_row = -1;
+    k->natv = nat;
+    if (!k->charge)
+        return;
+    a->thread_samples++;
+    a->samples_delta++;
+    if (p >= 0) {
+        int r = agg_get(&a->lines, (uint32_t)f, (uint32_t)l, 0, NULL);
+        if (r >= 0) {
+            agg_row_t *row = &a->lines.rows[r];
+            row->py += py, row->nat += nat, row->sys += sysv, row->cpu += k->dc, row->n++;
+            agg_mark(&a->lines, r);
+            k->line_row = r;
+        }
+        r = agg_get(&a->funcs, (uint32_t)f, (uint32_t)t->fr[p].name_id, (uint32_t)t->fr[p].first, NULL);
+        if (r >= 0) {
+            agg_row_t *row = &a->funcs.rows[r];
+            row->extra = (uint32_t)t->fr[p].last;
+            row->py += py, row->nat += nat, row->sys += sysv, row->cpu += k->dc, row->n++;
+            agg_mark(&a->funcs, r);
+            k->func_row = r;
+        }
+    }
+    if (t->nfr > 0) {
+        int sid = agg_stack_id(a, t->fr, t->nfr);
+        if (sid > 0) {
+            agg_row_t *row = &a->stacks.rows[sid - 1];
+            row->n++;
+            row->w += k->dw;
+            agg_mark(&a->stacks, sid - 1);
+        }
+    }
+    int r = agg_get(&a->threads, (uint32_t)t->tid, 0, 0, NULL);
+    if (r >= 0) {
+        agg_row_t *row = &a->threads.rows[r];
+        row->py += py, row->nat += nat, row->sys += sysv, row->n++;
+        agg_mark(&a->threads, r);
+    }
+}
+
+static void tick(agent_t *a)
+{
+    walk_thread_t list[AGENT_MAX_THREADS];
+    tick_t ks[AGENT_MAX_THREADS];
+    int n = walk_threads(a, list, AGENT_MAX_THREADS);
+    a->gen++;
+    int nk = 0;
+    for (int i = 0; i < n; i++) {
+        agent_thread_t *t = thread_rec(a, &list[i]);
+        if (t) {
+            t->gen = a->gen;
+            ks[nk++].t = t;
+        }
+    }
+    threads_prune(a);
+
+    /* 1. utilisation since each thread's previous sample */
+    double now = sampler_mono(), sum_dc = 0;
+    for (int i = 0; i < nk; i++) {
+        agent_thread_t *t = ks[i].t;
+        double cpu = thread_cpu(t->tid), rq = thread_rq(t);
+        ks[i].charge = t->have_base && cpu >= 0;
+        ks[i].dw = now - t->last_wall;
+        ks[i].dc = ks[i].charge && cpu > t->last_cpu ? cpu - t->last_cpu : 0;
+        double drq = ks[i].charge && rq > t->last_rq ? rq - t->last_rq : 0;
+        ks[i].u = ks[i].dw > 0 ? (ks[i].dc + drq) / ks[i].dw : 0;
+        if (ks[i].u > 1)
+            ks[i].u = 1;
+        if (cpu >= 0) {
+            t->last_cpu = cpu;
+            t->last_rq = rq;
+            t->last_wall = now;
+            t->have_base = 1;
+        }
+        sum_dc += ks[i].dc;
+    }
+
+    /* 2. is the interpreter moving? Only pairs of consecutive probes
+     * between which the thread provably ran (its CPU clock advanced by
+     * PROBE_MIN_RUN) count: a pure-Python thread always moves in that time,
+     * a thread in C code never does. Threads that did not run enough during
+     * the window keep the last category seen. */
+    int probing = 0;
+    for (int i = 0; i < nk; i++) {
+        agent_thread_t *t = ks[i].t;
+        t->probe_on = 0;
+        t->probe_moved = 0;
+        t->probe_frozen_s = 0;
+        if (ks[i].charge && ks[i].u > 0.02 && walk_probe(t->tstate, &t->probe_sig) == 0) {
+            t->probe_on = 1;
+            t->probe_cpu0 = thread_cpu(t->tid);
+            probing++;
+        }
+    }
+    if (probing) {
+        double w0 = sampler_mono();
+        int undecided = probing;
+        for (int r = 1; r <= PROBE_MAX_ROUNDS && undecided; r++) {
+            sleep_until(w0 + r * PROBE_GAP);
+            undecided = 0;
+            for (int i = 0; i < nk; i++) {
+                agent_thread_t *t = ks[i].t;
+                uint64_t sig;
+                if (!t->probe_on || t->probe_moved || t->probe_frozen_s >= PROBE_MIN_FROZEN)
+                    continue;
+                undecided++;
+                if (walk_probe(t->tstate, &sig) != 0)
+                    continue;
+                double cpu = thread_cpu(t->tid);
+                if (sig != t->probe_sig) {
+                    t->probe_moved++;
+                    undecided--;
+                } else if (cpu - t->probe_cpu0 > 0) {
+                    t->probe_frozen_s += cpu - t->probe_cpu0;
+                }
+                t->probe_sig = sig;
+                t->probe_cpu0 = cpu;
+            }
+        }
+        for (int i = 0; i < nk; i++) {
+            agent_thread_t *t = ks[i].t;
+            if (!t->probe_on)
+                continue;
+            if (t->probe_moved) {
+                t->run_cat = CAT_PY;
+                a->probe_stats[0]++;
+            } else if (t->probe_frozen_s >= PROBE_MIN_FROZEN) {
+                t->run_cat = CAT_NAT;
+                a->probe_stats[1]++;
+            } else {
+                a->probe_stats[2]++;
+            }
+        }
+    }
+
+    /* 3. stacks and charging */
+    double total_nat = 0;
+    for (int i = 0; i < nk; i++) {
+        agent_thread_t *t = ks[i].t;
+        int m = walk_stack(a, t->tstate, t->fr, AGENT_MAX_DEPTH);
+        t->nfr = m > 0 ? m : 0;
+        charge(a, &ks[i], now);
+        total_nat += ks[i].natv;
+    }
+
+    /* extra CPU of non-Python threads goes to lines running native code */
+    double proc = clock_s(CLOCK_PROCESS_CPUTIME_ID), self = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    if (a->have_proc_base) {
+        double extra = (proc - a->last_proc_cpu) - (self - a->last_self_cpu) - sum_dc;
+        if (extra > 1e-4 && total_nat > 0) {
+            for (int i = 0; i < nk; i++) {
+                if (ks[i].natv <= 0)
+                    continue;
+                double share = extra * ks[i].natv / total_nat;
+                if (ks[i].line_row >= 0)
+                    a->lines.rows[ks[i].line_row].cpu += share;
+                if (ks[i].func_row >= 0)
+                    a->funcs.rows[ks[i].func_row].cpu += share;
+            }
+        }
+    }
+    a->last_proc_cpu = proc;
+    a->last_self_cpu = self;
+    a->have_proc_base = 1;
+    a->ticks++;
+}
+
+static const char *cat_name(int c)
+{
+    return c == CAT_PY ? "python" : c == CAT_NAT ? "native" : "system";
+}
+
+static void emit_now(agent_t *a, double now)
+{
+    agent_buf_t *b = &a->out;
+    buf_printf(b, "{\"t\":\"now\",\"ts\":%.6f,\"threads\":[", now - a->t0);
+    for (int i = 0; i < a->nth; i++) {
+        agent_thread_t *t = a->th[i];
+        buf_printf(b, "%s{\"tid\":%ld,\"name\":", i ? "," : "", t->tid);
+        buf_json_str(b, t->name, strlen(t->name));
+        buf_printf(b, ",\"state\":\"%s\",\"since_s\":%.6f,\"fr\":[", cat_name(t->state_now),
+                   t->since > 0 ? now - t->since : 0.0);
+        for (int j = 0; j < t->nfr; j++)
+            buf_printf(b, "%s[%d,%d,%d]", j ? "," : "", t->fr[j].file_id, t->fr[j].name_id,
+                       t->fr[j].line);
+        buf_add(b, "]}", 2);
+    }
+    buf_add(b, "]}\n", 3);
+}
+
+static void *sampler_main(void *arg)
+{
+    agent_t *a = arg;
+    prctl(PR_SET_NAME, "hotline-sampler", 0, 0, 0);
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: probes sleep ~20 us */
+    if (a->tid_off > 0 && walk_tid_offset() != a->tid_off)
+        a->tid_off = -1; /* not the layout we guessed: sample nothing */
+    const char *reason = "stop";
+    a->next_delta = sampler_mono() + DELTA_PERIOD;
+    for (;;) {
+        double d = a->interval_s * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
+        struct timespec dl;
+        clock_gettime(CLOCK_MONOTONIC, &dl);
+        double s = (double)dl.tv_sec + (double)dl.tv_nsec * 1e-9 + d;
+        dl.tv_sec = (time_t)s;
+        dl.tv_nsec = (long)((s - (double)dl.tv_sec) * 1e9);
+        pthread_mutex_lock(&a->mu);
+        while (!atomic_load(&a->stop_req)) {
+            if (pthread_cond_timedwait(&a->cv, &a->mu, &dl) == ETIMEDOUT)
+                break;
+        }
+        pthread_mutex_unlock(&a->mu);
+        if (atomic_load(&a->stop_req)) {
+            reason = a->stop_reason;
+            break;
+        }
+        double t0 = sampler_mono();
+        tick(a);
+        double now = sampler_mono();
+        a->cost_s += now - t0;
+        if (wire_poll_in(a)) {
+            reason = "stop";
+            break;
+        }
+        if (a->now_hz > 0 && now >= a->next_now) {
+            emit_now(a, now);
+            a->next_now = now + 1.0 / a->now_hz;
+        }
+        if (now >= a->next_delta) {
+            if (a->out.len < AGENT_OUT_SOFT)
+                agg_emit_delta(a, now - a->t0);
+            a->next_delta = now + DELTA_PERIOD;
+        }
+        wire_flush(a);
+        if (a->closed)
+            break; /* server gone: stop profiling, keep the program running */
+        if (a->out.overflow) {
+            reason = "overflow";
+            break;
+        }
+    }
+    if (!a->closed) {
+        tick(a);
+        a->out.max = 0; /* the closing messages always fit */
+        agg_emit_delta(a, sampler_mono() - a->t0);
+        buf_printf(&a->out, "{\"t\":\"end\",\"ts\":%.6f,\"reason\":\"%s\",\"samples\":%llu,"
+                   "\"cost_us\":%.3f}\n",
+                   sampler_mono() - a->t0, reason, (unsigned long long)a->thread_samples,
+                   a->thread_samples ? a->cost_s * 1e6 / (double)a->thread_samples : 0.0);
+        wire_drain(a, 2.0);
+    }
+    wire_close(a);
+    atomic_store(&a->alive, 0);
+    return NULL;
+}
+
+int sampler_start(agent_t *a)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&a->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&a->mu, NULL);
+    a->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)(sampler_mono() * 1e9) ^ 0x9E3779B97F4A7C15ull;
+    if (!a->rng)
+        a->rng = 1;
+    /* the sampler must not receive the program's signals */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    atomic_store(&a->alive, 1);
+    int r = pthread_create(&a->thread, NULL, sampler_main, a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (r != 0) {
+        atomic_store(&a->alive, 0);
+        return -r;
+    }
+    return 0;
+}
+
+void sampler_stop(agent_t *a, const char *reason)
+{
+    pthread_mutex_lock(&a->mu);
+    snprintf(a->stop_reason, sizeof a->stop_reason, "%s", reason);
+    atomic_store(&a->stop_req, 1);
+    pthread_cond_signal(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    pthread_join(a->thread, NULL);
+}

@@ -1,0 +1,340 @@
+/* walk.c: the interpreter's threads, frames and code objects, read without
+ * the GIL.
+ *
+ * Only this file (and module.c) sees CPython internals; it defines
+ * Py_BUILD_CORE because 3.11+ keep frames in internal headers. Every read of
+ * interpreter memory goes through mem_read() into a local copy, and every
+ * copy is checked before use (type pointers, bounded lengths, bounded
+ * loops): the structures change under us while we look.
+ */
+#define PY_SSIZE_T_CLEAN
+#define Py_BUILD_CORE 1
+#include <Python.h>
+
+#include "agent.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compat_code.h"
+#include "compat_frame.h"
+
+#define WALK_MAX_TSTATES 4096
+#define WALK_MAX_STR 4096
+#define WALK_MAX_TABLE (1u << 20)
+
+int walk_threads(agent_t *a, walk_thread_t *out, int cap)
+{
+    /* interp outlives the sampler (stopped before finalisation); the head
+     * pointer is a plain field read. */
+    uintptr_t t = (uintptr_t)PyInterpreterState_ThreadHead((PyInterpreterState *)a->interp);
+    int n = 0;
+    for (int guard = 0; t && guard < WALK_MAX_TSTATES && n < cap; guard++) {
+        PyThreadState ts;
+        if (mem_read(t, &ts, sizeof ts) != 0) {
+            a->mem_errors++;
+            break;
+        }
+        if ((uintptr_t)ts.interp != (uintptr_t)a->interp)
+            break; /* torn list */
+        long tid = 0;
+#if PY_VERSION_HEX >= 0x030B0000
+        tid = (long)ts.native_thread_id;
+#else
+        /* 3.9/3.10 keep only pthread_self(): read glibc's tid from it */
+        int v;
+        if (a->tid_off > 0 && ts.thread_id &&
+            mem_read((uintptr_t)ts.thread_id + (uintptr_t)a->tid_off, &v, sizeof v) == 0)
+            tid = v;
+#endif
+        if (tid > 0) {
+            out[n].tstate = t;
+            out[n].tid = tid;
+            n++;
+        }
+        t = (uintptr_t)ts.next;
+    }
+    return n;
+}
+
+/* Offset of the kernel tid inside glibc's struct pthread (pthread_self()
+ * points at it), found by searching our own thread's struct for gettid().
+ * Only 3.9/3.10 need it; checked again on the sampler thread. */
+long walk_tid_offset(void)
+{
+    unsigned char buf[4096];
+    uintptr_t self = (uintptr_t)pthread_self();
+    int tid = (int)gettid();
+    if (mem_read(self, buf, sizeof buf) != 0)
+        return -EFAULT;
+    for (size_t off = 0; off + sizeof(int) <= sizeof buf; off += sizeof(int)) {
+        int v;
+        memcpy(&v, buf + off, sizeof v);
+        if (v == tid)
+            return (long)off;
+    }
+    return -ENOENT;
+}
+
+/* UTF-8 of the compact str at addr into out (NUL-terminated); length or <0. */
+static int read_str(uintptr_t addr, char *out, size_t cap)
+{
+    PyCompactUnicodeObject u;
+    if (mem_read(addr, &u, sizeof(PyASCIIObject)) != 0)
+        return -EFAULT;
+    PyASCIIObject *h = &u._base;
+    if ((uintptr_t)Py_TYPE((PyObject *)h) != (uintptr_t)&PyUnicode_Type || !h->state.compact)
+        return -EINVAL;
+#if PY_VERSION_HEX < 0x030C0000
+    if (!h->state.ready)
+        return -EINVAL;
+#endif
+    Py_ssize_t len = h->length;
+    unsigned kind = h->state.kind;
+    if (len < 0 || len > WALK_MAX_STR || (kind != 1 && kind != 2 && kind != 4))
+        return -EINVAL;
+    uintptr_t data = addr + (h->state.ascii ? sizeof(PyASCIIObject) : sizeof(PyCompactUnicodeObject));
+    unsigned char raw[WALK_MAX_STR * 4];
+    if (len && mem_read(data, raw, (size_t)len * kind) != 0)
+        return -EFAULT;
+    size_t o = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        uint32_t c;
+        if (kind == 1)
+            c = raw[i];
+        else if (kind == 2)
+            c = (uint32_t)raw[i * 2] | ((uint32_t)raw[i * 2 + 1] << 8);
+        else
+            c = (uint32_t)raw[i * 4] | ((uint32_t)raw[i * 4 + 1] << 8) |
+                ((uint32_t)raw[i * 4 + 2] << 16) | ((uint32_t)raw[i * 4 + 3] << 24);
+        if (o + 5 >= cap)
+            break;
+        if (c < 0x80) {
+            out[o++] = (char)c;
+        } else if (c < 0x800) {
+            out[o++] = (char)(0xC0 | (c >> 6));
+            out[o++] = (char)(0x80 | (c & 63));
+        } else if (c < 0x10000) {
+            if (c >= 0xD800 && c < 0xE000)
+                c = 0xFFFD; /* lone surrogate (surrogateescape paths) */
+            out[o++] = (char)(0xE0 | (c >> 12));
+            out[o++] = (char)(0x80 | ((c >> 6) & 63));
+            out[o++] = (char)(0x80 | (c & 63));
+        } else if (c < 0x110000) {
+            out[o++] = (char)(0xF0 | (c >> 18));
+            out[o++] = (char)(0x80 | ((c >> 12) & 63));
+            out[o++] = (char)(0x80 | ((c >> 6) & 63));
+            out[o++] = (char)(0x80 | (c & 63));
+        }
+    }
+    out[o] = 0;
+    return (int)o;
+}
+
+static int has_glob(const char *p)
+{
+    return strpbrk(p, "*?[") != NULL;
+}
+
+static int pat_match(const char *pat, const char *path)
+{
+    if (has_glob(pat))
+        return fnmatch(pat, path, 0) == 0;
+    size_t n = strlen(pat);
+    while (n > 1 && pat[n - 1] == '/')
+        n--;
+    return strncmp(pat, path, n) == 0 && (path[n] == 0 || path[n] == '/');
+}
+
+static int file_profiled(agent_t *a, const char *path)
+{
+    if (a->profile_all)
+        return 1;
+    if (path[0] != '/')
+        return 0; /* <string>, <frozen ...> */
+    for (int i = 0; i < a->nexclude; i++)
+        if (pat_match(a->exclude[i], path))
+            return 0;
+    if (a->ninclude == 0)
+        return 1;
+    for (int i = 0; i < a->ninclude; i++)
+        if (pat_match(a->include[i], path))
+            return 1;
+    return 0;
+}
+
+static int file_flag(agent_t *a, int id)
+{
+    if (id >= a->file_flag_cap) {
+        int nc = a->file_flag_cap ? a->file_flag_cap : 256;
+        while (nc <= id)
+            nc *= 2;
+        int8_t *f = realloc(a->file_flag, (size_t)nc);
+        if (!f)
+            return 0;
+        memset(f + a->file_flag_cap, -1, (size_t)(nc - a->file_flag_cap));
+        a->file_flag = f;
+        a->file_flag_cap = nc;
+    }
+    if (a->file_flag[id] < 0)
+        a->file_flag[id] = (int8_t)file_profiled(a, agg_string(a, id));
+    return a->file_flag[id];
+}
+
+/* Copy of the bytes object at addr (new, caller frees) or NULL. */
+static uint8_t *read_bytes(uintptr_t addr, size_t *n)
+{
+    PyBytesObject b;
+    if (mem_read(addr, &b, offsetof(PyBytesObject, ob_sval)) != 0)
+        return NULL;
+    if ((uintptr_t)Py_TYPE((PyObject *)&b) != (uintptr_t)&PyBytes_Type)
+        return NULL;
+    Py_ssize_t len = Py_SIZE((PyObject *)&b);
+    if (len < 0 || (size_t)len > WALK_MAX_TABLE)
+        return NULL;
+    uint8_t *p = malloc((size_t)len + 1);
+    if (!p)
+        return NULL;
+    if (len && mem_read(addr + offsetof(PyBytesObject, ob_sval), p, (size_t)len) != 0) {
+        free(p);
+        return NULL;
+    }
+    *n = (size_t)len;
+    return p;
+}
+
+/* Cached description of the code object at addr (borrowed) or NULL. */
+static agent_code_t *code_get(agent_t *a, uintptr_t addr)
+{
+    union {
+        PyCodeObject c;
+        char raw[COMPAT_CODE_HEAD + 16];
+    } u;
+    if (mem_read(addr, &u, COMPAT_CODE_HEAD) != 0)
+        return NULL;
+    PyCodeObject *c = &u.c;
+    if ((uintptr_t)Py_TYPE((PyObject *)c) != (uintptr_t)&PyCode_Type)
+        return NULL;
+    agent_code_t *e = &a->codes[((addr >> 4) * 2654435761u) % AGENT_CODE_SLOTS];
+    if (e->valid && e->addr == addr && e->filename == compat_code_filename(c) &&
+        e->qualname == compat_code_qualname(c) && e->linetable == compat_code_linetable(c) &&
+        e->firstline == compat_code_firstline(c))
+        return e;
+    char s[WALK_MAX_STR * 4 + 8];
+    if (read_str(compat_code_filename(c), s, sizeof s) < 0)
+        return NULL;
+    int fid = agg_intern(a, s, strlen(s));
+    if (read_str(compat_code_qualname(c), s, sizeof s) < 0)
+        return NULL;
+    int nid = agg_intern(a, s, strlen(s));
+    if (fid <= 0 || nid <= 0)
+        return NULL;
+    size_t tn = 0;
+    uint8_t *tab = read_bytes(compat_code_linetable(c), &tn);
+    if (!tab)
+        return NULL;
+    free(e->tab);
+    e->addr = addr;
+    e->filename = compat_code_filename(c);
+    e->qualname = compat_code_qualname(c);
+    e->linetable = compat_code_linetable(c);
+    e->firstline = compat_code_firstline(c);
+    e->tab = tab;
+    e->tab_n = tn;
+    e->lastline = lt_last_line(compat_linetable_format(), tab, tn, e->firstline);
+    e->file_id = fid;
+    e->name_id = nid;
+    e->profiled = (uint8_t)file_flag(a, fid);
+    e->valid = 1;
+    return e;
+}
+
+static int read_tstate_frame(uintptr_t tstate, uintptr_t *frame)
+{
+    PyThreadState ts;
+    if (mem_read(tstate, &ts, sizeof ts) != 0)
+        return -EFAULT;
+    *frame = compat_ts_frame(&ts);
+    return 0;
+}
+
+int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap)
+{
+    uintptr_t f;
+    if (read_tstate_frame(tstate, &f) != 0) {
+        a->mem_errors++;
+        return -EFAULT;
+    }
+    int n = 0;
+    for (int guard = 0; f && n < cap && guard < 4 * AGENT_MAX_DEPTH; guard++) {
+        compat_frame_t fr;
+        if (mem_read(f, &fr, sizeof fr) != 0) {
+            a->mem_errors++;
+            break;
+        }
+        if (!compat_frame_is_shim(&fr)) {
+            uintptr_t code = compat_frame_code(&fr);
+            agent_code_t *e = code_get(a, code);
+            if (e) {
+                long addr = compat_instr_addr(code, compat_frame_instr(&fr));
+                int line = lt_line(compat_linetable_format(), e->tab, e->tab_n, e->firstline, addr);
+                out[n].file_id = e->file_id;
+                out[n].name_id = e->name_id;
+                out[n].line = line > 0 ? line : e->firstline;
+                out[n].first = e->firstline;
+                out[n].last = e->lastline;
+                out[n].profiled = e->profiled;
+                n++;
+            }
+        }
+        f = compat_frame_back(&fr);
+    }
+    return n;
+}
+
+/* Signature of what the innermost frame's interpreter state looks like now:
+ * frame address, instruction, and the first PROBE_WORDS words of its local
+ * variables and value stack (stale slots above the stack top included). A
+ * running interpreter changes it within a few bytecodes; a thread inside a
+ * C call leaves all of it untouched. */
+#define PROBE_WORDS 32
+int walk_probe(uintptr_t tstate, uint64_t *sig)
+{
+    uintptr_t f;
+    if (read_tstate_frame(tstate, &f) != 0)
+        return -EFAULT;
+    union {
+        compat_frame_t fr;
+        unsigned char raw[sizeof(compat_frame_t) + PROBE_WORDS * sizeof(void *)];
+    } u;
+    size_t n = sizeof u.raw;
+    if (!f) {
+        *sig = 0;
+        return 0;
+    }
+    if (mem_read(f, &u, n) != 0) {
+        n = sizeof(compat_frame_t);
+        if (mem_read(f, &u, n) != 0) {
+            *sig = f;
+            return 0;
+        }
+    }
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)f;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ u.raw[i]) * 1099511628211ull;
+    *sig = h;
+    return 0;
+}
+
+void walk_free(agent_t *a)
+{
+    if (!a->codes)
+        return;
+    for (int i = 0; i < AGENT_CODE_SLOTS; i++)
+        free(a->codes[i].tab);
+    free(a->codes);
+    a->codes = NULL;
+}
