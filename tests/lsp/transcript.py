@@ -18,6 +18,16 @@ A transcript (tests/lsp/*.lsp) is a readable list of steps, one per line:
     write-file P TEXT   create a file P (relative to the case's work dir),
                         TEXT as a JSON string literal
     args A B ...        extra arguments for `hotline lsp` (first step only)
+    agent fake          run programs under tests/lsp/fakeagent (a pure-Python
+                        stand-in for the agent) instead of the built one
+    reply {json}        answer the last server request matched by `<--` (its id
+                        is filled in), e.g. reply {"result": null}
+    kill-server         SIGKILL the server (and reap it)
+    restart             start a new server in the same ${WORK} (after exit or
+                        kill-server)
+    no-process TEXT     wait until no process has TEXT in its command line
+                        (10 s timeout; TEXT usually names a file in ${WORK})
+    wait-file P         wait until file P (relative to ${WORK}) exists
 
 In messages, ${WORK} is a fresh temporary directory, ${WORK_URI} its file://
 URI, and ${ROOT} the repository root. Lines ending with a backslash continue
@@ -101,6 +111,24 @@ def matches(expected, actual):
     return expected == actual and type(expected) == type(actual)
 
 
+def processes_with(text):
+    """pids (other than ours) whose command line contains text."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            with open("/proc/%s/stat" % pid) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in cmd and state != "Z":
+            out.append((int(pid), cmd.strip()))
+    return out
+
+
 def parse_steps(path, subst):
     steps = []
     with open(path, encoding="utf-8") as f:
@@ -127,20 +155,32 @@ def run_case(hotline, path):
     subst = {"WORK": work, "WORK_URI": "file://" + urllib.parse.quote(work), "ROOT": ROOT}
     steps = parse_steps(path, subst)
     args = []
-    if steps and steps[0][0] == "args":
-        args = steps[0][1].split()
-        steps = steps[1:]
     env = dict(os.environ)
-    proc = subprocess.Popen([hotline, "lsp"] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=work, env=env)
-    q = queue.Queue()
-    threading.Thread(target=read_messages, args=(proc.stdout, q), daemon=True).start()
+    while steps and steps[0][0] in ("args", "agent"):
+        if steps[0][0] == "args":
+            args = steps[0][1].split()
+        elif steps[0][1] == "fake":
+            env["HOTLINE_AGENT_PATH"] = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                     "fakeagent")
+        steps = steps[1:]
     stderr_chunks = []
-    err_thread = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)
-    err_thread.start()
+    threads = []
+
+    def spawn():
+        p = subprocess.Popen([hotline, "lsp"] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, cwd=work, env=env)
+        qq = queue.Queue()
+        threading.Thread(target=read_messages, args=(p.stdout, qq), daemon=True).start()
+        t = threading.Thread(target=lambda: stderr_chunks.append(p.stderr.read()), daemon=True)
+        t.start()
+        threads.append(t)
+        return p, qq
+
+    proc, q = spawn()
     seen = []
     forbidden = []
     eof = False
+    last_matched = None
 
     def next_message(deadline):
         nonlocal eof
@@ -184,6 +224,7 @@ def run_case(hotline, path):
                         raise Failure("%s: server closed its output while waiting for %s; got:\n  %s"
                                       % (where, rest, "\n  ".join(json.dumps(m)[:300] for m in skipped)))
                     if matches(want, msg):
+                        last_matched = msg
                         break
                     skipped.append(msg)
             elif op == "<!-":
@@ -206,6 +247,40 @@ def run_case(hotline, path):
                 os.makedirs(os.path.dirname(full), exist_ok=True)
                 with open(full, "w", encoding="utf-8") as f:
                     f.write(json.loads(text))
+            elif op == "reply":
+                if not last_matched or "id" not in last_matched or "method" not in last_matched:
+                    raise Failure("%s: reply without a matched server request" % where)
+                ans = json.loads(rest)
+                ans["jsonrpc"] = "2.0"
+                ans["id"] = last_matched["id"]
+                proc.stdin.write(frame(ans))
+                proc.stdin.flush()
+            elif op == "kill-server":
+                proc.kill()
+                proc.wait()
+                while next_message(time.monotonic() + TIMEOUT) is not None:
+                    pass
+            elif op == "restart":
+                if proc.poll() is None:
+                    raise Failure("%s: restart while the server still runs" % where)
+                proc, q = spawn()
+                eof = False
+            elif op == "no-process":
+                deadline = time.monotonic() + TIMEOUT
+                while True:
+                    found = processes_with(rest)
+                    if not found:
+                        break
+                    if time.monotonic() > deadline:
+                        raise Failure("%s: processes still running: %s" % (where, found))
+                    time.sleep(0.05)
+            elif op == "wait-file":
+                full = os.path.join(work, rest)
+                deadline = time.monotonic() + TIMEOUT
+                while not os.path.exists(full):
+                    if time.monotonic() > deadline:
+                        raise Failure("%s: %s never appeared" % (where, rest))
+                    time.sleep(0.05)
             else:
                 raise Failure("%s: unknown step %r" % (where, op))
         for where, pat in forbidden:
@@ -216,7 +291,8 @@ def run_case(hotline, path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        err_thread.join(TIMEOUT)
+        for t in threads:
+            t.join(TIMEOUT)
         err = b"".join(c for c in stderr_chunks if c).decode("utf-8", "replace")
         for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
             if marker in err:
