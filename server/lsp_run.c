@@ -187,7 +187,7 @@ static void send_refresh(struct server *s)
         lsp_request(s, "workspace/inlayHint/refresh", NULL);
     if (json_is_true(lsp_client_cap(s, "workspace.codeLens.refreshSupport")))
         lsp_request(s, "workspace/codeLens/refresh", NULL);
-    lsp__publish_diagnostics(s, NULL);
+    lsp__publish_diagnostics(s, f->run ? f->run->live_diag : NULL);
 }
 
 static int is_user_file(struct lsp_run *r, const char *file)

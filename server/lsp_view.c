@@ -311,9 +311,11 @@ void lsp__publish_diagnostics(struct server *s, const json_t *live)
             free(uri);
         }
     }
-    if (live && json_string_value(json_object_get(live, "uri")))
-        json_array_append(uri_list(by_uri, json_string_value(json_object_get(live, "uri"))),
-                          (json_t *)live);
+    if (live && json_string_value(json_object_get(live, "uri"))) {
+        json_t *d = json_copy((json_t *)live); /* "uri" routes it; not part of a Diagnostic */
+        json_object_del(d, "uri");
+        json_array_append_new(uri_list(by_uri, json_string_value(json_object_get(live, "uri"))), d);
+    }
     /* clear the URIs that had diagnostics and have none now */
     size_t i;
     json_t *u;
