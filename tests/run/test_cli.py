@@ -7,7 +7,7 @@ mirroring, argument errors, byte-identical stdout, agent errors, malformed
 streams, several processes, unicode paths, `view`. real_* cases run the real
 agent (the build's python/ folder) on every interpreter it was built for.
 
-usage: test_cli.py --hotline PATH CASE   (CASE from --list)
+usage: test_cli.py --hotline PATH [--agent DIR --python PATH] CASE   (CASE from --list)
 Waiting is always for a condition with a deadline, never a fixed sleep.
 """
 import json
@@ -357,23 +357,178 @@ def fake_sigterm_forward(c):
             check("KeyboardInterrupt" in err, "the program saw a KeyboardInterrupt", err)
 
 
+# ---- real agent ------------------------------------------------------------
+# Run with --agent DIR --python PATH: DIR is the build's python/ folder, PATH an
+# interpreter the agent was built for. These check the end-to-end path only;
+# fine-grained accuracy is tests/profiler's.
+
+TRUTH = """import json, os, sys, time
+def spin(t):
+    end = time.perf_counter() + t
+    n = 0
+    while time.perf_counter() < end:
+        n += 1
+    return n
+def nap(t):
+    time.sleep(t)
+def segments():
+    t0 = time.perf_counter()
+    spin(0.6)
+    t1 = time.perf_counter()
+    nap(0.6)
+    t2 = time.perf_counter()
+    with open(sys.argv[1], "w") as f:
+        json.dump({"spin": t1 - t0, "nap": t2 - t1}, f)
+    mode = sys.argv[2] if len(sys.argv) > 2 else "exit"
+    if mode == "segv":
+        import ctypes
+        ctypes.string_at(0)
+    elif mode == "os_exit":
+        os._exit(7)
+    elif mode == "wait":
+        print("ready", flush=True)
+        time.sleep(120)
+segments()
+"""
+
+
+def real_env(c):
+    env = c.env(agent=c.agent)
+    env.pop("FAKE_AGENT", None)
+    return env
+
+
+def real_run(c, args, **kw):
+    return c.run(["--python", c.python] + args, env=real_env(c), **kw)
+
+
+def func_stats(j, path, name):
+    for fn in j["files"].get(path, {}).get("functions", []):
+        if fn["name"] == name:
+            return fn
+    raise Failed("function %s not in profile of %s: %r" % (name, path, list(j["files"])))
+
+
+def near(measured, truth, what, err):
+    tol = max(0.10 * truth, 0.020)
+    print("%s: profile %.3f s, perf_counter %.3f s, tolerance %.3f" % (what, measured, truth, tol))
+    check(abs(measured - truth) <= tol,
+          "%s: profile %.3f s vs perf_counter %.3f s (tolerance %.3f)" % (what, measured, truth, tol),
+          err)
+
+
+def t_time(fn):
+    return fn["python_s"] + fn["native_s"] + fn["system_s"]
+
+
+def python_version(py):
+    return subprocess.run([py, "-c", "import platform; print(platform.python_version())"],
+                          capture_output=True, text=True, timeout=30).stdout.strip()
+
+
+@case
+def real_ground_truth(c):
+    prog = c.write("truth.py", TRUTH)
+    truth_path, out_json = os.path.join(c.tmp, "truth.json"), os.path.join(c.tmp, "p.json")
+    rc, out, err = real_run(c, ["--json", out_json, prog, truth_path])
+    check(rc == 0, "exit status %d" % rc, err)
+    truth, j = load(truth_path), load(out_json)
+    check(j["python_version"] == python_version(c.python), "python_version %r" % j["python_version"])
+    spin, nap = func_stats(j, prog, "spin"), func_stats(j, prog, "nap")
+    near(t_time(spin), truth["spin"], "spin total", err)
+    # running vs waiting under CPU contention is the agent's call (tests/profiler);
+    # here only that a busy loop is mostly charged as running
+    check(spin["python_s"] + spin["native_s"] >= 0.5 * truth["spin"], "spin mostly running", err)
+    near(t_time(nap), truth["nap"], "nap total", err)
+    near(nap["system_s"], truth["nap"], "nap waiting", err)
+    check(j["exit"]["reason"] == "exited 0" and j["processes"][0]["end"] is not None, "clean end")
+    check("truth.py" in err and "spin" in err, "report printed", err)
+
+
+@case
+def real_crash(c):
+    prog = c.write("truth.py", TRUTH)
+    truth_path, out_json = os.path.join(c.tmp, "truth.json"), os.path.join(c.tmp, "p.json")
+    for mode, want_rc, reason in [("segv", -signal.SIGSEGV, "crashed (SIGSEGV)"),
+                                  ("os_exit", 7, "exited 7")]:
+        rc, out, err = real_run(c, ["--json", out_json, prog, truth_path, mode])
+        check(rc == want_rc, "%s: rc %d" % (mode, rc), err)
+        j = load(out_json)
+        check(j["exit"]["reason"] == reason, "%s: reason %r" % (mode, j["exit"]["reason"]))
+        check(t_time(func_stats(j, prog, "spin")) > 0.3, "%s: work before the end kept" % mode, err)
+        check(reason in err, "%s: report says how it ended" % mode, err)
+        os.unlink(out_json)
+    p = subprocess.Popen([c.hotline, "run", "--python", c.python, "--json", out_json, prog,
+                          truth_path, "wait"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=real_env(c), cwd=c.tmp)
+    check(wait_line(p.stdout, 60) == "ready\n", "program reached its wait")
+    os.kill(find_child(p.pid, prog), signal.SIGKILL)
+    _, err = p.communicate(timeout=60)
+    err = err.decode()
+    check(p.returncode == -signal.SIGKILL, "SIGKILL mirrored (rc %d)" % p.returncode, err)
+    j = load(out_json)
+    check(t_time(func_stats(j, prog, "spin")) > 0.3, "SIGKILL: work before the kill kept", err)
+    check(j["exit"]["reason"] == "killed (SIGKILL)", "SIGKILL reason")
+
+
+@case
+def real_stdout_bytes(c):
+    body = ("import sys\nd = sys.stdin.buffer.read()\nsys.stdout.buffer.write(b'\\xff\\x00raw' + d)\n"
+            "sys.stdout.flush()\nsys.stderr.write('to stderr\\n')\nprint('\\u00e9', end='')\n"
+            "print(sys.argv[1:], __name__)\n")
+    prog = c.write("bytes.py", body)
+    data = bytes(range(256)) * 100
+    plain = subprocess.run([c.python, prog, "a b"], input=data, capture_output=True, timeout=60)
+    rc, out, err = real_run(c, [prog, "a b"], input=data)
+    check(rc == 0 == plain.returncode, "both succeed", err)
+    check(out == plain.stdout, "stdout byte-identical (%d vs %d bytes)" % (len(out), len(plain.stdout)),
+          out[-80:], plain.stdout[-80:])
+    check(err.startswith("to stderr\n"), "program stderr untouched", err)
+
+
+@case
+def real_unicode_paths(c):
+    prog = c.write("dïr with spaces/日本 prog.py", TRUTH)
+    truth_path = os.path.join(c.tmp, "dïr with spaces", "trüth é.json")
+    out_json = os.path.join(c.tmp, "dïr with spaces", "prøfile.json")
+    rc, out, err = real_run(c, ["--json", out_json, prog, truth_path])
+    check(rc == 0, "exit status", err)
+    j = load(out_json)
+    check(prog in j["files"], "unicode path in profile %r" % list(j["files"]))
+    check(t_time(func_stats(j, prog, "spin")) > 0.3, "samples on the unicode file")
+    check(j["argv"] == [truth_path], "argv %r" % j["argv"])
+    check("日本 prog.py" in err, "report shows the path", err)
+
+
 def main():
     args = sys.argv[1:]
     if args == ["--list"]:
         print("\n".join(CASES))
         return 0
-    if len(args) != 3 or args[0] != "--hotline" or args[2] not in CASES:
+    opts = {}
+    while len(args) > 1 and args[0] in ("--hotline", "--agent", "--python"):
+        opts[args[0][2:]] = args[1]
+        args = args[2:]
+    if len(args) != 1 or "hotline" not in opts or args[0] not in CASES or (
+            args[0].startswith("real_") and not ("agent" in opts and "python" in opts)):
         print(__doc__, file=sys.stderr)
         return 2
-    c = Ctx(os.path.abspath(args[1]))
+    c = Ctx(os.path.abspath(opts["hotline"]))
+    c.agent = opts.get("agent")
+    c.python = opts.get("python")
+    if c.agent:
+        check_agent = os.path.join(c.agent, "sitecustomize.py")
+        if not os.path.exists(check_agent):
+            print("FAIL: no agent bootstrap at %s" % check_agent, file=sys.stderr)
+            return 1
     try:
-        CASES[args[2]](c)
+        CASES[args[0]](c)
     except Failed as e:
-        print("FAIL %s: %s" % (args[2], e), file=sys.stderr)
+        print("FAIL %s: %s" % (args[0], e), file=sys.stderr)
         return 1
     finally:
         shutil.rmtree(c.tmp, ignore_errors=True)
-    print("ok", args[2])
+    print("ok", args[0])
     return 0
 
 
