@@ -32,7 +32,7 @@ struct lsp_run {
     char *main_dir;        /* owned: directory of the program (user frames) */
     uv_timer_t tick;       /* LSP_EXEC_MIN_MS */
     int tick_open;
-    uint64_t start_ns, last_slow_ns;
+    uint64_t start_ns;
     char token[48];
     long create_id;     /* request id of workDoneProgress/create, 0 if none */
     int progress_state; /* 0 none, 1 creating, 2 begun, 3 ended */
@@ -40,6 +40,7 @@ struct lsp_run {
     int now_fresh;
     int exec_sent;      /* a hotline/executing with a uri was sent */
     json_t *live_diag;  /* owned, the fallback diagnostic last published, or NULL */
+    int live_changed;   /* live_diag not yet published */
     int stop_requested;
     json_t *pending;    /* owned hotline.run arguments to start after this run (restart) */
     struct lsp_run *next;
@@ -281,13 +282,10 @@ static void on_tick(uv_timer_t *t)
             lsp_notify(s, "hotline/executing", json_incref(exec));
             r->exec_sent = 1;
         }
-        if (!s->executing_optin && lsp__setting_bool(s, "executing.fallback", 1) &&
-            ms_since(r->last_slow_ns) >= LSP_TICK_MS) {
+        if (!s->executing_optin && lsp__setting_bool(s, "executing.fallback", 1)) {
             json_decref(r->live_diag);
             r->live_diag = live_diagnostic(s, r, exec);
-            r->last_slow_ns = uv_hrtime(); /* shares the 4/s budget with the refresh below */
-            lsp__publish_diagnostics(s, r->live_diag);
-            s->feat->dirty = 0;
+            r->live_changed = 1;
         }
         json_decref(exec);
     }
@@ -300,10 +298,14 @@ static void on_tick(uv_timer_t *t)
                      s->feat->prof ? s->feat->prof->meta.samples : 0, hot);
             progress(s, r, "report", msg, -1);
         }
-        if (s->feat->dirty)
-            send_refresh(s);
-        else
+        if (s->feat->dirty) {
+            send_refresh(s); /* publishes the live line too */
+        } else {
+            if (r->live_changed)
+                lsp__publish_diagnostics(s, r->live_diag);
             s->feat->last_refresh_ns = uv_hrtime();
+        }
+        r->live_changed = 0;
     }
 }
 
