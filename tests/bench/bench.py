@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Overhead benchmark (not a test): whole-process wall time of workloads run
+plain, under `hotline run`, and under Scalene, interleaved, several times.
+Prints median ratios measured in this one run; nothing is asserted.
+
+    tests/bench/bench.py [--hotline build/hotline] [--python /usr/bin/python3]
+                         [--reps 5] [--seconds 1,5] [--no-scalene] [--memory]
+                         [--only pycalls,churn]
+
+Each workload does a fixed amount of work scaled so that its plain run lasts
+about the target seconds (calibrated once, plain). Runs of the three modes
+are interleaved (plain, hotline, scalene, plain, ...) so that machine noise
+hits all modes alike. Start-up cost is `empty.py` under each mode minus plain.
+Scalene: Debian's python3-scalene (`apt-get install python3-scalene`), run as
+`python3 -m scalene --cli --cpu-only` (or its full CPU+memory mode with
+--memory, to compare against Hotline with memory profiling on).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+WORKLOADS = ["pycalls", "churn", "numeric", "threads", "io"]
+
+
+def wall(cmd, env=None):
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    dt = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise RuntimeError("%s failed with %d" % (" ".join(cmd), r.returncode))
+    return dt
+
+
+def has_module(python, mod):
+    return subprocess.run([python, "-c", "import " + mod], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hotline", default=os.path.join(ROOT, "build", "hotline"))
+    ap.add_argument("--python", default="/usr/bin/python3")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--seconds", default="1,5")
+    ap.add_argument("--no-scalene", action="store_true")
+    ap.add_argument("--memory", action="store_true",
+                    help="memory profiling on in Hotline, Scalene in its default CPU+memory mode")
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+
+    out_json = os.path.join(tempfile.mkdtemp(prefix="hotline-bench-"), "p.json")
+    modes = {"plain": lambda w, s: [a.python, w, str(s)]}
+    hl = [a.hotline, "run", "--python", a.python, "--json", out_json]
+    if not a.memory:
+        hl.append("--no-memory")
+    modes["hotline"] = lambda w, s: hl + [w, str(s)]
+    if not a.no_scalene and has_module(a.python, "scalene"):
+        sc = [a.python, "-m", "scalene", "--cli", "--outfile", os.devnull]
+        if not a.memory:
+            sc.append("--cpu-only")
+        modes["scalene"] = lambda w, s: sc + [w, "---", str(s)]
+    elif not a.no_scalene:
+        print("(scalene not importable by %s: apt-get install python3-scalene)" % a.python)
+
+    names = [n for n in WORKLOADS if not a.only or n in a.only.split(",")]
+    if "numeric" in names and not has_module(a.python, "numpy"):
+        print("(numpy missing for %s: skipping the numeric workload)" % a.python)
+        names.remove("numeric")
+
+    print("python %s, %d reps, modes: %s" % (a.python, a.reps, ", ".join(modes)))
+    empty = os.path.join(HERE, "workloads", "empty.py")
+    start = {m: [] for m in modes}
+    for _ in range(max(a.reps, 5)):
+        for m, cmd in modes.items():
+            start[m].append(wall(cmd(empty, 1)[:-1] if m != "scalene" else cmd(empty, 1)[:-2]))
+    base = statistics.median(start["plain"])
+    print("\nstart-up (empty program), median wall: plain %.1f ms" % (base * 1e3))
+    for m in modes:
+        if m != "plain":
+            print("  %-8s +%.1f ms" % (m, (statistics.median(start[m]) - base) * 1e3))
+
+    print("\n%-10s %6s %9s %9s %9s" % ("workload", "target", "plain s", "hotline", "scalene"))
+    for target in [float(x) for x in a.seconds.split(",")]:
+        for n in names:
+            w = os.path.join(HERE, "workloads", n + ".py")
+            t1 = wall(modes["plain"](w, 1))
+            scale = max(0.05, target / t1)
+            times = {m: [] for m in modes}
+            for _ in range(a.reps):
+                for m, cmd in modes.items():
+                    times[m].append(wall(cmd(w, scale)))
+            p = statistics.median(times["plain"])
+            cols = ["%.2fx" % (statistics.median(times[m]) / p) if m in times else "-"
+                    for m in ("hotline", "scalene")]
+            print("%-10s %5.0fs %9.2f %9s %9s" % (n, target, p, cols[0], cols[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

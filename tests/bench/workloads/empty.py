@@ -1,0 +1,1 @@
+"""Does nothing: measures start-up cost."""
