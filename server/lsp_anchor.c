@@ -44,8 +44,7 @@ static void snap_free(struct lsp_snap *sn)
 static struct lsp_snap *snap_find(struct lsp_feat *f, const char *path)
 {
     for (struct lsp_snap *sn = f->snaps; sn; sn = sn->next)
-        if (!strcmp(sn->path, path))
-            return sn;
+        if (!strcmp(sn->path, path)) return sn;
     return NULL;
 }
 
@@ -66,8 +65,7 @@ static int fill_lines(struct lsp_snap *sn, const char *text, size_t len)
     for (size_t i = 0; i < len; i++)
         n += text[i] == '\n';
     sn->lines = malloc(n * sizeof *sn->lines);
-    if (!sn->lines)
-        return -ENOMEM;
+    if (!sn->lines) return -ENOMEM;
     size_t k = 0, start = 0;
     for (size_t i = 0; i <= len; i++)
         if (i == len || text[i] == '\n') {
@@ -83,13 +81,10 @@ struct lsp_snap *lsp__snap_from_text(struct lsp_feat *f, const char *path, const
                                      size_t len)
 {
     struct lsp_snap *old = snap_find(f, path);
-    if (old)
-        snap_unlink(f, old);
-    if (f->nsnaps >= LSP_FEAT_MAX_SNAPS)
-        return NULL;
+    if (old) snap_unlink(f, old);
+    if (f->nsnaps >= LSP_FEAT_MAX_SNAPS) return NULL;
     struct lsp_snap *sn = calloc(1, sizeof *sn);
-    if (!sn)
-        return NULL;
+    if (!sn) return NULL;
     sn->path = strdup(path);
     if (!sn->path || fill_lines(sn, text, len)) {
         snap_free(sn);
@@ -110,8 +105,7 @@ struct lsp_snap *lsp__snap_from_text(struct lsp_feat *f, const char *path, const
 static char *read_file(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
+    if (!fp) return NULL;
     struct stat st;
     if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode) ||
         (size_t)st.st_size > LSP_FEAT_SNAP_MAX_BYTES) {
@@ -121,8 +115,7 @@ static char *read_file(const char *path, size_t *len)
     char *buf = malloc((size_t)st.st_size + 1);
     size_t n = buf ? fread(buf, 1, (size_t)st.st_size, fp) : 0;
     fclose(fp);
-    if (buf)
-        buf[n] = 0;
+    if (buf) buf[n] = 0;
     *len = n;
     return buf;
 }
@@ -130,12 +123,10 @@ static char *read_file(const char *path, size_t *len)
 struct lsp_snap *lsp__snap_get(struct lsp_feat *f, const char *path)
 {
     struct lsp_snap *sn = snap_find(f, path);
-    if (sn)
-        return sn;
+    if (sn) return sn;
     size_t len;
     char *text = read_file(path, &len);
-    if (!text)
-        return NULL;
+    if (!text) return NULL;
     sn = lsp__snap_from_text(f, path, text, len);
     free(text);
     return sn;
@@ -147,8 +138,7 @@ int lsp__snap_stale(struct lsp_snap *sn)
     if (stat(sn->path, &st))
         return 1; /* deleted or unreadable: what we show no longer matches anything */
     int64_t m = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    if (m == sn->mtime_ns && st.st_size == sn->size)
-        return sn->disk_stale;
+    if (m == sn->mtime_ns && st.st_size == sn->size) return sn->disk_stale;
     size_t len;
     char *text = read_file(sn->path, &len);
     sn->disk_stale = !text || hash64(text, len) != sn->hash;
@@ -187,15 +177,14 @@ void lsp__snaps_from_json(struct lsp_feat *f, const json_t *j)
 {
     const char *path;
     json_t *v;
-    json_object_foreach((json_t *)j, path, v) {
+    json_object_foreach((json_t *)j, path, v)
+    {
         const char *hex = json_string_value(json_object_get(v, "hash"));
         json_t *lines = json_object_get(v, "lines");
-        if (!hex || !json_is_array(lines) || f->nsnaps >= LSP_FEAT_MAX_SNAPS)
-            continue;
+        if (!hex || !json_is_array(lines) || f->nsnaps >= LSP_FEAT_MAX_SNAPS) continue;
         struct lsp_snap *sn = calloc(1, sizeof *sn);
         size_t n = json_array_size(lines);
-        if (!sn)
-            return;
+        if (!sn) return;
         sn->path = strdup(path);
         sn->lines = malloc((n ? n : 1) * sizeof *sn->lines);
         if (!sn->path || !sn->lines) {
@@ -234,21 +223,18 @@ void lsp__anchors_clear(struct lsp_feat *f)
 static struct lsp_anchor *anchor_find(struct lsp_feat *f, const char *uri)
 {
     for (struct lsp_anchor *a = f->anchors; a; a = a->next)
-        if (!strcmp(a->uri, uri))
-            return a;
+        if (!strcmp(a->uri, uri)) return a;
     return NULL;
 }
 
 static int anchor_reserve(struct lsp_anchor *a, size_t n)
 {
-    if (n <= a->cap)
-        return 0;
+    if (n <= a->cap) return 0;
     size_t cap = a->cap ? a->cap : 64;
     while (cap < n)
         cap *= 2;
     int32_t *m = realloc(a->map, cap * sizeof *m);
-    if (!m)
-        return -ENOMEM;
+    if (!m) return -ENOMEM;
     a->map = m;
     a->cap = cap;
     return 0;
@@ -258,17 +244,13 @@ struct lsp_anchor *lsp__anchor_get(struct server *s, struct doc *d, const char *
 {
     struct lsp_feat *f = s->feat;
     struct lsp_anchor *a = anchor_find(f, d->uri);
-    if (a)
-        return a;
-    if (!f->prof)
-        return NULL;
+    if (a) return a;
+    if (!f->prof) return NULL;
     struct lsp_snap *sn = lsp__snap_get(f, path);
-    if (!sn)
-        return NULL;
+    if (!sn) return NULL;
     a = calloc(1, sizeof *a);
     if (!a || !(a->uri = strdup(d->uri)) || anchor_reserve(a, d->nlines)) {
-        if (a)
-            anchor_free(a);
+        if (a) anchor_free(a);
         return NULL;
     }
     a->n = d->nlines;
@@ -295,8 +277,7 @@ void lsp_feat_doc_opened(struct server *s, struct doc *d)
         anchor_free(a);
     }
     char *path = lsp_uri_to_path(d->uri);
-    if (path && f->prof && profile_file(f->prof, path))
-        lsp__anchor_get(s, d, path);
+    if (path && f->prof && profile_file(f->prof, path)) lsp__anchor_get(s, d, path);
     free(path);
 }
 
@@ -304,29 +285,23 @@ void lsp_feat_doc_edited(struct server *s, struct doc *d, const struct doc_edit 
 {
     struct lsp_feat *f = s->feat;
     struct lsp_anchor *a = anchor_find(f, d->uri);
-    if (!a)
-        return;
+    if (!a) return;
     if (e->whole) {
         /* full replacement: keep lines only if the text is the profiled one again */
         for (size_t i = 0; i < a->n; i++)
             a->map[i] = -1;
-        if (anchor_reserve(a, d->nlines))
-            return;
+        if (anchor_reserve(a, d->nlines)) return;
         for (size_t i = a->n; i < d->nlines; i++)
             a->map[i] = -1;
         a->n = d->nlines;
         return;
     }
     size_t first = e->first, oldc = e->old_count, newc = e->new_count;
-    if (first > a->n)
-        first = a->n;
-    if (first + oldc > a->n)
-        oldc = a->n - first;
+    if (first > a->n) first = a->n;
+    if (first + oldc > a->n) oldc = a->n - first;
     size_t n = a->n - oldc + newc;
-    if (anchor_reserve(a, n))
-        return;
-    memmove(a->map + first + newc, a->map + first + oldc,
-            (a->n - first - oldc) * sizeof *a->map);
+    if (anchor_reserve(a, n)) return;
+    memmove(a->map + first + newc, a->map + first + oldc, (a->n - first - oldc) * sizeof *a->map);
     for (size_t i = 0; i < newc; i++)
         a->map[first + i] = -1;
     a->n = n;

@@ -16,10 +16,10 @@
 
 struct server;
 
-#define LSP_FEAT_MAX_SNAPS 4096   /* source snapshots kept (one per profiled file) */
+#define LSP_FEAT_MAX_SNAPS 4096 /* source snapshots kept (one per profiled file) */
 #define LSP_FEAT_SNAP_MAX_BYTES ((size_t)64 << 20)
-#define LSP_EXEC_MIN_MS 50        /* hotline/executing: at most 20 per second */
-#define LSP_TICK_MS 250           /* progress, refresh requests, fallback diagnostic */
+#define LSP_EXEC_MIN_MS 50 /* hotline/executing: at most 20 per second */
+#define LSP_TICK_MS 250    /* progress, refresh requests, fallback diagnostic */
 
 /* What the profiled source looked like: whole-file hash and one hash per line,
  * so that a hint is drawn only on a line whose text is still the profiled one. */
@@ -36,7 +36,7 @@ struct lsp_snap {
 /* For one open document: current line -> profiled line (0-based), -1 when the
  * line changed or was inserted since the profile. */
 struct lsp_anchor {
-    char *uri; /* owned */
+    char *uri;    /* owned */
     int32_t *map; /* owned, n entries */
     size_t n, cap;
     struct lsp_anchor *next;
@@ -45,16 +45,16 @@ struct lsp_anchor {
 struct lsp_run; /* a program being run (lsp_run.c, private) */
 
 struct lsp_feat {
-    struct profile *prof;      /* owned: the profile shown (live during a run), or NULL */
-    struct lsp_snap *snaps;    /* owned list */
+    struct profile *prof;   /* owned: the profile shown (live during a run), or NULL */
+    struct lsp_snap *snaps; /* owned list */
     size_t nsnaps;
     struct lsp_anchor *anchors; /* owned list */
-    struct lsp_run *run;       /* owned until its session closed; NULL when idle */
-    struct lsp_run *closing;   /* runs whose session is closing (list through run->next) */
+    struct lsp_run *run;        /* owned until its session closed; NULL when idle */
+    struct lsp_run *closing;    /* runs whose session is closing (list through run->next) */
     int runs_started;
-    json_t *diag_uris;         /* owned array of URIs we published diagnostics for */
+    json_t *diag_uris; /* owned array of URIs we published diagnostics for */
     /* refresh throttling */
-    int dirty;                 /* profile changed since the last refresh request */
+    int dirty; /* profile changed since the last refresh request */
     uint64_t last_refresh_ns;
     int exiting;
 };

@@ -26,7 +26,7 @@
 
 struct lsp_run {
     struct session sess;
-    struct server *srv; /* borrowed */
+    struct server *srv;    /* borrowed */
     struct profile *store; /* borrowed: f->prof (the feature state owns it) */
     char *uri, *path;      /* owned: the program's file */
     char *main_dir;        /* owned: directory of the program (user frames) */
@@ -38,11 +38,11 @@ struct lsp_run {
     int progress_state; /* 0 none, 1 creating, 2 begun, 3 ended */
     json_t *now;        /* owned latest resolved `now`, or NULL */
     int now_fresh;
-    int exec_sent;      /* a hotline/executing with a uri was sent */
-    json_t *live_diag;  /* owned, the fallback diagnostic last published, or NULL */
-    int live_changed;   /* live_diag not yet published */
+    int exec_sent;     /* a hotline/executing with a uri was sent */
+    json_t *live_diag; /* owned, the fallback diagnostic last published, or NULL */
+    int live_changed;  /* live_diag not yet published */
     int stop_requested;
-    json_t *pending;    /* owned hotline.run arguments to start after this run (restart) */
+    json_t *pending; /* owned hotline.run arguments to start after this run (restart) */
     struct lsp_run *next;
 };
 
@@ -55,8 +55,7 @@ static json_t *setting(struct server *s, const char *path)
     while (cur && *path) {
         const char *dot = strchr(path, '.');
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        if (n >= sizeof key)
-            return NULL;
+        if (n >= sizeof key) return NULL;
         memcpy(key, path, n);
         key[n] = 0;
         cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
@@ -86,10 +85,8 @@ static uint64_t ms_since(uint64_t ns)
 
 static int hotline_dir(struct server *s, char *buf, size_t n)
 {
-    if (!s->root_path)
-        return -ENOENT;
-    if ((size_t)snprintf(buf, n, "%s/.hotline", s->root_path) >= n)
-        return -ENAMETOOLONG;
+    if (!s->root_path) return -ENOENT;
+    if ((size_t)snprintf(buf, n, "%s/.hotline", s->root_path) >= n) return -ENAMETOOLONG;
     return 0;
 }
 
@@ -97,8 +94,7 @@ static void save_profile(struct server *s)
 {
     struct lsp_feat *f = s->feat;
     char dir[PATH_MAX], path[PATH_MAX + 32];
-    if (!f->prof || !lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir))
-        return;
+    if (!f->prof || !lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
     if (mkdir(dir, 0777) && errno != EEXIST) {
         lsp_log(s, LSP_MSG_WARNING, "cannot create %s: %s", dir, strerror(errno));
         return;
@@ -125,12 +121,10 @@ static void load_profile(struct server *s)
 {
     struct lsp_feat *f = s->feat;
     char dir[PATH_MAX], path[PATH_MAX + 32], err[256];
-    if (!lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir))
-        return;
+    if (!lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
     snprintf(path, sizeof path, "%s/profile.json", dir);
     struct stat st;
-    if (stat(path, &st))
-        return;
+    if (stat(path, &st)) return;
     struct profile *p = profile_load(path, err, sizeof err);
     if (!p) {
         lsp_log(s, LSP_MSG_WARNING, "ignoring %s: %s", path, err);
@@ -141,8 +135,7 @@ static void load_profile(struct server *s)
     snprintf(path, sizeof path, "%s/sources.json", dir);
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je);
-    if (json_is_object(j))
-        lsp__snaps_from_json(f, j);
+    if (json_is_object(j)) lsp__snaps_from_json(f, j);
     json_decref(j);
     lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", dir);
 }
@@ -152,17 +145,14 @@ static void load_profile(struct server *s)
 static void progress(struct server *s, struct lsp_run *r, const char *kind, const char *msg,
                      int pct)
 {
-    if (r->progress_state != 2 && strcmp(kind, "begin"))
-        return;
+    if (r->progress_state != 2 && strcmp(kind, "begin")) return;
     json_t *v = json_pack("{s:s}", "kind", kind);
     if (!strcmp(kind, "begin")) {
         json_object_set_new(v, "title", json_string("Hotline"));
         json_object_set_new(v, "cancellable", json_true());
     }
-    if (msg)
-        json_object_set_new(v, "message", json_string(msg));
-    if (pct >= 0)
-        json_object_set_new(v, "percentage", json_integer(pct));
+    if (msg) json_object_set_new(v, "message", json_string(msg));
+    if (pct >= 0) json_object_set_new(v, "percentage", json_integer(pct));
     lsp_notify(s, "$/progress", json_pack("{s:s, s:o}", "token", r->token, "value", v));
     r->progress_state = !strcmp(kind, "end") ? 3 : 2;
 }
@@ -205,38 +195,39 @@ static json_t *executing_from_now(struct lsp_run *r, const json_t *now)
     json_t *threads = json_object_get(now, "threads");
     size_t i;
     json_t *t;
-    json_array_foreach(threads, i, t) {
+    json_array_foreach(threads, i, t)
+    {
         json_t *frames = json_object_get(t, "frames");
         size_t k, user = (size_t)-1;
         json_t *fr;
-        json_array_foreach(frames, k, fr) {
+        json_array_foreach(frames, k, fr)
+        {
             const char *file = json_string_value(json_object_get(fr, "file"));
             if (file && is_user_file(r, file)) {
                 user = k;
                 break;
             }
         }
-        if (user == (size_t)-1)
-            continue;
+        if (user == (size_t)-1) continue;
         json_t *stack = json_array();
-        json_array_foreach(frames, k, fr) {
+        json_array_foreach(frames, k, fr)
+        {
             const char *file = json_string_value(json_object_get(fr, "file"));
-            if (k > user + 8 || json_array_size(stack) >= 32)
-                break;
-            json_array_append_new(
-                stack, json_pack("{s:s, s:s, s:I, s:b}", "function",
-                                 json_string_value(json_object_get(fr, "name")) ?: "?", "file",
-                                 file ?: "?", "line",
-                                 json_integer_value(json_object_get(fr, "line")), "user",
-                                 file && is_user_file(r, file)));
+            if (k > user + 8 || json_array_size(stack) >= 32) break;
+            json_array_append_new(stack,
+                                  json_pack("{s:s, s:s, s:I, s:b}", "function",
+                                            json_string_value(json_object_get(fr, "name")) ?: "?",
+                                            "file", file ?: "?", "line",
+                                            json_integer_value(json_object_get(fr, "line")), "user",
+                                            file && is_user_file(r, file)));
         }
         json_t *ufr = json_array_get(frames, user);
         char *uri = lsp_path_to_uri(json_string_value(json_object_get(ufr, "file")));
         json_int_t line = json_integer_value(json_object_get(ufr, "line"));
-        json_t *e = json_pack("{s:s, s:I, s:O, s:f, s:o}", "uri", uri ?: "", "line",
-                              line > 0 ? line - 1 : 0, "thread",
-                              json_object_get(t, "name") ?: json_null(), "since_s",
-                              json_number_value(json_object_get(t, "since_s")), "stack", stack);
+        json_t *e =
+            json_pack("{s:s, s:I, s:O, s:f, s:o}", "uri", uri ?: "", "line",
+                      line > 0 ? line - 1 : 0, "thread", json_object_get(t, "name") ?: json_null(),
+                      "since_s", json_number_value(json_object_get(t, "since_s")), "stack", stack);
         free(uri);
         return e;
     }
@@ -248,17 +239,15 @@ static json_t *executing_from_now(struct lsp_run *r, const json_t *now)
 static json_t *live_diagnostic(struct server *s, struct lsp_run *r, const json_t *exec)
 {
     (void)s;
-    if (!exec)
-        return NULL;
+    if (!exec) return NULL;
     json_t *stack = json_object_get(exec, "stack");
     const char *lib = NULL;
     size_t k;
     json_t *fr;
-    json_array_foreach(stack, k, fr) {
-        if (json_is_true(json_object_get(fr, "user")))
-            break;
-        if (!lib)
-            lib = json_string_value(json_object_get(fr, "function"));
+    json_array_foreach(stack, k, fr)
+    {
+        if (json_is_true(json_object_get(fr, "user"))) break;
+        if (!lib) lib = json_string_value(json_object_get(fr, "function"));
     }
     char msg[256];
     double el = (double)(uv_hrtime() - r->start_ns) / 1e9;
@@ -301,8 +290,7 @@ static void on_tick(uv_timer_t *t)
         if (s->feat->dirty) {
             send_refresh(s); /* publishes the live line too */
         } else {
-            if (r->live_changed)
-                lsp__publish_diagnostics(s, r->live_diag);
+            if (r->live_changed) lsp__publish_diagnostics(s, r->live_diag);
             s->feat->last_refresh_ns = uv_hrtime();
         }
         r->live_changed = 0;
@@ -362,16 +350,14 @@ static void on_sess_closed(struct session *ss)
             *pp = r->next;
             break;
         }
-    if (!r->tick_open)
-        run_free(r);
+    if (!r->tick_open) run_free(r);
 }
 
 /* Detach r from the server and close it (kills the program if still running). */
 static void run_retire(struct server *s, struct lsp_run *r)
 {
     struct lsp_feat *f = s->feat;
-    if (f->run == r)
-        f->run = NULL;
+    if (f->run == r) f->run = NULL;
     if (r->tick_open && !uv_is_closing((uv_handle_t *)&r->tick))
         uv_close((uv_handle_t *)&r->tick, on_tick_closed);
     r->next = f->closing;
@@ -394,8 +380,7 @@ static void on_exit_cb(struct session *ss, void *ud)
         m->exit_status = ss->exit_status;
         m->exit_signal = ss->term_signal;
         profile_describe_exit(ss->exit_status, ss->term_signal, reason, sizeof reason);
-        if (r->stop_requested && ss->term_signal)
-            snprintf(reason, sizeof reason, "stopped");
+        if (r->stop_requested && ss->term_signal) snprintf(reason, sizeof reason, "stopped");
         profile_set_str(&m->reason, reason);
         const char *base = strrchr(r->path, '/');
         base = base ? base + 1 : r->path;
@@ -413,17 +398,14 @@ static void on_exit_cb(struct session *ss, void *ud)
                  "hotline: %s %s after %.1f s, %lld samples%s%s%s", base, reason, ss->elapsed_s,
                  m->samples, ss->agent_error[0] ? " (agent: " : "", ss->agent_error,
                  ss->agent_error[0] ? ")" : "");
-        if (last && *last)
-            lsp_show(s, LSP_MSG_WARNING, "%s: %s", base, last);
+        if (last && *last) lsp_show(s, LSP_MSG_WARNING, "%s: %s", base, last);
         free(tail);
         if (m->samples == 0 && ss->nconns_total == 0)
             lsp_log(s, LSP_MSG_WARNING, "the profiler agent never connected: no profile");
         save_profile(s);
     }
-    if (r->progress_state == 2)
-        progress(s, r, "end", r->stop_requested ? "stopped" : "done", -1);
-    if (r->exec_sent)
-        lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
+    if (r->progress_state == 2) progress(s, r, "end", r->stop_requested ? "stopped" : "done", -1);
+    if (r->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
     json_decref(r->live_diag);
     r->live_diag = NULL;
     json_t *pending = r->pending;
@@ -441,18 +423,15 @@ static void on_exit_cb(struct session *ss, void *ud)
 static char **str_array(json_t *a, int *n, char **extra, int nextra)
 {
     size_t cnt = json_is_array(a) ? json_array_size(a) : 0;
-    if (cnt + (size_t)nextra > RUN_MAX_ARGS)
-        cnt = RUN_MAX_ARGS - (size_t)nextra;
+    if (cnt + (size_t)nextra > RUN_MAX_ARGS) cnt = RUN_MAX_ARGS - (size_t)nextra;
     char **v = calloc(cnt + (size_t)nextra + 1, sizeof *v);
     *n = 0;
-    if (!v)
-        return NULL;
+    if (!v) return NULL;
     for (int i = 0; i < nextra; i++)
         v[(*n)++] = extra[i];
     for (size_t i = 0; i < cnt; i++) {
         const char *sv = json_string_value(json_array_get(a, i));
-        if (sv)
-            v[(*n)++] = (char *)sv;
+        if (sv) v[(*n)++] = (char *)sv;
     }
     return v;
 }
@@ -466,8 +445,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     const char *module = json_string_value(json_object_get(a, "module"));
     const char *python = json_string_value(json_object_get(a, "python"));
     const char *cwd = json_string_value(json_object_get(a, "cwd"));
-    if (!python)
-        python = json_string_value(setting(s, "python"));
+    if (!python) python = json_string_value(setting(s, "python"));
     char *path = uri ? lsp_uri_to_path(uri) : NULL;
     if (!module && !path) {
         if (id)
@@ -488,8 +466,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     if (path) {
         snprintf(dir, sizeof dir, "%s", path);
         char *slash = strrchr(dir, '/');
-        if (slash && slash != dir)
-            *slash = 0;
+        if (slash && slash != dir) *slash = 0;
     } else {
         snprintf(dir, sizeof dir, "%s", cwd ? cwd : s->root_path ? s->root_path : ".");
     }
@@ -505,14 +482,21 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     char **exc = str_array(setting(s, "exclude"), &nexc, NULL, 0);
 
     struct profile *store = profile_new();
-    struct session_opts o = {.python = python, .script = module ? NULL : path, .module = module,
-                             .args = args, .nargs = nargs, .cwd = cwd ? cwd : r->main_dir,
+    struct session_opts o = {.python = python,
+                             .script = module ? NULL : path,
+                             .module = module,
+                             .args = args,
+                             .nargs = nargs,
+                             .cwd = cwd ? cwd : r->main_dir,
                              .interval_ms = lsp__setting_num(s, "intervalMs", 0),
                              .profile_all = lsp__setting_bool(s, "profileAll", 0),
-                             .include = inc, .ninclude = ninc, .exclude = exc, .nexclude = nexc,
+                             .include = inc,
+                             .ninclude = ninc,
+                             .exclude = exc,
+                             .nexclude = nexc,
                              .memory = lsp__setting_bool(s, "memory", 1)};
-    struct session_cbs cbs = {.on_delta = on_delta, .on_now = on_now, .on_error = on_error,
-                              .on_exit = on_exit_cb};
+    struct session_cbs cbs = {
+        .on_delta = on_delta, .on_now = on_now, .on_error = on_error, .on_exit = on_exit_cb};
     int rc = store && r->uri && r->main_dir && args && inc && exc
                  ? session_start(s->loop, &r->sess, &o, &cbs, r, store)
                  : -ENOMEM;
@@ -522,8 +506,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     json_decref(all);
     if (rc) {
         const char *why = rc == -ENOMEM ? "out of memory" : r->sess.errmsg;
-        if (id)
-            lsp_reply_error(s, id, LSP_REQUEST_FAILED, "cannot run: %s", why);
+        if (id) lsp_reply_error(s, id, LSP_REQUEST_FAILED, "cannot run: %s", why);
         lsp_show(s, LSP_MSG_ERROR, "hotline: cannot run %s: %s", r->path, why);
         profile_free(store);
         run_free(r);
@@ -549,12 +532,11 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     session_request_now(&r->sess, 20);
     if (json_is_true(lsp_client_cap(s, "window.workDoneProgress"))) {
         snprintf(r->token, sizeof r->token, "hotline-run-%d", f->runs_started);
-        r->create_id = lsp_request(s, "window/workDoneProgress/create",
-                                   json_pack("{s:s}", "token", r->token));
+        r->create_id =
+            lsp_request(s, "window/workDoneProgress/create", json_pack("{s:s}", "token", r->token));
         r->progress_state = 1;
     }
-    if (id)
-        lsp_reply(s, id, json_pack("{s:b, s:i}", "started", 1, "pid", r->sess.pid));
+    if (id) lsp_reply(s, id, json_pack("{s:b, s:i}", "started", 1, "pid", r->sess.pid));
     send_refresh(s); /* old hints go away */
     return 0;
 }
@@ -628,14 +610,14 @@ static void cmd_show(struct server *s, json_t *id, json_t *a)
     const char *uri = json_string_value(json_object_get(a, "uri"));
     json_t *line = json_object_get(a, "line");
     char *path = uri ? lsp_uri_to_path(uri) : NULL;
-    char *text = lsp__profile_summary(s, path, json_is_integer(line) ? (int)json_integer_value(line) + 1 : 0);
+    char *text = lsp__profile_summary(
+        s, path, json_is_integer(line) ? (int)json_integer_value(line) + 1 : 0);
     free(path);
     if (!text) {
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "no profile yet: run a program first");
         return;
     }
-    if (!json_is_false(json_object_get(a, "show")))
-        lsp_show(s, LSP_MSG_INFO, "%s", text);
+    if (!json_is_false(json_object_get(a, "show"))) lsp_show(s, LSP_MSG_INFO, "%s", text);
     lsp_reply(s, id, json_pack("{s:s}", "text", text));
     free(text);
 }
@@ -674,11 +656,9 @@ void lsp_feat_response(struct server *s, json_t *id, json_t *result, json_t *err
     (void)result;
     struct lsp_run *r = s->feat->run;
     char want[32];
-    if (!r || r->progress_state != 1 || !json_is_string(id))
-        return;
+    if (!r || r->progress_state != 1 || !json_is_string(id)) return;
     snprintf(want, sizeof want, "hotline-%ld", r->create_id);
-    if (strcmp(json_string_value(id), want))
-        return;
+    if (strcmp(json_string_value(id), want)) return;
     if (error) {
         r->progress_state = 0;
         return;
@@ -691,8 +671,7 @@ void lsp_feat_response(struct server *s, json_t *id, json_t *result, json_t *err
 int lsp_feat_init(struct server *s)
 {
     s->feat = calloc(1, sizeof *s->feat);
-    if (!s->feat)
-        return -ENOMEM;
+    if (!s->feat) return -ENOMEM;
     s->feat->diag_uris = json_array();
     return s->feat->diag_uris ? 0 : -ENOMEM;
 }
@@ -711,8 +690,7 @@ void lsp_feat_initialize(struct server *s, json_t *caps)
 void lsp_feat_close(struct server *s)
 {
     struct lsp_feat *f = s->feat;
-    if (!f)
-        return;
+    if (!f) return;
     f->exiting = 1;
     if (f->run) {
         lsp_log(s, LSP_MSG_INFO, "stopping pid %d: the server is exiting", f->run->sess.pid);
@@ -725,17 +703,16 @@ void lsp_feat_debug_state(struct server *s, json_t *r)
     struct lsp_feat *f = s->feat;
     json_object_set_new(r, "profile", json_boolean(f->prof != NULL));
     if (f->run)
-        json_object_set_new(r, "run", json_pack("{s:i, s:b}", "pid", f->run->sess.pid, "running",
-                                                !f->run->sess.exited));
-    if (f->prof)
-        json_object_set_new(r, "samples", json_integer(f->prof->meta.samples));
+        json_object_set_new(
+            r, "run",
+            json_pack("{s:i, s:b}", "pid", f->run->sess.pid, "running", !f->run->sess.exited));
+    if (f->prof) json_object_set_new(r, "samples", json_integer(f->prof->meta.samples));
 }
 
 void lsp_feat_free(struct server *s)
 {
     struct lsp_feat *f = s->feat;
-    if (!f)
-        return;
+    if (!f) return;
     /* runs still closing (no loop to finish them) are leaked on purpose only
      * without a loop; with one, lsp_feat_close + uv_run finished them */
     profile_free(f->prof);

@@ -37,14 +37,13 @@ struct view {
 static int view_open(struct server *s, json_t *params, struct view *v)
 {
     memset(v, 0, sizeof *v);
-    const char *uri = json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
+    const char *uri =
+        json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
     struct lsp_feat *f = s->feat;
-    if (!uri || !f->prof)
-        return -ENOENT;
+    if (!uri || !f->prof) return -ENOENT;
     v->d = doc_find(&s->docs, uri);
     v->path = lsp_uri_to_path(uri);
-    if (!v->d || !v->path || !(v->pf = profile_file(f->prof, v->path)))
-        return -ENOENT;
+    if (!v->d || !v->path || !(v->pf = profile_file(f->prof, v->path))) return -ENOENT;
     v->snap = lsp__snap_get(f, v->path);
     v->a = lsp__anchor_get(s, v->d, v->path);
     return v->snap && v->a ? 0 : -ENOENT;
@@ -59,13 +58,11 @@ static void view_close(struct view *v)
  * 0 when nothing belongs there. */
 static int profiled_line(const struct view *v, uint32_t cur)
 {
-    if (cur >= v->a->n || cur >= v->d->nlines || v->a->map[cur] < 0)
-        return 0;
+    if (cur >= v->a->n || cur >= v->d->nlines || v->a->map[cur] < 0) return 0;
     uint32_t o = (uint32_t)v->a->map[cur];
     size_t len;
     const char *text = doc_line(v->d, cur, &len);
-    if (o >= v->snap->nlines || !text || lsp__line_hash(text, len) != v->snap->lines[o])
-        return 0;
+    if (o >= v->snap->nlines || !text || lsp__line_hash(text, len) != v->snap->lines[o]) return 0;
     return (int)o + 1;
 }
 
@@ -77,8 +74,7 @@ static long current_line(const struct view *v, int line)
         profiled_line(v, (uint32_t)want) == line)
         return want; /* the common case: nothing moved */
     for (size_t i = 0; i < v->a->n; i++)
-        if (v->a->map[i] == want)
-            return profiled_line(v, (uint32_t)i) == line ? (long)i : -1;
+        if (v->a->map[i] == want) return profiled_line(v, (uint32_t)i) == line ? (long)i : -1;
     return -1;
 }
 
@@ -101,8 +97,7 @@ static void lens_title(const struct profile *p, const struct agent_stats *st, ch
 static json_t *lens(long line, const char *title, const char *uri, int pline, const char *fn)
 {
     json_t *arg = json_pack("{s:s, s:i}", "uri", uri, "line", pline > 0 ? pline - 1 : 0);
-    if (fn)
-        json_object_set_new(arg, "function", json_string(fn));
+    if (fn) json_object_set_new(arg, "function", json_string(fn));
     return json_pack("{s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:{s:s, s:s, s:[o]}}", "range", "start",
                      "line", (json_int_t)line, "character", 0, "end", "line", (json_int_t)line,
                      "character", 0, "command", "title", title, "command", "hotline.showProfile",
@@ -121,17 +116,15 @@ void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params)
     const struct profile *p = s->feat->prof;
     char title[256];
     if (lsp__snap_stale(v.snap))
-        json_array_append_new(out, lens(0, "\u26a0 profile is stale \u2014 re-run", v.d->uri, 0,
-                                        NULL));
+        json_array_append_new(out,
+                              lens(0, "\u26a0 profile is stale \u2014 re-run", v.d->uri, 0, NULL));
     lens_title(p, &v.pf->total, title, sizeof title);
     json_array_append_new(out, lens(0, title, v.d->uri, 0, "<module>"));
     for (size_t i = 0; i < v.pf->nfuncs; i++) {
         const struct prof_func *fn = v.pf->funcs[i];
-        if (!strcmp(fn->name, "<module>"))
-            continue;
+        if (!strcmp(fn->name, "<module>")) continue;
         long cur = current_line(&v, fn->first_line);
-        if (cur < 0)
-            continue;
+        if (cur < 0) continue;
         lens_title(p, &fn->st, title, sizeof title);
         json_array_append_new(out, lens(cur, title, v.d->uri, fn->first_line, fn->name));
     }
@@ -156,8 +149,8 @@ static void breakdown(const struct profile *p, const struct agent_stats *st, cha
     snprintf(buf, n,
              "%.1f%% of the run (%.3f s, %.0f samples)\n"
              "- python %.3f s\n- native %.3f s\n- system/waiting %.3f s\n- cpu %.3f s%s",
-             lsp__share(p, st), t, st->v[AGENT_STAT_N], st->v[AGENT_STAT_PY],
-             st->v[AGENT_STAT_NAT], st->v[AGENT_STAT_SYS], cpu,
+             lsp__share(p, st), t, st->v[AGENT_STAT_N], st->v[AGENT_STAT_PY], st->v[AGENT_STAT_NAT],
+             st->v[AGENT_STAT_SYS], cpu,
              busy > 0 && cpu > busy * 1.2 ? " (multi-core native code)" : "");
 }
 
@@ -176,10 +169,8 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
     json_int_t ignore;
     json_unpack(range, "{s:{s:I, s:I}, s:{s:I, s:I}}", "start", "line", &l0, "character", &ignore,
                 "end", "line", &l1, "character", &ignore);
-    if (l0 < 0)
-        l0 = 0;
-    if (l1 >= (json_int_t)v.d->nlines)
-        l1 = (json_int_t)v.d->nlines - 1;
+    if (l0 < 0) l0 = 0;
+    if (l1 >= (json_int_t)v.d->nlines) l1 = (json_int_t)v.d->nlines - 1;
     double threshold = lsp__setting_num(s, "hints.threshold", 1.0);
     const struct profile *p = s->feat->prof;
     double total = agent_stats_time(&p->total);
@@ -187,11 +178,9 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
     for (json_int_t cur = l0; cur <= l1; cur++) {
         int pl = profiled_line(&v, (uint32_t)cur);
         const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
-        if (!st)
-            continue;
+        if (!st) continue;
         double share = lsp__share(p, st);
-        if (share < threshold)
-            continue;
+        if (share < threshold) continue;
         size_t len;
         const char *text = doc_line(v.d, (uint32_t)cur, &len);
         while (len && text[len - 1] == '\r')
@@ -200,11 +189,11 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
         snprintf(label, sizeof label, "%s%.0f%% py/nat %.0f/%.0f", bar(share), share,
                  st->v[AGENT_STAT_PY] * k, st->v[AGENT_STAT_NAT] * k);
         breakdown(p, st, tip, sizeof tip);
-        json_array_append_new(
-            out, json_pack("{s:{s:I, s:i}, s:s, s:b, s:{s:s, s:s}, s:{s:i, s:f}}", "position",
-                           "line", cur, "character", (int)pos_line_units(text, len, s->enc),
-                           "label", label, "paddingLeft", 1, "tooltip", "kind", "markdown",
-                           "value", tip, "data", "line", pl, "share", share));
+        json_array_append_new(out, json_pack("{s:{s:I, s:i}, s:s, s:b, s:{s:s, s:s}, s:{s:i, s:f}}",
+                                             "position", "line", cur, "character",
+                                             (int)pos_line_units(text, len, s->enc), "label", label,
+                                             "paddingLeft", 1, "tooltip", "kind", "markdown",
+                                             "value", tip, "data", "line", pl, "share", share));
     }
     view_close(&v);
     lsp_reply(s, id, out);
@@ -255,8 +244,7 @@ void lsp_feat_hover(struct server *s, json_t *id, json_t *params)
                                   base ? base + 1 : fr->file, fr->line);
         }
     }
-    if (n >= cap)
-        n = cap - 1;
+    if (n >= cap) n = cap - 1;
     md[n] = 0;
     lsp_reply(s, id, json_pack("{s:{s:s, s:s}}", "contents", "kind", "markdown", "value", md));
     free(md);
@@ -290,8 +278,8 @@ void lsp__publish_diagnostics(struct server *s, const json_t *live)
     int hot = (int)lsp__setting_num(s, "diagnostics.hotLines", 0);
     if (f->prof && hot > 0) {
         struct prof_line_ref refs[VIEW_MAX_DIAG_LINES];
-        size_t n = profile_top_lines(f->prof, refs, hot > VIEW_MAX_DIAG_LINES ? VIEW_MAX_DIAG_LINES
-                                                                             : (size_t)hot);
+        size_t n = profile_top_lines(f->prof, refs,
+                                     hot > VIEW_MAX_DIAG_LINES ? VIEW_MAX_DIAG_LINES : (size_t)hot);
         for (size_t i = 0; i < n; i++) {
             char *uri = lsp_path_to_uri(refs[i].file->path);
             struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
@@ -319,7 +307,8 @@ void lsp__publish_diagnostics(struct server *s, const json_t *live)
     /* clear the URIs that had diagnostics and have none now */
     size_t i;
     json_t *u;
-    json_array_foreach(f->diag_uris, i, u) {
+    json_array_foreach(f->diag_uris, i, u)
+    {
         if (!json_object_get(by_uri, json_string_value(u)))
             lsp_notify(s, "textDocument/publishDiagnostics",
                        json_pack("{s:O, s:[]}", "uri", u, "diagnostics"));
@@ -327,7 +316,8 @@ void lsp__publish_diagnostics(struct server *s, const json_t *live)
     json_array_clear(f->diag_uris);
     const char *k;
     json_t *list;
-    json_object_foreach(by_uri, k, list) {
+    json_object_foreach(by_uri, k, list)
+    {
         json_array_append_new(f->diag_uris, json_string(k));
         lsp_notify(s, "textDocument/publishDiagnostics",
                    json_pack("{s:s, s:O}", "uri", k, "diagnostics", list));
@@ -341,16 +331,13 @@ char *lsp__profile_summary(struct server *s, const char *path, int line)
 {
     struct lsp_feat *f = s->feat;
     const struct profile *p = f->prof;
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     size_t cap = 16384, n = 0;
     char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-#define OUT(...)                                                                      \
-    do {                                                                              \
-        if (n < cap)                                                                  \
-            n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__);                     \
+    if (!buf) return NULL;
+#define OUT(...)                                                                                   \
+    do {                                                                                           \
+        if (n < cap) n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__);                         \
     } while (0)
     const struct prof_meta *m = &p->meta;
     OUT("Hotline profile: %s\n%.2f s elapsed, %lld samples, %s\n", m->program ? m->program : "?",
@@ -377,8 +364,7 @@ char *lsp__profile_summary(struct server *s, const char *path, int line)
     for (size_t i = 0; i < nl; i++)
         OUT("  %5.1f%%  %s:%d\n", lsp__share(p, lr[i].st), lr[i].file->path, lr[i].line);
 #undef OUT
-    if (n >= cap)
-        n = cap - 1;
+    if (n >= cap) n = cap - 1;
     buf[n] = 0;
     return buf;
 }
