@@ -271,7 +271,7 @@ static void on_tick(uv_timer_t *t)
             lsp_notify(s, "hotline/executing", json_incref(exec));
             r->exec_sent = 1;
         }
-        if (!s->executing_optin && lsp__setting_bool(s, "executing.fallback", 1)) {
+        if (!s->executing_optin && lsp__setting_bool(s, "executingFallback", 1)) {
             json_decref(r->live_diag);
             r->live_diag = live_diagnostic(s, r, exec);
             r->live_changed = 1;
