@@ -67,6 +67,27 @@ static int profiled_line(const struct view *v, uint32_t cur)
 }
 
 /* Document line (0-based) where profiled line `line` (1-based) is now, or -1. */
+/* inv (may be NULL): profiled line (0-based) -> document line, -1 if gone;
+ * built once per request by invert() so that many lookups stay linear. */
+static long current_line_inv(const struct view *v, const int32_t *inv, int line)
+{
+    if (line < 1 || (size_t)line > v->snap->nlines || inv[line - 1] < 0) return -1;
+    return profiled_line(v, (uint32_t)inv[line - 1]) == line ? inv[line - 1] : -1;
+}
+
+/* New array of snap->nlines entries (caller frees), or NULL. */
+static int32_t *invert(const struct view *v)
+{
+    int32_t *inv = malloc((v->snap->nlines ? v->snap->nlines : 1) * sizeof *inv);
+    if (!inv) return NULL;
+    for (size_t i = 0; i < v->snap->nlines; i++)
+        inv[i] = -1;
+    for (size_t i = 0; i < v->a->n; i++)
+        if (v->a->map[i] >= 0 && (size_t)v->a->map[i] < v->snap->nlines)
+            inv[v->a->map[i]] = (int32_t)i;
+    return inv;
+}
+
 static long current_line(const struct view *v, int line)
 {
     int32_t want = line - 1;
@@ -120,14 +141,17 @@ void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params)
                               lens(0, "\u26a0 profile is stale \u2014 re-run", v.d->uri, 0, NULL));
     lens_title(p, &v.pf->total, title, sizeof title);
     json_array_append_new(out, lens(0, title, v.d->uri, 0, "<module>"));
+    int32_t *inv = invert(&v);
     for (size_t i = 0; i < v.pf->nfuncs; i++) {
         const struct prof_func *fn = v.pf->funcs[i];
         if (!strcmp(fn->name, "<module>")) continue;
-        long cur = current_line(&v, fn->first_line);
+        long cur =
+            inv ? current_line_inv(&v, inv, fn->first_line) : current_line(&v, fn->first_line);
         if (cur < 0) continue;
         lens_title(p, &fn->st, title, sizeof title);
         json_array_append_new(out, lens(cur, title, v.d->uri, fn->first_line, fn->name));
     }
+    free(inv);
     view_close(&v);
     lsp_reply(s, id, out);
 }
@@ -166,9 +190,12 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
     }
     json_int_t l0 = 0, l1 = (json_int_t)v.d->nlines - 1;
     json_t *range = json_object_get(params, "range");
-    json_int_t ignore;
-    json_unpack(range, "{s:{s:I, s:I}, s:{s:I, s:I}}", "start", "line", &l0, "character", &ignore,
-                "end", "line", &l1, "character", &ignore);
+    json_int_t ignore, c1 = 1;
+    if (range)
+        json_unpack(range, "{s:{s:I, s:I}, s:{s:I, s:I}}", "start", "line", &l0, "character",
+                    &ignore, "end", "line", &l1, "character", &c1);
+    if (c1 == 0 && l1 > l0)
+        l1--; /* the range ends at the start of line l1: its end-of-line hint is outside */
     if (l0 < 0) l0 = 0;
     if (l1 >= (json_int_t)v.d->nlines) l1 = (json_int_t)v.d->nlines - 1;
     double threshold = lsp__setting_num(s, "hints.threshold", 1.0);
