@@ -1,0 +1,401 @@
+-- Hotline for Neovim: starts `hotline lsp` for Python buffers and adds what
+-- the built-in client does not do by itself on every version: :HotlineRun and
+-- friends, CodeLens refresh, the live "executing" marker (sign + end-of-line
+-- text naming the library call), and inlay hints as end-of-line virtual text
+-- where vim.lsp.inlay_hint does not exist (before 0.10). Works on 0.7.2+.
+--
+-- All state lives in the table M.state (one per Neovim instance).
+local M = {}
+
+local defaults = {
+  cmd = { 'hotline', 'lsp' }, -- how to start the server
+  python = nil,               -- interpreter; nil: <root>/.venv/bin/python if present, else the server's default (python3)
+  args = nil,                 -- default program arguments (list) for :HotlineRun without arguments
+  root_markers = { '.git', 'pyproject.toml', 'setup.py', 'setup.cfg' },
+  settings = {},              -- extra server settings (docs/configuration.md), merged into initializationOptions
+  hints = true,               -- inlay hints (native on 0.10+, virtual text before)
+  lenses = true,              -- CodeLens
+  executing = true,           -- live marker for the running line
+  sign_text = '▶',
+}
+
+M.state = {
+  opts = nil,
+  client_id = nil,
+  root = nil,
+  ns_exec = nil, -- namespace: executing-line virtual text
+  ns_hint = nil, -- namespace: inlay hints as virtual text (< 0.10)
+  exec = nil,    -- last hotline/executing params with a uri, or nil
+  running = false,
+  runs_ended = 0, -- count of finished runs (tests wait on it)
+}
+
+local has_native_hints = vim.lsp.inlay_hint ~= nil and type(vim.lsp.inlay_hint) == 'table'
+  and vim.lsp.inlay_hint.enable ~= nil
+
+local function notify(msg, level)
+  vim.notify('hotline: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function find_root(path)
+  local dir = vim.fn.fnamemodify(path, ':p:h')
+  local cur = dir
+  while cur and cur ~= '' do
+    for _, m in ipairs(M.state.opts.root_markers) do
+      if vim.loop.fs_stat(cur .. '/' .. m) then
+        return cur
+      end
+    end
+    local parent = vim.fn.fnamemodify(cur, ':h')
+    if parent == cur then
+      break
+    end
+    cur = parent
+  end
+  return dir
+end
+
+local function client()
+  local id = M.state.client_id
+  return id and vim.lsp.get_client_by_id(id) or nil
+end
+
+local function python_buffers()
+  local out = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].filetype == 'python' then
+      table.insert(out, b)
+    end
+  end
+  return out
+end
+
+-- ---- inlay hints: native or virtual text --------------------------------
+
+local function hints_virtual(bufnr)
+  local c = client()
+  if not c or not M.state.opts.hints then
+    return
+  end
+  local last = vim.api.nvim_buf_line_count(bufnr)
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = 0, character = 0 }, ['end'] = { line = last, character = 0 } },
+  }
+  c.request('textDocument/inlayHint', params, function(err, result)
+    if err or not vim.api.nvim_buf_is_valid(bufnr) then
+      return
+    end
+    vim.api.nvim_buf_clear_namespace(bufnr, M.state.ns_hint, 0, -1)
+    for _, h in ipairs(result or {}) do
+      local label = h.label
+      if type(label) == 'table' then
+        local parts = {}
+        for _, p in ipairs(label) do
+          table.insert(parts, p.value)
+        end
+        label = table.concat(parts)
+      end
+      local line = h.position.line
+      if line < vim.api.nvim_buf_line_count(bufnr) then
+        vim.api.nvim_buf_set_extmark(bufnr, M.state.ns_hint, line, 0, {
+          virt_text = { { ' ' .. label, 'Comment' } },
+          virt_text_pos = 'eol',
+        })
+      end
+    end
+  end, bufnr)
+end
+
+local function hints_enable(bufnr, on)
+  if has_native_hints then
+    -- 0.10+: enable(bool, {bufnr=}); some nightlies took (bufnr, bool)
+    if not pcall(vim.lsp.inlay_hint.enable, on, { bufnr = bufnr }) then
+      pcall(vim.lsp.inlay_hint.enable, bufnr, on)
+    end
+  elseif on then
+    hints_virtual(bufnr)
+  else
+    vim.api.nvim_buf_clear_namespace(bufnr, M.state.ns_hint, 0, -1)
+  end
+end
+
+-- ---- lenses ---------------------------------------------------------------
+
+local function lenses_refresh(bufnr)
+  if not M.state.opts.lenses or not vim.api.nvim_buf_is_valid(bufnr) then
+    return
+  end
+  vim.api.nvim_buf_call(bufnr, function()
+    pcall(vim.lsp.codelens.refresh)
+  end)
+end
+
+local function refresh_all()
+  for _, b in ipairs(python_buffers()) do
+    if client() and vim.lsp.buf_is_attached(b, M.state.client_id) then
+      lenses_refresh(b)
+      if M.state.opts.hints then
+        if has_native_hints then
+          hints_enable(b, true)
+        else
+          hints_virtual(b)
+        end
+      end
+    end
+  end
+end
+
+-- ---- the live marker ------------------------------------------------------
+
+-- A dotted module name for a library file: the part after site-packages /
+-- dist-packages / lib/pythonX.Y, else the file name.
+function M.module_of(file)
+  if type(file) ~= 'string' then
+    return nil
+  end
+  local rel = file:match('[/\\]site%-packages[/\\](.+)$') or file:match('[/\\]dist%-packages[/\\](.+)$')
+    or file:match('[/\\]lib[/\\]python%d+%.%d+[/\\](.+)$') or file:match('([^/\\]+)$')
+  rel = rel:gsub('%.py$', ''):gsub('[/\\]__init__$', ''):gsub('[/\\]', '.')
+  return rel
+end
+
+-- The library call the executing user line is in: the library frame just
+-- above the innermost user frame (stack is innermost first). "module.function".
+function M.library_call(stack)
+  local lib = nil
+  for _, fr in ipairs(stack or {}) do
+    if type(fr) == 'table' then
+      if fr.user then
+        break
+      end
+      lib = fr
+    end
+  end
+  if not lib then
+    return nil
+  end
+  local mod = M.module_of(lib.file)
+  return mod and (mod .. '.' .. (lib['function'] or '?')) or lib['function']
+end
+
+local function exec_clear()
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_valid(b) then
+      pcall(vim.fn.sign_unplace, 'hotline', { buffer = b })
+      vim.api.nvim_buf_clear_namespace(b, M.state.ns_exec, 0, -1)
+    end
+  end
+end
+
+local function on_executing(_, params)
+  params = params or {}
+  exec_clear()
+  if type(params.uri) ~= 'string' then
+    M.state.exec = nil
+    return vim.NIL
+  end
+  M.state.exec = params
+  if not M.state.opts.executing then
+    return vim.NIL
+  end
+  local bufnr = vim.uri_to_bufnr(params.uri)
+  if not vim.api.nvim_buf_is_loaded(bufnr) or params.line >= vim.api.nvim_buf_line_count(bufnr) then
+    return vim.NIL
+  end
+  vim.fn.sign_place(0, 'hotline', 'HotlineExecuting', bufnr, { lnum = params.line + 1, priority = 20 })
+  local lib = M.library_call(params.stack)
+  local text = string.format('▶ %.1f s%s', tonumber(params.since_s) or 0, lib and (' · ' .. lib) or '')
+  vim.api.nvim_buf_set_extmark(bufnr, M.state.ns_exec, params.line, 0, {
+    virt_text = { { text, 'HotlineExecuting' } },
+    virt_text_pos = 'eol',
+  })
+  return vim.NIL
+end
+
+-- ---- server-to-client requests / notifications ----------------------------
+
+local function on_refresh()
+  vim.schedule(refresh_all)
+  return vim.NIL
+end
+
+local function on_progress(err, result, ctx, config)
+  local v = result and result.value
+  if type(v) == 'table' and v.kind == 'end' and type(result.token) == 'string'
+    and result.token:match('^hotline%-run') then
+    M.state.running = false
+    M.state.runs_ended = M.state.runs_ended + 1
+    vim.schedule(refresh_all)
+  end
+  local h = vim.lsp.handlers['$/progress']
+  if h then
+    return h(err, result, ctx, config)
+  end
+end
+
+local function make_config(bufnr)
+  local o = M.state.opts
+  local path = vim.api.nvim_buf_get_name(bufnr)
+  local root = find_root(path)
+  local init = vim.deepcopy(o.settings or {})
+  local python = o.python
+  if not python and vim.fn.executable(root .. '/.venv/bin/python') == 1 then
+    python = root .. '/.venv/bin/python'
+  end
+  init.python = init.python or python
+  init.args = init.args or o.args
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.workspace = caps.workspace or {}
+  caps.workspace.codeLens = { refreshSupport = true }
+  caps.workspace.inlayHint = { refreshSupport = true }
+  caps.window = caps.window or {}
+  caps.window.workDoneProgress = true
+  caps.experimental = caps.experimental or {}
+  caps.experimental.hotlineExecuting = o.executing and true or false
+  local handlers = {
+    ['hotline/executing'] = on_executing,
+    ['workspace/codeLens/refresh'] = on_refresh,
+    ['$/progress'] = on_progress,
+  }
+  if not has_native_hints then
+    handlers['workspace/inlayHint/refresh'] = on_refresh
+  end
+  return {
+    name = 'hotline',
+    cmd = o.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    capabilities = caps,
+    init_options = init,
+    handlers = handlers,
+    on_attach = function(c, b)
+      M.state.client_id = c.id
+      if o.hints then
+        hints_enable(b, true)
+      end
+      lenses_refresh(b)
+    end,
+    on_exit = function()
+      M.state.client_id = nil
+      M.state.running = false
+      vim.schedule(exec_clear)
+    end,
+  }
+end
+
+-- Start (or reuse) the server for bufnr.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local cfg = make_config(bufnr)
+  if vim.lsp.start then
+    M.state.client_id = vim.lsp.start(cfg, { bufnr = bufnr }) or M.state.client_id
+  else
+    local c = client()
+    if not c or c.is_stopped() then
+      M.state.client_id = vim.lsp.start_client(cfg)
+    end
+    if M.state.client_id then
+      vim.lsp.buf_attach_client(bufnr, M.state.client_id)
+    end
+  end
+  return M.state.client_id
+end
+
+-- ---- commands ---------------------------------------------------------------
+
+local function exec_command(command, arg, cb)
+  local c = client()
+  if not c then
+    notify('the server is not running (open a Python file first)', vim.log.levels.WARN)
+    return
+  end
+  c.request('workspace/executeCommand', { command = command, arguments = { arg } }, function(err, result)
+    if err then
+      notify(command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    elseif cb then
+      cb(result)
+    end
+  end)
+end
+
+-- :HotlineRun [args]: profile the current file. args: list of strings or nil.
+function M.run(args)
+  local bufnr = vim.api.nvim_get_current_buf()
+  if not client() then
+    M.attach(bufnr)
+  end
+  if vim.bo[bufnr].modified then
+    vim.cmd('silent write')
+  end
+  local a = { uri = vim.uri_from_bufnr(bufnr) }
+  if args and #args > 0 then
+    a.args = args
+  end
+  M.state.running = true
+  exec_command('hotline.run', a, function(result)
+    M.state.last_run = result
+  end)
+end
+
+function M.stop()
+  exec_command('hotline.stop', vim.empty_dict())
+end
+
+function M.clear()
+  exec_command('hotline.clear', vim.empty_dict(), function()
+    vim.schedule(refresh_all)
+  end)
+end
+
+-- :HotlineShow: the profile summary in a scratch buffer.
+function M.show()
+  exec_command('hotline.showProfile', { show = false }, function(result)
+    local text = result and result.text or ''
+    vim.cmd('new')
+    local b = vim.api.nvim_get_current_buf()
+    vim.bo[b].buftype = 'nofile'
+    vim.bo[b].bufhidden = 'wipe'
+    vim.api.nvim_buf_set_lines(b, 0, -1, false, vim.split(text, '\n', { plain = true }))
+    vim.bo[b].modifiable = false
+  end)
+end
+
+function M.setup(opts)
+  M.state.opts = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  M.state.ns_exec = vim.api.nvim_create_namespace('hotline_executing')
+  M.state.ns_hint = vim.api.nvim_create_namespace('hotline_hints')
+  vim.cmd('highlight default link HotlineExecuting DiagnosticInfo')
+  vim.cmd('highlight default link HotlineExecutingLine CursorLine')
+  vim.fn.sign_define('HotlineExecuting', { text = M.state.opts.sign_text, texthl = 'HotlineExecuting',
+    linehl = 'HotlineExecutingLine' })
+  local group = vim.api.nvim_create_augroup('hotline', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = 'python',
+    callback = function(ev)
+      M.attach(ev.buf)
+    end,
+  })
+  if not has_native_hints then -- virtual-text hints follow edits on save
+    vim.api.nvim_create_autocmd('BufWritePost', {
+      group = group,
+      pattern = '*.py',
+      callback = function(ev)
+        hints_virtual(ev.buf)
+        lenses_refresh(ev.buf)
+      end,
+    })
+  end
+  vim.api.nvim_create_user_command('HotlineRun', function(c)
+    M.run(c.fargs)
+  end, { nargs = '*', desc = 'Profile the current Python file with hotline' })
+  vim.api.nvim_create_user_command('HotlineStop', M.stop, { desc = 'Stop the hotline run' })
+  vim.api.nvim_create_user_command('HotlineClear', M.clear, { desc = 'Clear hotline results' })
+  vim.api.nvim_create_user_command('HotlineShow', M.show, { desc = 'Show the hotline profile' })
+  for _, b in ipairs(python_buffers()) do
+    M.attach(b)
+  end
+end
+
+return M
