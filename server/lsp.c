@@ -605,6 +605,7 @@ static void n_did_change_configuration(struct server *s, json_t *params)
     json_t *ours = json_object_get(settings, "hotline");
     merge_settings(s->settings, json_is_object(ours) ? ours : settings);
     apply_settings(s);
+    lsp_feat_settings_changed(s);
 }
 
 /* ---- setup --------------------------------------------------------------- */

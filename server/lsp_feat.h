@@ -69,6 +69,8 @@ void lsp_feat_doc_closed(struct server *s, const char *uri);
 /* the server exits: stop every program we started (SIGKILL), close handles */
 void lsp_feat_close(struct server *s);
 void lsp_feat_free(struct server *s);
+/* didChangeConfiguration: thresholds may have changed, ask the client to refresh */
+void lsp_feat_settings_changed(struct server *s);
 /* hotline/debug/state: add "run" {"pid", "running"} and "profile" (bool) to r (borrowed) */
 void lsp_feat_debug_state(struct server *s, json_t *r);
 /* an answer to one of our requests (id, result, error borrowed) */

@@ -29,7 +29,8 @@ struct lsp_run {
     struct server *srv;    /* borrowed */
     struct profile *store; /* borrowed: f->prof (the feature state owns it) */
     char *uri, *path;      /* owned: the program's file */
-    char *main_dir;        /* owned: directory of the program (user frames) */
+    char *main_dir;        /* owned: directory of the program, resolved (user frames) */
+    char *main_dir_given;  /* owned: the same as given */
     uv_timer_t tick;       /* LSP_EXEC_MIN_MS */
     int tick_open;
     uint64_t start_ns;
@@ -181,11 +182,17 @@ static void send_refresh(struct server *s)
     lsp__publish_diagnostics(s, f->run ? f->run->live_diag : NULL);
 }
 
+static int under(const char *file, const char *dir)
+{
+    size_t n = dir ? strlen(dir) : 0;
+    return n && !strncmp(file, dir, n) && (file[n] == '/' || dir[n - 1] == '/');
+}
+
 static int is_user_file(struct lsp_run *r, const char *file)
 {
-    size_t n = strlen(r->main_dir);
-    return !strncmp(file, r->main_dir, n) && file[n] == '/' && !strstr(file, "/site-packages/") &&
-           !strstr(file, "/dist-packages/");
+    return (under(file, r->main_dir) || under(file, r->main_dir_given)) &&
+           !strstr(file, "/site-packages/") && !strstr(file, "/dist-packages/") &&
+           !strstr(file, "/..");
 }
 
 /* From a resolved `now`: the thread whose innermost profiled-program frame is
@@ -327,6 +334,7 @@ static void run_free(struct lsp_run *r)
     free(r->uri);
     free(r->path);
     free(r->main_dir);
+    free(r->main_dir_given);
     json_decref(r->now);
     json_decref(r->live_diag);
     json_decref(r->pending);
@@ -470,7 +478,9 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     } else {
         snprintf(dir, sizeof dir, "%s", cwd ? cwd : s->root_path ? s->root_path : ".");
     }
-    r->main_dir = strdup(dir);
+    char real[PATH_MAX]; /* frames name files by their real path more often than not */
+    r->main_dir = strdup(realpath(dir, real) ? real : dir);
+    r->main_dir_given = strdup(dir);
     int nargs = 0, ninc = 0, nexc = 0;
     /* extra arguments from the settings come first, then this run's */
     json_t *all = json_array();
@@ -696,6 +706,11 @@ void lsp_feat_close(struct server *s)
         lsp_log(s, LSP_MSG_INFO, "stopping pid %d: the server is exiting", f->run->sess.pid);
         run_retire(s, f->run);
     }
+}
+
+void lsp_feat_settings_changed(struct server *s)
+{
+    if (s->feat && (s->feat->prof || s->feat->run)) send_refresh(s);
 }
 
 void lsp_feat_debug_state(struct server *s, json_t *r)

@@ -25,6 +25,19 @@ no-process ${WORK}/longrun.py
 <-- {"id": 6, "result": {"stopped": true}}
 <-- {"method": "window/showMessage", "params": {"message": "re:longrun.py stopped"}}
 no-process ${WORK}/longrun.py
+# restart: true stops the running program and starts the new run after it
+--> {"jsonrpc": "2.0", "id": 7, "method": "workspace/executeCommand", "params": {"command": "hotline.run", "arguments": [{"uri": "${WORK_URI}/longrun.py"}]}}
+<-- {"id": 7, "result": {"started": true}}
+--> {"jsonrpc": "2.0", "id": 8, "method": "workspace/executeCommand", "params": {"command": "hotline.run", "arguments": [{"uri": "${WORK_URI}/longrun.py", "restart": true}]}}
+<-- {"id": 8, "result": {"started": false, "restarting": true}}
+<-- {"method": "window/showMessage", "params": {"message": "re:longrun.py stopped"}}
+<-- {"method": "window/workDoneProgress/create", "params": {"token": "hotline-run-4"}}
+--> {"jsonrpc": "2.0", "id": 9, "method": "hotline/debug/state", "params": {}}
+<-- {"id": 9, "result": {"run": {"running": true}}}
+--> {"jsonrpc": "2.0", "id": 10, "method": "workspace/executeCommand", "params": {"command": "hotline.stop"}}
+<-- {"id": 10, "result": {"stopped": true}}
+<-- {"method": "window/showMessage", "params": {"message": "re:longrun.py stopped"}}
+no-process ${WORK}/longrun.py
 --> {"jsonrpc":"2.0","id":99,"method":"shutdown"}
 <-- {"id":99,"result":null}
 --> {"jsonrpc":"2.0","method":"exit"}
