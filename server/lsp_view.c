@@ -17,6 +17,8 @@
 
 #define VIEW_HOVER_STACKS 3
 #define VIEW_MAX_DIAG_LINES 100
+#define VIEW_MAX_CLASSES 256 /* class lenses per file */
+#define VIEW_CLASS_SCAN 5000 /* lines searched upwards for `class X` */
 #define VIEW_DOCS_URL "https://github.com/hotline-profiler/hotline/blob/main/docs/lsp.md"
 
 double lsp__share(const struct profile *p, const struct agent_stats *st)
@@ -125,6 +127,70 @@ static json_t *lens(long line, const char *title, const char *uri, int pline, co
                      "arguments", arg);
 }
 
+/* Is document line `cur` `class <name>` (name = last component of a dotted
+ * qualified name prefix)? */
+static int is_class_line(const struct view *v, long cur, const char *name, size_t n)
+{
+    size_t len;
+    const char *t = doc_line(v->d, (uint32_t)cur, &len), *e;
+    if (!t || cur >= (long)v->a->n || v->a->map[cur] < 0) return 0;
+    e = t + len;
+    while (t < e && (*t == ' ' || *t == '\t'))
+        t++;
+    if (e - t < 6 || strncmp(t, "class", 5) || (t[5] != ' ' && t[5] != '\t')) return 0;
+    t += 6;
+    while (t < e && (*t == ' ' || *t == '\t'))
+        t++;
+    return (size_t)(e - t) > n && !strncmp(t, name, n) &&
+           (t[n] == '(' || t[n] == ':' || t[n] == ' ');
+}
+
+/* One lens per class: the sum of its methods (qualified names "Class.method"),
+ * over the nearest `class Class` line above the first method. */
+static void class_lenses(const struct view *v, const struct profile *p, const int32_t *inv,
+                         json_t *out)
+{
+    struct cls {
+        const char *qual; /* borrowed from a func name */
+        size_t qlen;
+        long line;
+        struct agent_stats st;
+    } cls[VIEW_MAX_CLASSES];
+    size_t ncls = 0;
+    for (size_t i = 0; i < v->pf->nfuncs; i++) {
+        const struct prof_func *fn = v->pf->funcs[i];
+        const char *dot = strrchr(fn->name, '.');
+        if (!dot || strstr(fn->name, "<locals>") || dot == fn->name) continue;
+        size_t qlen = (size_t)(dot - fn->name), k;
+        for (k = 0; k < ncls; k++)
+            if (cls[k].qlen == qlen && !strncmp(cls[k].qual, fn->name, qlen)) break;
+        long cur = inv ? current_line_inv(v, inv, fn->first_line) : current_line(v, fn->first_line);
+        if (k == ncls) {
+            if (ncls == VIEW_MAX_CLASSES || cur < 0) continue;
+            cls[k] = (struct cls){.qual = fn->name, .qlen = qlen, .line = -1};
+            ncls++;
+        }
+        agent_stats_merge(&cls[k].st, &fn->st);
+        if (cur < 0) continue;
+        const char *last = cls[k].qual;
+        for (const char *q = cls[k].qual; q < cls[k].qual + qlen; q++)
+            if (*q == '.') last = q + 1;
+        size_t n = (size_t)(cls[k].qual + qlen - last);
+        for (long l = cur - 1; l >= 0 && l > cur - VIEW_CLASS_SCAN; l--)
+            if (is_class_line(v, l, last, n)) {
+                if (cls[k].line < 0 || l < cls[k].line) cls[k].line = l;
+                break;
+            }
+    }
+    char title[256], name[256];
+    for (size_t k = 0; k < ncls; k++) {
+        if (cls[k].line < 0) continue;
+        lens_title(p, &cls[k].st, title, sizeof title);
+        snprintf(name, sizeof name, "%.*s", (int)cls[k].qlen, cls[k].qual);
+        json_array_append_new(out, lens(cls[k].line, title, v->d->uri, 0, name));
+    }
+}
+
 void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params)
 {
     struct view v = {0};
@@ -151,6 +217,7 @@ void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params)
         lens_title(p, &fn->st, title, sizeof title);
         json_array_append_new(out, lens(cur, title, v.d->uri, fn->first_line, fn->name));
     }
+    class_lenses(&v, p, inv, out);
     free(inv);
     view_close(&v);
     lsp_reply(s, id, out);
