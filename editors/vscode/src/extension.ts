@@ -1,0 +1,289 @@
+// Hotline for VS Code: starts `hotline lsp` for Python files through
+// vscode-languageclient (CodeLens, inlay hints, hovers, diagnostics and
+// $/progress are the client's native features), adds the Profile / Stop /
+// Clear / Show commands, and draws the live "executing" marker from the
+// server's hotline/executing notification (gutter icon, whole-line
+// highlight with an overview-ruler mark, status-bar item with a frame picker).
+// All mutable state lives in one `Hotline` instance per activation.
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+} from 'vscode-languageclient/node';
+import { Executing, Frame, libraryCall, statusText } from './frames';
+
+/** Settings the extension handles itself and does not send to the server. */
+const CLIENT_ONLY = ['serverPath', 'python', 'args', 'askForArguments', 'executing'];
+
+function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const p = path.join(dir, name);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      if (fs.statSync(p).isFile()) return p;
+    } catch {
+      /* not here */
+    }
+  }
+  return undefined;
+}
+
+class Hotline {
+  client: LanguageClient | undefined;
+  readonly out = vscode.window.createOutputChannel('Hotline');
+  readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+  readonly deco: vscode.TextEditorDecorationType;
+  exec: Executing | undefined;
+  running = false;
+
+  constructor(readonly ctx: vscode.ExtensionContext) {
+    this.deco = vscode.window.createTextEditorDecorationType({
+      isWholeLine: true,
+      gutterIconPath: ctx.asAbsolutePath('media/executing.svg'),
+      gutterIconSize: 'contain',
+      backgroundColor: new vscode.ThemeColor('editor.wordHighlightStrongBackground'),
+      borderColor: new vscode.ThemeColor('editorWarning.foreground'),
+      borderStyle: 'solid',
+      borderWidth: '0 0 0 2px',
+      overviewRulerColor: new vscode.ThemeColor('editorWarning.foreground'),
+      overviewRulerLane: vscode.OverviewRulerLane.Full,
+    });
+    this.status.name = 'Hotline: executing line';
+    this.status.command = 'hotline.pickFrame';
+    this.status.tooltip = 'Hotline: the running line and the library call under it (click for the frames)';
+    ctx.subscriptions.push(this.out, this.status, this.deco);
+  }
+
+  config() {
+    return vscode.workspace.getConfiguration('hotline');
+  }
+
+  /** The server's settings: the "hotline" section minus client-only keys. */
+  serverSettings(): Record<string, unknown> {
+    const all = JSON.parse(JSON.stringify(this.config())) as Record<string, unknown>;
+    for (const k of CLIENT_ONLY) delete all[k];
+    return all;
+  }
+
+  /** hotline.serverPath, else `hotline` on PATH, else the bundled bin/hotline. */
+  serverPath(): string {
+    const set = this.config().get<string>('serverPath', '');
+    if (set) return set;
+    return findOnPath('hotline') ?? this.ctx.asAbsolutePath(path.join('bin', 'hotline'));
+  }
+
+  /** The Python extension's interpreter, else hotline.python, else
+   * <workspace>/.venv/bin/python, else python3. */
+  async python(resource: vscode.Uri): Promise<string> {
+    const ext = vscode.extensions.getExtension('ms-python.python');
+    if (ext) {
+      try {
+        const api = ext.isActive ? ext.exports : await ext.activate();
+        const env = api?.environments?.getActiveEnvironmentPath?.(resource);
+        if (env?.path && fs.existsSync(env.path)) return env.path;
+        const det = api?.settings?.getExecutionDetails?.(resource);
+        if (det?.execCommand?.[0]) return det.execCommand[0];
+      } catch (e) {
+        this.out.appendLine(`python extension: ${e}`);
+      }
+    }
+    const set = this.config().get<string>('python', '');
+    if (set) return set;
+    const folder = vscode.workspace.getWorkspaceFolder(resource);
+    if (folder) {
+      const venv = path.join(folder.uri.fsPath, '.venv', 'bin', 'python');
+      if (fs.existsSync(venv)) return venv;
+    }
+    return 'python3';
+  }
+
+  async start(): Promise<void> {
+    const command = this.serverPath();
+    this.out.appendLine(`starting ${command} lsp`);
+    const serverOptions: ServerOptions = { command, args: ['lsp'] };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file', language: 'python' }],
+      outputChannel: this.out,
+      initializationOptions: { ...this.serverSettings(), executing: true },
+    };
+    const client = new LanguageClient('hotline', 'Hotline', serverOptions, clientOptions);
+    client.registerFeature({
+      fillClientCapabilities(caps) {
+        caps.experimental = { ...(caps.experimental ?? {}), hotlineExecuting: true };
+      },
+      initialize() {},
+      getState: () => ({ kind: 'static' }),
+      clear() {},
+    });
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Stopped) this.setExecuting(undefined);
+    });
+    client.onNotification('hotline/executing', (p: Executing) => this.setExecuting(p));
+    this.client = client;
+    await client.start();
+  }
+
+  async restart(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c) await c.stop().catch((e) => this.out.appendLine(`stop: ${e}`));
+    await this.start();
+  }
+
+  // ---- live marker ----
+
+  setExecuting(p: Executing | undefined): void {
+    const live = !!p && typeof p.uri === 'string' && this.config().get<boolean>('executing.enabled', true);
+    this.exec = live ? p : undefined;
+    if (!p || typeof p.uri !== 'string') this.setRunning(false);
+    this.paint();
+  }
+
+  paint(): void {
+    const e = this.exec;
+    for (const ed of vscode.window.visibleTextEditors) {
+      const here = e && e.uri && ed.document.uri.toString() === vscode.Uri.parse(e.uri).toString();
+      const line = e?.line ?? 0;
+      ed.setDecorations(
+        this.deco,
+        here && line < ed.document.lineCount
+          ? [{ range: new vscode.Range(line, 0, line, 0), hoverMessage: statusText(e!) }]
+          : [],
+      );
+    }
+    if (e) {
+      this.status.text = statusText(e);
+      this.status.show();
+    } else {
+      this.status.hide();
+    }
+  }
+
+  setRunning(on: boolean): void {
+    this.running = on;
+    void vscode.commands.executeCommand('setContext', 'hotline.running', on);
+    if (on) void vscode.commands.executeCommand('setContext', 'hotline.hasResults', true);
+  }
+
+  async pickFrame(): Promise<void> {
+    const e = this.exec;
+    if (!e || !e.stack?.length) {
+      void vscode.window.showInformationMessage('Hotline: nothing is running');
+      return;
+    }
+    const lib = libraryCall(e.stack);
+    const items = e.stack
+      .filter((f): f is Frame => typeof f === 'object' && f !== null)
+      .map((f) => ({
+        label: `${f.user ? '$(file-code)' : '$(library)'} ${f.function ?? '?'}`,
+        description: `${path.basename(f.file ?? '?')}:${f.line ?? '?'}`,
+        detail: `${f.user ? 'your code' : 'library'} · ${f.file ?? '?'}`,
+        frame: f,
+      }));
+    const pick = await vscode.window.showQuickPick(items, {
+      title: `Running for ${(e.since_s ?? 0).toFixed(1)} s${lib ? ' in ' + lib : ''} (innermost first)`,
+      placeHolder: 'Open a frame',
+    });
+    if (!pick?.frame.file) return;
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(pick.frame.file));
+    const line = Math.max(0, (pick.frame.line ?? 1) - 1);
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0) });
+  }
+
+  // ---- commands ----
+
+  async execute(command: string, arg: object): Promise<unknown> {
+    if (!this.client || !this.client.isRunning()) {
+      void vscode.window.showErrorMessage('Hotline: the language server is not running (see Output ▸ Hotline)');
+      return undefined;
+    }
+    try {
+      return await this.client.sendRequest('workspace/executeCommand', { command, arguments: [arg] });
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Hotline: ${err instanceof Error ? err.message : err}`);
+      return undefined;
+    }
+  }
+
+  async profile(ask: boolean): Promise<void> {
+    const ed = vscode.window.activeTextEditor;
+    if (!ed || ed.document.languageId !== 'python' || ed.document.uri.scheme !== 'file') {
+      void vscode.window.showWarningMessage('Hotline: open a Python file first');
+      return;
+    }
+    let args = this.config().get<string[]>('args', []);
+    if (ask || this.config().get<boolean>('askForArguments', false)) {
+      const text = await vscode.window.showInputBox({
+        title: 'Hotline: program arguments',
+        prompt: 'Arguments for the program (split on spaces; quote with "…")',
+        value: args.join(' '),
+      });
+      if (text === undefined) return;
+      args = (text.match(/"[^"]*"|\S+/g) ?? []).map((a) => a.replace(/^"(.*)"$/, '$1'));
+    }
+    if (ed.document.isDirty) await ed.document.save();
+    const uri = ed.document.uri;
+    const folder = vscode.workspace.getWorkspaceFolder(uri);
+    const arg = {
+      uri: uri.toString(),
+      args,
+      python: await this.python(uri),
+      cwd: folder ? folder.uri.fsPath : path.dirname(uri.fsPath),
+    };
+    this.out.appendLine(`hotline.run ${JSON.stringify(arg)}`);
+    this.setRunning(true);
+    const r = await this.execute('hotline.run', arg);
+    if (!r) this.setRunning(false);
+  }
+}
+
+export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
+  const h = new Hotline(ctx);
+  const reg = (id: string, fn: () => unknown) => ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  reg('hotline.profileFile', () => h.profile(false));
+  reg('hotline.profileWithArgs', () => h.profile(true));
+  reg('hotline.stopRun', () => h.execute('hotline.stop', {}));
+  reg('hotline.clearResults', async () => {
+    await h.execute('hotline.clear', {});
+    void vscode.commands.executeCommand('setContext', 'hotline.hasResults', false);
+  });
+  reg('hotline.showProfileText', async () => {
+    const r = (await h.execute('hotline.showProfile', { show: false })) as { text?: string } | undefined;
+    if (r?.text) {
+      const doc = await vscode.workspace.openTextDocument({ content: r.text, language: 'plaintext' });
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }
+  });
+  reg('hotline.pickFrame', () => h.pickFrame());
+  reg('hotline.restartServer', () => h.restart());
+  ctx.subscriptions.push(
+    vscode.window.onDidChangeVisibleTextEditors(() => h.paint()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('hotline')) return;
+      if (e.affectsConfiguration('hotline.serverPath')) {
+        void h.restart();
+        return;
+      }
+      if (e.affectsConfiguration('hotline.executing')) h.setExecuting(h.exec);
+      // hints / lenses / thresholds apply without a restart: the server
+      // refreshes them when its settings change
+      void h.client?.sendNotification('workspace/didChangeConfiguration', {
+        settings: { hotline: h.serverSettings() },
+      });
+    }),
+    { dispose: () => void h.client?.stop() },
+  );
+  await h.start().catch((e) => {
+    h.out.appendLine(`cannot start the server: ${e}`);
+    void vscode.window.showErrorMessage(`Hotline: cannot start ${h.serverPath()} (set hotline.serverPath)`);
+  });
+}
+
+export function deactivate(): void {
+  /* the client is stopped through ctx.subscriptions */
+}
