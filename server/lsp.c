@@ -462,6 +462,7 @@ static void n_initialized(struct server *s, json_t *params)
     (void)params;
     lsp_log(s, LSP_MSG_INFO, "hotline %s ready (positions in %s)", HOTLINE_VERSION,
             pos_encoding_name(s->enc));
+    lsp_feat_initialized(s);
 }
 
 static void h_shutdown(struct server *s, json_t *id, json_t *params)

@@ -53,6 +53,7 @@ struct lsp_feat {
     struct lsp_run *closing;    /* runs whose session is closing (list through run->next) */
     int runs_started;
     json_t *diag_uris; /* owned array of URIs we published diagnostics for */
+    json_t *leaks;     /* owned {path: [leak...]} from the per-file `leaks` of the profile */
     /* refresh throttling */
     int dirty; /* profile changed since the last refresh request */
     uint64_t last_refresh_ns;
@@ -63,6 +64,8 @@ struct lsp_feat {
 int lsp_feat_init(struct server *s);
 /* initialize: load <root>/.hotline/profile.json; adds capabilities (borrowed). */
 void lsp_feat_initialize(struct server *s, json_t *capabilities);
+/* initialized: publish the diagnostics of a reloaded profile */
+void lsp_feat_initialized(struct server *s);
 void lsp_feat_doc_opened(struct server *s, struct doc *d);
 void lsp_feat_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e);
 void lsp_feat_doc_closed(struct server *s, const char *uri);
@@ -108,6 +111,8 @@ void lsp__snaps_from_json(struct lsp_feat *f, const json_t *j);
 void lsp__publish_diagnostics(struct server *s, const json_t *live /*borrowed, may be NULL*/);
 /* showProfile text (new, caller frees) */
 char *lsp__profile_summary(struct server *s, const char *path, int line);
+/* Re-read f->leaks from the profile (after a run, after loading). */
+void lsp__leaks_update(struct lsp_feat *f);
 /* Share of a stats record in the whole profile, 0..100. */
 double lsp__share(const struct profile *p, const struct agent_stats *st);
 

@@ -138,6 +138,7 @@ static void load_profile(struct server *s)
     json_t *j = json_load_file(path, 0, &je);
     if (json_is_object(j)) lsp__snaps_from_json(f, j);
     json_decref(j);
+    lsp__leaks_update(f);
     lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", dir);
 }
 
@@ -411,6 +412,7 @@ static void on_exit_cb(struct session *ss, void *ud)
         if (m->samples == 0 && ss->nconns_total == 0)
             lsp_log(s, LSP_MSG_WARNING, "the profiler agent never connected: no profile");
         save_profile(s);
+        lsp__leaks_update(f);
     }
     if (r->progress_state == 2) progress(s, r, "end", r->stop_requested ? "stopped" : "done", -1);
     if (r->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
@@ -526,6 +528,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
      * closing has had its on_exit: it no longer touches its store) */
     profile_free(f->prof);
     f->prof = store;
+    lsp__leaks_update(f);
     r->store = store;
     lsp__anchors_clear(f);
     lsp__snaps_clear(f);
@@ -602,6 +605,7 @@ static void cmd_clear(struct server *s, json_t *id)
     }
     profile_free(f->prof);
     f->prof = NULL;
+    lsp__leaks_update(f);
     lsp__anchors_clear(f);
     lsp__snaps_clear(f);
     char dir[PATH_MAX], path[PATH_MAX + 32];
@@ -697,6 +701,12 @@ void lsp_feat_initialize(struct server *s, json_t *caps)
     load_profile(s);
 }
 
+void lsp_feat_initialized(struct server *s)
+{
+    if (s->feat && s->feat->prof)
+        lsp__publish_diagnostics(s, NULL);
+}
+
 void lsp_feat_close(struct server *s)
 {
     struct lsp_feat *f = s->feat;
@@ -734,6 +744,7 @@ void lsp_feat_free(struct server *s)
     lsp__anchors_clear(f);
     lsp__snaps_clear(f);
     json_decref(f->diag_uris);
+    json_decref(f->leaks);
     free(f);
     s->feat = NULL;
 }

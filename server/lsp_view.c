@@ -108,13 +108,42 @@ static const struct agent_stats *line_stats(const struct prof_file *pf, int line
 
 /* ---- code lenses ---- */
 
+/* Memory fields arrive as new AGENT_STATS rows (docs/profile-format.md,
+ * "Adding a measurement"); they are looked up by their profile key so that
+ * this file lights up without a change when they exist. -1: not there. */
+static int stat_index(const char *json_key)
+{
+    for (int i = 0; i < AGENT_NSTATS; i++)
+        if (!strcmp(agent_stat_descs[i].json, json_key)) return i;
+    return -1;
+}
+
+static double stat_get(const struct agent_stats *st, const char *json_key)
+{
+    int i = stat_index(json_key);
+    return i < 0 ? 0 : st->v[i];
+}
+
+/* " · +120 MB kept"-style suffix (sep between parts) into buf, "" if none. */
+static void memory_suffix(const struct agent_stats *st, const char *fmt, char *buf, size_t n)
+{
+    double kept = stat_get(st, "kept_mb"), alloc = stat_get(st, "alloc_mb");
+    buf[0] = 0;
+    if (kept >= 0.5)
+        snprintf(buf, n, fmt, kept, "kept");
+    else if (alloc >= 0.5)
+        snprintf(buf, n, fmt, alloc, "alloc");
+}
+
 static void lens_title(const struct profile *p, const struct agent_stats *st, char *buf, size_t n)
 {
+    char mem[64];
+    memory_suffix(st, " \u00b7 +%.0f MB %s", mem, sizeof mem);
     double t = agent_stats_time(&p->total);
     double k = t > 0 ? 100.0 / t : 0;
-    snprintf(buf, n, "\u23f1 %.0f%% \u00b7 py %.0f \u00b7 native %.0f \u00b7 sys %.0f",
+    snprintf(buf, n, "\u23f1 %.0f%% \u00b7 py %.0f \u00b7 native %.0f \u00b7 sys %.0f%s",
              lsp__share(p, st), st->v[AGENT_STAT_PY] * k, st->v[AGENT_STAT_NAT] * k,
-             st->v[AGENT_STAT_SYS] * k);
+             st->v[AGENT_STAT_SYS] * k, mem);
 }
 
 static json_t *lens(long line, const char *title, const char *uri, int pline, const char *fn)
@@ -237,12 +266,24 @@ static void breakdown(const struct profile *p, const struct agent_stats *st, cha
 {
     double t = agent_stats_time(st);
     double cpu = st->v[AGENT_STAT_CPU], busy = st->v[AGENT_STAT_PY] + st->v[AGENT_STAT_NAT];
-    snprintf(buf, n,
-             "%.1f%% of the run (%.3f s, %.0f samples)\n"
-             "- python %.3f s\n- native %.3f s\n- system/waiting %.3f s\n- cpu %.3f s%s",
-             lsp__share(p, st), t, st->v[AGENT_STAT_N], st->v[AGENT_STAT_PY], st->v[AGENT_STAT_NAT],
-             st->v[AGENT_STAT_SYS], cpu,
-             busy > 0 && cpu > busy * 1.2 ? " (multi-core native code)" : "");
+    int k = snprintf(buf, n,
+                     "%.1f%% of the run (%.3f s, %.0f samples)\n"
+                     "- python %.3f s\n- native %.3f s\n- system/waiting %.3f s\n- cpu %.3f s%s",
+                     lsp__share(p, st), t, st->v[AGENT_STAT_N], st->v[AGENT_STAT_PY],
+                     st->v[AGENT_STAT_NAT], st->v[AGENT_STAT_SYS], cpu,
+                     busy > 0 && cpu > busy * 1.2 ? " (multi-core native code)" : "");
+    static const char *const mem[][2] = {
+        {"alloc_mb", "allocated %.1f MB"}, {"freed_mb", "freed %.1f MB"},
+        {"kept_mb", "kept %.1f MB"},       {"peak_mb", "peak %.1f MB"},
+        {"copy_mb_s", "copies %.1f MB/s"}, {"gpu_percent", "GPU %.0f%%"},
+        {"gpu_mb", "GPU memory %.1f MB"},
+    };
+    for (size_t i = 0; i < sizeof mem / sizeof *mem && k > 0 && (size_t)k < n; i++) {
+        int idx = stat_index(mem[i][0]);
+        if (idx < 0 || st->v[idx] <= 0) continue;
+        k += snprintf(buf + k, n - (size_t)k, "\n- ");
+        if ((size_t)k < n) k += snprintf(buf + k, n - (size_t)k, mem[i][1], st->v[idx]);
+    }
 }
 
 void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
@@ -280,8 +321,10 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
         while (len && text[len - 1] == '\r')
             len--;
         char label[128], tip[512];
-        snprintf(label, sizeof label, "%s%.0f%% py/nat %.0f/%.0f", bar(share), share,
-                 st->v[AGENT_STAT_PY] * k, st->v[AGENT_STAT_NAT] * k);
+        char mem[64];
+        memory_suffix(st, "  +%.0f MB", mem, sizeof mem);
+        snprintf(label, sizeof label, "%s%.0f%% py/nat %.0f/%.0f%s", bar(share), share,
+                 st->v[AGENT_STAT_PY] * k, st->v[AGENT_STAT_NAT] * k, mem);
         breakdown(p, st, tip, sizeof tip);
         json_array_append_new(out, json_pack("{s:{s:I, s:i}, s:s, s:b, s:{s:s, s:s}, s:{s:i, s:f}}",
                                              "position", "line", cur, "character",
@@ -355,6 +398,25 @@ static json_t *diag(long line, int severity, const char *code, const char *msg)
                      "code", code, "message", msg, "codeDescription", "href", VIEW_DOCS_URL);
 }
 
+void lsp__leaks_update(struct lsp_feat *f)
+{
+    json_decref(f->leaks);
+    f->leaks = NULL;
+    if (!f->prof) return;
+    /* the JSON writer is where per-file `leaks` appear (docs/profile-format.md) */
+    json_t *j = profile_to_json(f->prof);
+    const char *path;
+    json_t *file;
+    json_object_foreach(json_object_get(j, "files"), path, file)
+    {
+        json_t *l = json_object_get(file, "leaks");
+        if (!json_is_array(l) || !json_array_size(l)) continue;
+        if (!f->leaks) f->leaks = json_object();
+        json_object_set(f->leaks, path, l);
+    }
+    json_decref(j);
+}
+
 static json_t *uri_list(json_t *by_uri, const char *uri)
 {
     json_t *a = json_object_get(by_uri, uri);
@@ -392,6 +454,34 @@ void lsp__publish_diagnostics(struct server *s, const json_t *live)
             }
             free(uri);
         }
+    }
+    const char *lpath;
+    json_t *leaks;
+    json_object_foreach(lsp__setting_bool(s, "diagnostics.leaks", 1) ? f->leaks : NULL, lpath,
+                        leaks)
+    {
+        char *uri = lsp_path_to_uri(lpath);
+        struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
+        const struct prof_file *pf = f->prof ? profile_file(f->prof, lpath) : NULL;
+        struct view v = {.d = d, .pf = pf};
+        if (d && pf && (v.snap = lsp__snap_get(f, lpath))) v.a = lsp__anchor_get(s, d, lpath);
+        size_t i;
+        json_t *e;
+        json_array_foreach(leaks, i, e)
+        {
+            int line = (int)json_integer_value(json_object_get(e, "line"));
+            long cur = d ? (v.a ? current_line(&v, line) : -1) : line - 1;
+            if (!uri || cur < 0 || i >= VIEW_MAX_DIAG_LINES) continue;
+            char msg[256];
+            snprintf(msg, sizeof msg,
+                     "likely leak: memory grows %.2f MB/s here, %.1f MB still held at the end "
+                     "(likelihood %.0f%%)",
+                     json_number_value(json_object_get(e, "rate_mb_s")),
+                     json_number_value(json_object_get(e, "kept_mb")),
+                     100 * json_number_value(json_object_get(e, "likelihood")));
+            json_array_append_new(uri_list(by_uri, uri), diag(cur, 2, "leak", msg));
+        }
+        free(uri);
     }
     if (live && json_string_value(json_object_get(live, "uri"))) {
         json_t *d = json_copy((json_t *)live); /* "uri" routes it; not part of a Diagnostic */
