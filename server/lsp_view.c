@@ -17,6 +17,7 @@
 
 #define VIEW_HOVER_STACKS 3
 #define VIEW_MAX_DIAG_LINES 100
+#define VIEW_MAX_HINTS 5000  /* hints in one answer (editors ask for the visible range) */
 #define VIEW_MAX_CLASSES 256 /* class lenses per file */
 #define VIEW_CLASS_SCAN 5000 /* lines searched upwards for `class X` */
 #define VIEW_DOCS_URL "https://github.com/hotline-profiler/hotline/blob/main/docs/lsp.md"
@@ -310,7 +311,7 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
     const struct profile *p = s->feat->prof;
     double total = agent_stats_time(&p->total);
     double k = total > 0 ? 100.0 / total : 0;
-    for (json_int_t cur = l0; cur <= l1; cur++) {
+    for (json_int_t cur = l0; cur <= l1 && json_array_size(out) < VIEW_MAX_HINTS; cur++) {
         int pl = profiled_line(&v, (uint32_t)cur);
         const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
         if (!st) continue;
