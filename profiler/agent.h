@@ -95,18 +95,19 @@ typedef struct {
     uintptr_t tstate;
     long tid;
     unsigned gen;
+    unsigned delta_seq; /* deltas emitted */
     int have_base;
-    double last_wall, last_cpu, last_rq;
+    double last_wall, last_cpu, last_rq, carry;
     int run_cat;   /* last running category seen (CAT_PY/CAT_NAT) */
     int state_now; /* category of the latest sample */
-    int schedfd;
+    int schedfd, statfd;
     char name[40];
     int cur_file, cur_line;
     double since;
     int nfr;
     agent_frame_t fr[AGENT_MAX_DEPTH];
     /* probe scratch */
-    uint64_t probe_sig;
+    uint64_t probe_sig, probe_first, prev_sig;
     int probe_on, probe_moved;
     double probe_frozen_s;
     double probe_cpu0;
@@ -138,6 +139,7 @@ struct agent {
     size_t inlen;
     double now_hz, next_now, next_delta;
     uint64_t rng;
+    unsigned delta_seq; /* deltas emitted */
     uint32_t samples_delta;
     double last_proc_cpu, last_self_cpu;
     int have_proc_base;

@@ -36,6 +36,8 @@ static void agent_free(agent_t *a)
     for (int i = 0; i < a->nth; i++) {
         if (a->th[i]->schedfd >= 0)
             close(a->th[i]->schedfd);
+        if (a->th[i]->statfd >= 0)
+            close(a->th[i]->statfd);
         free(a->th[i]);
     }
     strv_free(a->include, a->ninclude);

@@ -1,0 +1,284 @@
+"""Test-side stand-in for `hotline run`: an independent reader of the agent
+wire stream (docs/agent-protocol.md).
+
+run() creates a private Unix socket, runs the target with the bootstrap
+environment exactly as `hotline run` will (plain `python script.py args`,
+PYTHONPATH=<build>/python, HOTLINE_SOCKET, HOTLINE_CONFIG, HOTLINE_BOOT=1),
+collects every connection's lines until EOF and merges them: per-line and
+per-function totals, stacks, threads. It also checks the stream itself:
+hello first, ids defined before use, one JSON object per line."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+BUILD = os.environ.get("HOTLINE_BUILD", "")
+AGENT_DIR = os.path.join(BUILD, "python")
+SPIN_DIR = os.environ.get("HOTLINE_SPIN_DIR", "")
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = sys.executable
+
+
+class Conn:
+    """One agent connection (one process), merged."""
+
+    def __init__(self):
+        self.raw = []
+        self.msgs = []
+        self.strs = {}
+        self.stacks = {}
+        self.hello = None
+        self.end = None
+        self.errors = []
+        self.lines = {}   # (file, line) -> dict(py, nat, sys, cpu, n)
+        self.funcs = {}   # (file, qualname) -> dict
+        self.threads = {}  # tid -> dict(name, py, nat, sys)
+        self.stack_time = {}  # tuple of (file, name, line) -> seconds
+        self.deltas = 0
+        self.problems = []
+
+    def feed(self, line):
+        self.raw.append(line)
+        try:
+            m = json.loads(line)
+        except ValueError:
+            self.problems.append("bad json: %r" % line[:200])
+            return
+        self.msgs.append(m)
+        t = m.get("t")
+        if self.hello is None and t not in ("hello", "error"):
+            self.problems.append("first message is %r" % t)
+        if t == "hello":
+            self.hello = m
+        elif t == "str":
+            self.strs[m["id"]] = m["s"]
+        elif t == "stack":
+            fr = []
+            for f, n, l in m["fr"]:
+                self._need(f)
+                self._need(n)
+                fr.append((self.strs.get(f), self.strs.get(n), l))
+            self.stacks[m["id"]] = tuple(fr)
+        elif t == "delta":
+            self.deltas += 1
+            for e in m["lines"]:
+                self._need(e["f"])
+                self._add(self.lines, (self.strs.get(e["f"]), e["l"]), e)
+            for e in m["funcs"]:
+                self._need(e["f"])
+                self._need(e["fn"])
+                self._add(self.funcs, (self.strs.get(e["f"]), self.strs.get(e["fn"])), e)
+            for sid, n, sec in m["stacks"]:
+                if sid not in self.stacks:
+                    self.problems.append("stack %d used before definition" % sid)
+                key = self.stacks.get(sid)
+                self.stack_time[key] = self.stack_time.get(key, 0.0) + sec
+            for e in m["threads"]:
+                r = self.threads.setdefault(e["tid"], {"name": e.get("name"), "py": 0.0,
+                                                       "nat": 0.0, "sys": 0.0})
+                for k in ("py", "nat", "sys"):
+                    r[k] += e[k]
+        elif t == "end":
+            self.end = m
+        elif t == "error":
+            self.errors.append(m.get("msg"))
+
+    def _need(self, sid):
+        if sid not in self.strs:
+            self.problems.append("string %r used before definition" % (sid,))
+
+    @staticmethod
+    def _add(table, key, e):
+        r = table.setdefault(key, {"py": 0.0, "nat": 0.0, "sys": 0.0, "cpu": 0.0, "n": 0})
+        for k in ("py", "nat", "sys", "cpu", "n"):
+            r[k] += e.get(k, 0)
+        if "first" in e:
+            r["first"], r["last"] = e["first"], e["last"]
+
+    def line(self, path, lineno):
+        r = self.lines.get((path, lineno))
+        return r or {"py": 0.0, "nat": 0.0, "sys": 0.0, "cpu": 0.0, "n": 0}
+
+    def total_py_files(self):
+        return sorted({f for f, _ in self.lines})
+
+
+class Result:
+    def __init__(self, rc, out, err, conns, elapsed):
+        self.rc, self.stdout, self.stderr, self.conns, self.elapsed = rc, out, err, conns, elapsed
+
+    @property
+    def main(self):
+        """The connection of the top process (hello.ppid == our pid)."""
+        for c in self.conns:
+            if c.hello and c.hello.get("ppid") == os.getpid():
+                return c
+        raise AssertionError("no connection from the main process; stderr:\n%s"
+                             % self.stderr.decode(errors="replace"))
+
+
+class _Server:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        self.sock.listen(64)
+        self.sock.settimeout(0.2)
+        self.conns = []
+        self.readers = []
+        self.stopping = False
+        self.lock = threading.Lock()
+        self.requests = []  # lines sent to every new connection
+        self.t = threading.Thread(target=self._accept, daemon=True)
+        self.t.start()
+
+    def _accept(self):
+        while not self.stopping:
+            try:
+                s, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            c = Conn()
+            with self.lock:
+                self.conns.append(c)
+            for line in self.requests:
+                try:
+                    s.sendall(line.encode())
+                except OSError:
+                    pass
+            r = threading.Thread(target=self._read, args=(s, c), daemon=True)
+            r.start()
+            self.readers.append(r)
+
+    @staticmethod
+    def _read(s, c):
+        buf = b""
+        s.settimeout(None)
+        while True:
+            try:
+                d = s.recv(65536)
+            except OSError:
+                break
+            if not d:
+                break
+            buf += d
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                c.feed(line.decode("utf-8"))
+        c.closed = True
+        s.close()
+
+    def wait_closed(self, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if all(not r.is_alive() for r in list(self.readers)):
+                return True
+            time.sleep(0.01)
+        return False
+
+    def close(self):
+        self.stopping = True
+        self.t.join()
+        self.sock.close()
+
+
+def env_for(sock, config, extra_env=None, pythonpath_extra=None):
+    env = dict(os.environ)
+    pp = [AGENT_DIR, SPIN_DIR] + list(pythonpath_extra or [])
+    if env.get("PYTHONPATH"):
+        pp.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in pp if p)
+    env["HOTLINE_SOCKET"] = sock
+    env["HOTLINE_CONFIG"] = json.dumps(config)
+    env["HOTLINE_BOOT"] = "1"
+    env.pop("HOTLINE_OUT", None)
+    env.update(extra_env or {})
+    return env
+
+
+def run(argv, config=None, extra_env=None, timeout=60, cwd=None, requests=(),
+        pythonpath_extra=None, stdin=None):
+    """Run [python] + argv under the agent; returns a Result. argv[0] is a
+    script path or "-m"."""
+    d = tempfile.mkdtemp(prefix="hl-")
+    os.chmod(d, 0o700)
+    sock = os.path.join(d, "s")
+    srv = _Server(sock)
+    srv.requests = list(requests)
+    cfg = {"interval_ms": 10, "server_pid": os.getpid()}
+    if argv[0] == "-m":
+        cfg["main"] = "-m " + argv[1]
+    else:
+        cfg["main"] = os.path.abspath(argv[0])
+    cfg.update(config or {})
+    env = env_for(sock, cfg, extra_env, pythonpath_extra)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([PY] + list(argv), env=env, cwd=cwd, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=timeout, input=stdin)
+        elapsed = time.monotonic() - t0
+        if not srv.wait_closed(15):
+            raise AssertionError("agent connections still open 15 s after exit")
+    finally:
+        srv.close()
+        shutil.rmtree(d, ignore_errors=True)
+    for c in srv.conns:
+        assert not c.problems, c.problems[:5]
+    return Result(p.returncode, p.stdout, p.stderr, srv.conns, elapsed)
+
+
+def plain(argv, timeout=60, cwd=None, extra_env=None):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [SPIN_DIR, env.get("PYTHONPATH")] if p)
+    env.update(extra_env or {})
+    return subprocess.run([PY] + list(argv), env=env, cwd=cwd, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=timeout)
+
+
+def markers(path):
+    """{name: line} for lines tagged `# @name` in a source file."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for i, text in enumerate(f, 1):
+            if "# @" in text:
+                out[text.split("# @", 1)[1].strip()] = i
+    return out
+
+
+def dominant(r):
+    tot = r["py"] + r["nat"] + r["sys"]
+    if tot <= 0:
+        return None, 0.0
+    k = max(("py", "nat", "sys"), key=lambda k: r[k])
+    return k, r[k] / tot
+
+
+def target(name):
+    return os.path.join(HERE, "targets", name)
+
+
+class Checker:
+    """Collects failures so that one run reports every wrong line."""
+
+    def __init__(self, label):
+        self.label = label
+        self.fails = []
+
+    def check(self, ok, msg):
+        if not ok:
+            self.fails.append(msg)
+
+    def done(self):
+        tag = "%s [Python %d.%d.%d %s]" % ((self.label,) + sys.version_info[:3] + (PY,))
+        if self.fails:
+            print("FAIL " + tag)
+            for f in self.fails:
+                print("  - " + f)
+            sys.exit(1)
+        print("ok " + tag)
