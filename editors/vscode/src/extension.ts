@@ -40,6 +40,8 @@ class Hotline {
   readonly deco: vscode.TextEditorDecorationType;
   exec: Executing | undefined;
   running = false;
+  /** settles when the last start() settles; commands wait on it */
+  ready: Promise<void> = Promise.resolve();
 
   constructor(readonly ctx: vscode.ExtensionContext) {
     this.deco = vscode.window.createTextEditorDecorationType({
@@ -125,7 +127,8 @@ class Hotline {
     });
     client.onNotification('hotline/executing', (p: Executing) => this.setExecuting(p));
     this.client = client;
-    await client.start();
+    this.ready = client.start();
+    await this.ready;
   }
 
   async restart(): Promise<void> {
@@ -198,6 +201,7 @@ class Hotline {
   // ---- commands ----
 
   async execute(command: string, arg: object): Promise<unknown> {
+    await this.ready.catch(() => undefined); // a command right after activation waits for the server
     if (!this.client || !this.client.isRunning()) {
       void vscode.window.showErrorMessage('Hotline: the language server is not running (see Output ▸ Hotline)');
       return undefined;

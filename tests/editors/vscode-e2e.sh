@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# VS Code end-to-end test (code-server + headless Chromium), by hand:
+#   tests/editors/vscode-e2e.sh BUILD_DIR
+# Installs code-server/Chromium/playwright-core once (shared/tools/code-server-install),
+# builds the .vsix (vscode-build.sh), runs vscode_e2e.js; screenshots and
+# code-server logs in BUILD_DIR/editors/vscode-e2e/.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$(cd "${1:?usage: vscode-e2e.sh BUILD_DIR}" && pwd)
+installer="$root/../shared/tools/code-server-install"
+[ -x "$installer" ] || installer=/work/shared/tools/code-server-install
+prefix=$("$installer" | tail -1)
+[ -n "${HOTLINE_REUSE_VSIX:-}" ] && [ -f "$build/editors/hotline.vsix" ] || "$here/vscode-build.sh" "$build"
+out="$build/editors/vscode-e2e"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$here/project" "$work/project"
+timeout 300 node "$here/vscode_e2e.js" "$prefix" "$build/editors/hotline.vsix" "$work/project" "$out"

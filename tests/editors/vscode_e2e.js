@@ -1,0 +1,161 @@
+// End-to-end test of the VS Code extension in a real VS Code (code-server)
+// driven by headless Chromium through playwright-core. Installs the .vsix
+// into a fresh code-server, opens the test project, runs "Hotline: Profile
+// this file" from the command palette and checks what a user sees:
+//   - while the long library line runs: the executing-line decoration (gutter
+//     icon on that line) and the status-bar item "▶ N.N s · slowlib.spin";
+//   - after the run: an inlay hint with a percentage on the hot loop line, a
+//     CodeLens over def hot(), and the hot-line diagnostic in the Problems panel.
+// (Leak warnings arrive with later memory work: no assertion for them yet.)
+// Screenshots go to OUT/*.png. Usage (see vscode-e2e.sh):
+//   node vscode_e2e.js PREFIX VSIX PROJECT OUT
+'use strict';
+const { spawn, execFileSync } = require('child_process');
+const fs = require('fs');
+const net = require('net');
+const path = require('path');
+const http = require('http');
+
+const [prefix, vsix, project, out] = process.argv.slice(2);
+const { chromium } = require(path.join(prefix, 'node_modules', 'playwright-core'));
+const entry = path.join(prefix, 'node_modules/code-server/out/node/entry.js');
+const T = Number(process.env.HOTLINE_E2E_TIMEOUT_MS || 60000);
+
+const log = (m) => console.error(`[vscode-e2e] ${m}`);
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); });
+    s.on('error', rej);
+  });
+}
+async function until(what, fn, ms = T) {
+  const end = Date.now() + ms;
+  let last;
+  for (;;) {
+    try { const v = await fn(); if (v) { log(`ok: ${what}`); return v; } } catch (e) { last = e; }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+function httpUp(port) {
+  return new Promise((res) => {
+    const rq = http.get({ host: '127.0.0.1', port, path: '/healthz' }, (r) => { r.resume(); res(r.statusCode === 200); });
+    rq.on('error', () => res(false));
+    rq.setTimeout(2000, () => { rq.destroy(); res(false); });
+  });
+}
+
+async function main() {
+  fs.mkdirSync(out, { recursive: true });
+  const ud = path.join(out, 'user-data');
+  const ext = path.join(out, 'extensions');
+  fs.rmSync(ud, { recursive: true, force: true });
+  fs.rmSync(ext, { recursive: true, force: true });
+  fs.mkdirSync(path.join(ud, 'User'), { recursive: true });
+  fs.writeFileSync(path.join(ud, 'User', 'settings.json'), JSON.stringify({
+    'security.workspace.trust.enabled': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'extensions.ignoreRecommendations': true,
+    'hotline.args': ['5'],
+    'hotline.diagnostics.hotLines': 2,
+    'hotline.hints.threshold': 1,
+    'editor.inlayHints.enabled': 'on',
+    'editor.minimap.enabled': false,
+  }, null, 2));
+  execFileSync(process.execPath, [entry, '--user-data-dir', ud, '--extensions-dir', ext,
+    '--install-extension', vsix], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 120000 });
+  const port = await freePort();
+  const cs = spawn(process.execPath, [entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
+    '--user-data-dir', ud, '--extensions-dir', ext, project],
+  { stdio: ['ignore', fs.openSync(path.join(out, 'code-server.log'), 'w'), fs.openSync(path.join(out, 'code-server.err'), 'w')],
+    detached: true });
+  let browser;
+  try {
+    await until('code-server answers', () => httpUp(port));
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        '--disable-sync', '--no-first-run'] });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+    const shot = (n) => page.screenshot({ path: path.join(out, n) });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(project)}`);
+    await until('the explorer shows app', async () => (await page.locator('.explorer-folders-view >> text=app').count()) > 0);
+    await page.locator('.explorer-folders-view >> text=app').first().click();
+    await until('main.py listed', async () => (await page.locator('.explorer-folders-view >> text=main.py').count()) > 0);
+    await page.locator('.explorer-folders-view >> text=main.py').first().click();
+    await until('the editor shows main.py', async () =>
+      page.evaluate(() => [...document.querySelectorAll('.view-line')].some((e) =>
+        e.innerText.replace(/\u00a0/g, ' ').includes('def hot('))));
+    // the extension activates on Python files; its server must be up before the command runs
+    await shot('1-opened.png');
+
+    const runCommand = async (title) => {
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('F1');
+      await until('the command palette', async () => (await page.locator('.quick-input-widget input').count()) > 0
+        && await page.locator('.quick-input-widget input').first().isVisible());
+      await page.keyboard.type(title);
+      await until(`the palette lists ${title}`, async () =>
+        (await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).count()) > 0);
+      await page.keyboard.press('Enter');
+    };
+    // (a command issued while the server still starts waits for it: extension.ts execute())
+    await runCommand('Hotline: Profile this file');
+
+    const status = page.locator('.statusbar-item', { hasText: '▶' });
+    await until('the status item names slowlib.spin', async () =>
+      /▶ \d+\.\d s · slowlib\.spin/.test((await status.first().innerText()) || ''));
+    // the executing decoration: its gutter icon sits on the slowlib.spin line
+    const onLine = await until('the gutter icon on the slowlib.spin line', () => page.evaluate(() => {
+      const line = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('slowlib.spin(seconds)'));
+      const icon = [...document.querySelectorAll('.monaco-editor .margin *')].find((e) =>
+        getComputedStyle(e).backgroundImage.includes('executing.svg'));
+      if (!line || !icon) return false;
+      const a = line.getBoundingClientRect(), b = icon.getBoundingClientRect();
+      return Math.abs(a.top - b.top) < 4 && b.height > 0;
+    }));
+    await shot('2-running.png');
+    const rulerMarks = await page.evaluate(() => document.querySelectorAll('.decorationsOverviewRuler').length);
+    if (!onLine || rulerMarks < 1) throw new Error('no overview ruler');
+
+    // click the status item: the frame picker lists user and library frames
+    await status.first().click();
+    await until('the frame picker lists spin and main', async () => {
+      const rows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+      return rows.some((r) => r.includes('spin')) && rows.some((r) => r.includes('main'));
+    });
+    await shot('3-frames.png');
+    await page.keyboard.press('Escape');
+
+    await until('the run ended (status item gone)', async () => (await status.count()) === 0, 60000);
+    await until('an inlay hint with a percentage on the hot loop line', () => page.evaluate(() => {
+      const line = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('total += (i * i) % 7'));
+      return !!line && /\d%/.test(line.innerText);
+    }));
+    await until('a CodeLens over def hot()', () => page.evaluate(() => {
+      const def = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('def hot('));
+      if (!def) return false;
+      const top = def.getBoundingClientRect().top;
+      return [...document.querySelectorAll('.codelens-decoration')].some((l) => {
+        const r = l.getBoundingClientRect();
+        return l.innerText.includes('⏱') && r.bottom <= top + 2 && top - r.bottom < 30;
+      });
+    }));
+    await shot('4-after-run.png');
+    await runCommand('View: Focus Problems');
+    await until('the Problems panel shows the hot-line diagnostic', async () =>
+      (await page.locator('.markers-panel', { hasText: 'hot line #1' }).count()) > 0);
+    log('skipped: leak warning in the Problems panel (memory leak reports not implemented yet)');
+    await shot('5-problems.png');
+    log('PASS');
+  } catch (e) {
+    try { if (browser) await (await browser.contexts()[0]?.pages()[0])?.screenshot({ path: path.join(out, 'failure.png') }); } catch {}
+    throw e;
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    try { process.kill(-cs.pid, 'SIGTERM'); } catch {}
+  }
+}
+main().then(() => process.exit(0), (e) => { log(`FAIL: ${e.message}`); process.exit(1); });
