@@ -99,8 +99,11 @@ PROG = "import sys\nx = sum(range(10))\nprint('out', sys.argv[1:])\nsys.exit(int
 @case
 def fake_report(c):
     prog = c.write("prog.py", PROG)
-    rc, out, err = c.run([prog, "0"])
+    tmpdir = os.path.join(c.tmp, "tmpdir")
+    os.mkdir(tmpdir)
+    rc, out, err = c.run([prog, "0"], env=c.env(TMPDIR=tmpdir))
     check(rc == 0, "exit status %d" % rc, err)
+    check(os.listdir(tmpdir) == [], "socket directory removed: %r" % os.listdir(tmpdir))
     check(out == b"out ['0']\n", "stdout %r" % out)
     check("hotline: prog.py 0" in err, "header names the program", err)
     check("python %d.%d" % sys.version_info[:2] in err or "python 3." in err, "python version", err)
@@ -357,6 +360,46 @@ def fake_sigterm_forward(c):
             check("KeyboardInterrupt" in err, "the program saw a KeyboardInterrupt", err)
 
 
+@case
+def fake_tty_ctrl_c(c):
+    """Ctrl-C typed in hotline's terminal reaches the program (same foreground
+    group) exactly once: hotline must not forward it a second time. The
+    program counts SIGINTs (blocked, taken with sigtimedwait; a forwarded
+    duplicate would arrive within the 1 s window) and exits with the count."""
+    prog = c.write("count.py", "import signal, sys\n"
+                   "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n"
+                   "print('ready', flush=True)\n"
+                   "n = 1 if signal.sigtimedwait({signal.SIGINT}, 60) else 0\n"
+                   "n += 1 if signal.sigtimedwait({signal.SIGINT}, 1.0) else 0\n"
+                   "print('sigints', n, flush=True)\n"
+                   "sys.exit(10 + n)\n")
+    import fcntl
+    import termios
+    master, slave = os.openpty()
+
+    def own_terminal():  # new session whose controlling terminal is the pty (stdin)
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    # stdin is the terminal (so hotline sees itself in the foreground group);
+    # stdout/stderr are pipes, read reliably to the end
+    p = subprocess.Popen([c.hotline, "run", prog], stdin=slave, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=c.env(), cwd=c.tmp,
+                         start_new_session=True, preexec_fn=own_terminal)
+    os.close(slave)
+    try:
+        check(wait_line(p.stdout, 60) == "ready\n", "program started")
+        os.write(master, b"\x03")  # the terminal turns ^C into SIGINT for the foreground group
+        out, err = p.communicate(timeout=60)
+    finally:
+        os.close(master)
+    text = out.decode(errors="replace") + err.decode(errors="replace")
+    status = p.returncode
+    check("sigints 1" in text, "the program got exactly one SIGINT", text)
+    check(status == 11, "hotline survived its own SIGINT, exited with the program's status (%d)"
+          % status, text)
+    check("exited 11" in text and "50.0%" in text, "report printed", text)
+
+
 # ---- real agent ------------------------------------------------------------
 # Run with --agent DIR --python PATH: DIR is the build's python/ folder, PATH an
 # interpreter the agent was built for. These check the end-to-end path only;
@@ -436,9 +479,9 @@ def real_ground_truth(c):
     check(j["python_version"] == python_version(c.python), "python_version %r" % j["python_version"])
     spin, nap = func_stats(j, prog, "spin"), func_stats(j, prog, "nap")
     near(t_time(spin), truth["spin"], "spin total", err)
-    # running vs waiting under CPU contention is the agent's call (tests/profiler);
-    # here only that a busy loop is mostly charged as running
-    check(spin["python_s"] + spin["native_s"] >= 0.5 * truth["spin"], "spin mostly running", err)
+    # how a busy loop starved of CPU is split (running vs waiting) is the agent's
+    # call, checked in tests/profiler; here only that it is charged as Python
+    check(spin["python_s"] > 0.05, "spin charged as python", err)
     near(t_time(nap), truth["nap"], "nap total", err)
     near(nap["system_s"], truth["nap"], "nap waiting", err)
     check(j["exit"]["reason"] == "exited 0" and j["processes"][0]["end"] is not None, "clean end")
@@ -498,6 +541,21 @@ def real_unicode_paths(c):
     check(t_time(func_stats(j, prog, "spin")) > 0.3, "samples on the unicode file")
     check(j["argv"] == [truth_path], "argv %r" % j["argv"])
     check("日本 prog.py" in err, "report shows the path", err)
+
+
+@case
+def real_no_agent_build(c):
+    """An agent directory without the native module for this Python: the
+    bootstrap's `error` is shown with the version, the program is not profiled."""
+    agent = os.path.join(c.tmp, "agent")
+    shutil.copytree(c.agent, agent, ignore=shutil.ignore_patterns("_agent*.so"))
+    prog = c.write("prog.py", PROG)
+    env = real_env(c)
+    env["HOTLINE_AGENT_PATH"] = agent
+    rc, out, err = c.run(["--python", c.python, prog], env=env)
+    ver = "%s.%s" % tuple(python_version(c.python).split(".")[:2])
+    check("no profile" in err and ("Python " + ver) in err, "clear error naming %s" % ver, err)
+    check(rc != 0 or out == b"out []\n", "either the bootstrap stopped it or it ran plain", err)
 
 
 def main():
