@@ -25,7 +25,7 @@ def python_work(n):
 
 def native_work(mb):
     data = os.urandom(1 << 20) * mb
-    packed = zlib.compress(data, 6)
+    packed = zlib.compress(data, 1)
     digest = hashlib.sha256(data).hexdigest()
     numbers = [random.random() for _ in range(300_000)]
     ordered = sorted(numbers)
@@ -43,8 +43,8 @@ def waiting(seconds):
 
 def main():
     for _ in range(2):
-        python_work(1_500_000)
-        native_work(24)
+        python_work(3_000_000)
+        native_work(8)
         waiting(0.5)
     print("demo done")
 
