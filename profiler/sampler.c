@@ -36,6 +36,7 @@
  * out (then the thread keeps its previous category). */
 #define PROBE_MIN_FROZEN 100e-6
 #define PROBE_MAX_ROUNDS 40
+#define PROBE_MAX_WINDOW 2e-3
 /* Same frame state as at the end of the previous tick after this much CPU
  * since then: C code (no interpreter loop leaves its frame untouched that
  * long). Decides threads that got too little CPU inside the window. */
@@ -331,6 +332,8 @@ static void tick(agent_t *a)
         double w0 = sampler_mono();
         int undecided = probing;
         for (int r = 1; r <= PROBE_MAX_ROUNDS && undecided; r++) {
+            if (sampler_mono() - w0 > PROBE_MAX_WINDOW)
+                break; /* we are being starved: do not stretch the tick */
             sleep_until(w0 + r * PROBE_GAP);
             undecided = 0;
             for (int i = 0; i < nk; i++) {
@@ -460,10 +463,10 @@ static void *sampler_main(void *arg)
             reason = a->stop_reason;
             break;
         }
-        double t0 = sampler_mono();
+        double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
         tick(a);
         double now = sampler_mono();
-        a->cost_s += now - t0;
+        a->cost_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0; /* CPU, not wall */
         if (wire_poll_in(a)) {
             reason = "stop";
             break;
