@@ -389,7 +389,8 @@ static void on_exit_cb(struct session *ss, void *ud)
         m->exit_status = ss->exit_status;
         m->exit_signal = ss->term_signal;
         profile_describe_exit(ss->exit_status, ss->term_signal, reason, sizeof reason);
-        if (r->stop_requested && ss->term_signal) snprintf(reason, sizeof reason, "stopped");
+        if (r->stop_requested) /* SIGINT may end it as "exited 1" (KeyboardInterrupt) */
+            snprintf(reason, sizeof reason, "stopped");
         profile_set_str(&m->reason, reason);
         const char *base = strrchr(r->path, '/');
         base = base ? base + 1 : r->path;
@@ -703,8 +704,7 @@ void lsp_feat_initialize(struct server *s, json_t *caps)
 
 void lsp_feat_initialized(struct server *s)
 {
-    if (s->feat && s->feat->prof)
-        lsp__publish_diagnostics(s, NULL);
+    if (s->feat && s->feat->prof) lsp__publish_diagnostics(s, NULL);
 }
 
 void lsp_feat_close(struct server *s)
