@@ -3,8 +3,8 @@
 # hotline binary) as $1. Runs what is reliable on a fresh CI machine:
 #   - Neovim end-to-end (tests/editors/nvim-e2e.sh; installs Debian's neovim)
 #   - VS Code extension: npm ci, TypeScript compile, unit checks, .vsix package
-# The code-server (real VS Code in Chromium) end-to-end test is separate:
-# tests/editors/vscode-e2e.sh BUILD_DIR (see docs/editors.md for its state).
+#   - VS Code end-to-end in code-server + headless Chromium (vscode-e2e.sh;
+#     the first run installs code-server, Chromium and playwright-core)
 # Exits non-zero on the first failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,8 +14,9 @@ step() { printf '\n=== editors: %s ===\n' "$*"; }
 step "neovim end-to-end"
 "$here/nvim-e2e.sh" "$build"
 
-if [ -x "$here/vscode-build.sh" ]; then
-  step "vs code extension build"
-  "$here/vscode-build.sh" "$build"
-fi
+step "vs code extension build"
+"$here/vscode-build.sh" "$build"
+
+step "vs code end-to-end (code-server)"
+HOTLINE_REUSE_VSIX=1 "$here/vscode-e2e.sh" "$build"
 echo "editors: all passed"
