@@ -35,8 +35,8 @@
  * every PROBE_GAP, until each running thread is decided or the rounds run
  * out (then the thread keeps its previous category). */
 #define PROBE_MIN_FROZEN 100e-6
-#define PROBE_MAX_ROUNDS 40
-#define PROBE_MAX_WINDOW 2e-3
+#define PROBE_MAX_ROUNDS 16
+#define PROBE_MAX_WINDOW 1e-3
 /* Same frame state as at the end of the previous tick after this much CPU
  * since then: C code (no interpreter loop leaves its frame untouched that
  * long). Decides threads that got too little CPU inside the window. */
