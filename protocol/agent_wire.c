@@ -38,13 +38,10 @@ int agent_stats_read(struct agent_stats *out, const json_t *obj, int json_keys)
     for (int i = 0; i < AGENT_NSTATS; i++) {
         const char *k = json_keys ? agent_stat_descs[i].json : agent_stat_descs[i].wire;
         json_t *v = json_object_get(obj, k);
-        if (!v)
-            continue;
-        if (!json_is_number(v))
-            return -EINVAL;
+        if (!v) continue;
+        if (!json_is_number(v)) return -EINVAL;
         double d = json_number_value(v);
-        if (!isfinite(d) || d < 0)
-            return -EINVAL;
+        if (!isfinite(d) || d < 0) return -EINVAL;
         out->v[i] = d;
     }
     return 0;
@@ -76,11 +73,9 @@ static int reader_append(struct agent_reader *r, const char *p, size_t n)
         size_t cap = r->cap ? r->cap : 4096;
         while (cap < r->len + n)
             cap *= 2;
-        if (cap > r->max_line + 1)
-            cap = r->max_line + 1;
+        if (cap > r->max_line + 1) cap = r->max_line + 1;
         char *b = realloc(r->buf, cap);
-        if (!b)
-            return -ENOMEM;
+        if (!b) return -ENOMEM;
         r->buf = b;
         r->cap = cap;
     }
@@ -107,11 +102,9 @@ int agent_reader_feed(struct agent_reader *r, const char *data, size_t n, agent_
             r->cap = 0;
         } else {
             int rc = reader_append(r, data, chunk);
-            if (rc)
-                return rc;
+            if (rc) return rc;
         }
-        if (!nl)
-            break;
+        if (!nl) break;
         int rc;
         if (r->dropping) {
             rc = cb(ud, AGENT_LINE_OVERSIZE, NULL, r->dropped);
@@ -123,8 +116,7 @@ int agent_reader_feed(struct agent_reader *r, const char *data, size_t n, agent_
         r->len = 0;
         data += chunk + 1;
         n -= chunk + 1;
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     return 0;
 }
@@ -150,8 +142,7 @@ static int opt_str(const json_t *o, const char *k, const char **out, const char 
         *out = dflt;
         return 0;
     }
-    if (!json_is_string(v))
-        return -EINVAL;
+    if (!json_is_string(v)) return -EINVAL;
     *out = json_string_value(v);
     return 0;
 }
@@ -163,8 +154,7 @@ static int opt_num(const json_t *o, const char *k, double *out, double dflt)
         *out = dflt;
         return 0;
     }
-    if (!json_is_number(v) || !isfinite(json_number_value(v)))
-        return -EINVAL;
+    if (!json_is_number(v) || !isfinite(json_number_value(v))) return -EINVAL;
     *out = json_number_value(v);
     return 0;
 }
@@ -176,8 +166,7 @@ static int opt_int(const json_t *o, const char *k, long long *out, long long dfl
         *out = dflt;
         return 0;
     }
-    if (!json_is_integer(v))
-        return -EINVAL;
+    if (!json_is_integer(v)) return -EINVAL;
     *out = json_integer_value(v);
     return 0;
 }
@@ -189,24 +178,20 @@ static int opt_arr(const json_t *o, const char *k, const json_t **out)
         *out = NULL;
         return 0;
     }
-    if (!json_is_array(v))
-        return -EINVAL;
+    if (!json_is_array(v)) return -EINVAL;
     *out = v;
     return 0;
 }
 
 int agent_wire_frame(const json_t *fr, struct agent_frame *out)
 {
-    if (!json_is_array(fr) || json_array_size(fr) < 3)
-        return -EINVAL;
+    if (!json_is_array(fr) || json_array_size(fr) < 3) return -EINVAL;
     json_t *f = json_array_get(fr, 0), *n = json_array_get(fr, 1), *l = json_array_get(fr, 2);
-    if (!json_is_integer(f) || !json_is_integer(n) || !json_is_integer(l))
-        return -EINVAL;
+    if (!json_is_integer(f) || !json_is_integer(n) || !json_is_integer(l)) return -EINVAL;
     out->file = json_integer_value(f);
     out->name = json_integer_value(n);
     long long line = json_integer_value(l);
-    if (out->file < 0 || out->name < 0 || line < 0 || line > 0x7fffffff)
-        return -EINVAL;
+    if (out->file < 0 || out->name < 0 || line < 0 || line > 0x7fffffff) return -EINVAL;
     out->line = (int)line;
     return 0;
 }
@@ -214,49 +199,39 @@ int agent_wire_frame(const json_t *fr, struct agent_frame *out)
 static int entry_common(const json_t *e, struct agent_line_entry *out)
 {
     memset(out, 0, sizeof *out);
-    if (!json_is_object(e))
-        return -EINVAL;
-    if (opt_int(e, "f", &out->file, -1) || out->file <= 0)
-        return -EINVAL;
+    if (!json_is_object(e)) return -EINVAL;
+    if (opt_int(e, "f", &out->file, -1) || out->file <= 0) return -EINVAL;
     return agent_stats_read(&out->st, e, 0);
 }
 
 static int line_no(const json_t *e, const char *k, int *out)
 {
     long long v;
-    if (opt_int(e, k, &v, -1) || v < 0 || v > 0x7fffffff)
-        return -EINVAL;
+    if (opt_int(e, k, &v, -1) || v < 0 || v > 0x7fffffff) return -EINVAL;
     *out = (int)v;
     return 0;
 }
 
 int agent_wire_line_entry(const json_t *e, struct agent_line_entry *out)
 {
-    if (entry_common(e, out) || line_no(e, "l", &out->line))
-        return -EINVAL;
+    if (entry_common(e, out) || line_no(e, "l", &out->line)) return -EINVAL;
     return 0;
 }
 
 int agent_wire_func_entry(const json_t *e, struct agent_line_entry *out)
 {
-    if (entry_common(e, out))
-        return -EINVAL;
-    if (opt_int(e, "fn", &out->fn, -1) || out->fn <= 0)
-        return -EINVAL;
-    if (line_no(e, "first", &out->line) || line_no(e, "last", &out->last))
-        return -EINVAL;
-    if (out->last < out->line)
-        out->last = out->line;
+    if (entry_common(e, out)) return -EINVAL;
+    if (opt_int(e, "fn", &out->fn, -1) || out->fn <= 0) return -EINVAL;
+    if (line_no(e, "first", &out->line) || line_no(e, "last", &out->last)) return -EINVAL;
+    if (out->last < out->line) out->last = out->line;
     return 0;
 }
 
 int agent_wire_stack_entry(const json_t *e, struct agent_stack_entry *out)
 {
-    if (!json_is_array(e) || json_array_size(e) < 3)
-        return -EINVAL;
+    if (!json_is_array(e) || json_array_size(e) < 3) return -EINVAL;
     json_t *id = json_array_get(e, 0), *n = json_array_get(e, 1), *s = json_array_get(e, 2);
-    if (!json_is_integer(id) || !json_is_integer(n) || !json_is_number(s))
-        return -EINVAL;
+    if (!json_is_integer(id) || !json_is_integer(n) || !json_is_number(s)) return -EINVAL;
     out->id = json_integer_value(id);
     out->samples = json_integer_value(n);
     out->seconds = json_number_value(s);
@@ -268,10 +243,8 @@ int agent_wire_stack_entry(const json_t *e, struct agent_stack_entry *out)
 int agent_wire_thread_entry(const json_t *e, struct agent_thread_entry *out)
 {
     memset(out, 0, sizeof *out);
-    if (!json_is_object(e))
-        return -EINVAL;
-    if (opt_int(e, "tid", &out->tid, 0) || opt_str(e, "name", &out->name, ""))
-        return -EINVAL;
+    if (!json_is_object(e)) return -EINVAL;
+    if (opt_int(e, "tid", &out->tid, 0) || opt_str(e, "name", &out->name, "")) return -EINVAL;
     if (opt_num(e, "py", &out->py, 0) || opt_num(e, "nat", &out->nat, 0) ||
         opt_num(e, "sys", &out->sys, 0))
         return -EINVAL;
@@ -281,8 +254,7 @@ int agent_wire_thread_entry(const json_t *e, struct agent_thread_entry *out)
 static int parse_hello(const json_t *o, struct agent_msg *m, char *err, size_t errlen)
 {
     long long v;
-    if (opt_int(o, "v", &v, 0))
-        return fail(err, errlen, "hello: 'v' is not an integer");
+    if (opt_int(o, "v", &v, 0)) return fail(err, errlen, "hello: 'v' is not an integer");
     m->u.hello.v = (int)v;
     if (opt_int(o, "pid", &m->u.hello.pid, 0) || opt_int(o, "ppid", &m->u.hello.ppid, 0))
         return fail(err, errlen, "hello: 'pid'/'ppid' is not an integer");
@@ -301,8 +273,7 @@ static int parse_hello(const json_t *o, struct agent_msg *m, char *err, size_t e
     return 0;
 }
 
-static int parse_body(const json_t *o, const char *t, struct agent_msg *m, char *err,
-                      size_t errlen)
+static int parse_body(const json_t *o, const char *t, struct agent_msg *m, char *err, size_t errlen)
 {
     if (!strcmp(t, "hello")) {
         m->type = AGENT_MSG_HELLO;
@@ -313,8 +284,7 @@ static int parse_body(const json_t *o, const char *t, struct agent_msg *m, char 
         json_t *s = json_object_get(o, "s");
         if (opt_int(o, "id", &m->u.str.id, -1) || m->u.str.id <= 0)
             return fail(err, errlen, "str: 'id' must be a positive integer");
-        if (!json_is_string(s))
-            return fail(err, errlen, "str: 's' must be a string");
+        if (!json_is_string(s)) return fail(err, errlen, "str: 's' must be a string");
         m->u.str.s = json_string_value(s);
         return 0;
     }
@@ -332,12 +302,11 @@ static int parse_body(const json_t *o, const char *t, struct agent_msg *m, char 
     }
     if (!strcmp(t, "delta")) {
         m->type = AGENT_MSG_DELTA;
-        if (opt_num(o, "ts", &m->u.delta.ts, 0) ||
-            opt_int(o, "samples", &m->u.delta.samples, 0) || m->u.delta.samples < 0)
+        if (opt_num(o, "ts", &m->u.delta.ts, 0) || opt_int(o, "samples", &m->u.delta.samples, 0) ||
+            m->u.delta.samples < 0)
             return fail(err, errlen, "delta: bad 'ts' or 'samples'");
         if (opt_arr(o, "lines", &m->u.delta.lines) || opt_arr(o, "funcs", &m->u.delta.funcs) ||
-            opt_arr(o, "stacks", &m->u.delta.stacks) ||
-            opt_arr(o, "threads", &m->u.delta.threads))
+            opt_arr(o, "stacks", &m->u.delta.stacks) || opt_arr(o, "threads", &m->u.delta.threads))
             return fail(err, errlen, "delta: 'lines'/'funcs'/'stacks'/'threads' not an array");
         return 0;
     }
@@ -368,8 +337,7 @@ int agent_msg_parse(const char *line, size_t len, struct agent_msg *m, char *err
     memset(m, 0, sizeof *m);
     json_error_t je;
     json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-    if (!o)
-        return fail(err, errlen, "bad JSON: %s (column %d)", je.text, je.column);
+    if (!o) return fail(err, errlen, "bad JSON: %s (column %d)", je.text, je.column);
     if (!json_is_object(o)) {
         json_decref(o);
         return fail(err, errlen, "not a JSON object");

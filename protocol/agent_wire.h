@@ -23,18 +23,18 @@
  * X(ENUM, wire key in delta entries, key in the saved profile, merge rule)
  * merge rule: AGENT_MERGE_SUM adds deltas, AGENT_MERGE_MAX keeps the max. */
 enum agent_merge { AGENT_MERGE_SUM, AGENT_MERGE_MAX };
-#define AGENT_STATS(X)                                  \
-    X(PY, "py", "python_s", AGENT_MERGE_SUM)            \
-    X(NAT, "nat", "native_s", AGENT_MERGE_SUM)          \
-    X(SYS, "sys", "system_s", AGENT_MERGE_SUM)          \
-    X(CPU, "cpu", "cpu_s", AGENT_MERGE_SUM)             \
+#define AGENT_STATS(X)                                                                             \
+    X(PY, "py", "python_s", AGENT_MERGE_SUM)                                                       \
+    X(NAT, "nat", "native_s", AGENT_MERGE_SUM)                                                     \
+    X(SYS, "sys", "system_s", AGENT_MERGE_SUM)                                                     \
+    X(CPU, "cpu", "cpu_s", AGENT_MERGE_SUM)                                                        \
     X(N, "n", "samples", AGENT_MERGE_SUM)
 
 enum agent_stat {
 #define AGENT__ENUM(e, w, j, m) AGENT_STAT_##e,
     AGENT_STATS(AGENT__ENUM)
 #undef AGENT__ENUM
-    AGENT_NSTATS
+        AGENT_NSTATS
 };
 
 struct agent_stat_desc {
@@ -68,11 +68,11 @@ enum agent_line_status {
 typedef int (*agent_line_cb)(void *ud, enum agent_line_status st, const char *line, size_t len);
 
 struct agent_reader {
-    char *buf;         /* partial line (owned) */
+    char *buf; /* partial line (owned) */
     size_t len, cap;
-    size_t max_line;   /* AGENT_WIRE_MAX_LINE unless a test lowers it */
-    int dropping;      /* inside an oversize line: discard until '\n' */
-    size_t dropped;    /* bytes of the line being dropped */
+    size_t max_line; /* AGENT_WIRE_MAX_LINE unless a test lowers it */
+    int dropping;    /* inside an oversize line: discard until '\n' */
+    size_t dropped;  /* bytes of the line being dropped */
 };
 
 void agent_reader_init(struct agent_reader *r);
@@ -106,7 +106,8 @@ struct agent_msg {
         struct {
             int v;
             long long pid, ppid;
-            const char *python, *executable, *cwd, *main, *clock; /* borrowed from json, may be NULL */
+            const char *python, *executable, *cwd, *main,
+                *clock;         /* borrowed from json, may be NULL */
             const json_t *argv; /* borrowed array of strings, may be NULL */
             double interval_ms;
         } hello;
@@ -156,14 +157,14 @@ int agent_wire_frame(const json_t *fr, struct agent_frame *out);
 
 /* One entry of delta.lines / delta.funcs. */
 struct agent_line_entry {
-    long long file;  /* "f" */
-    long long fn;    /* "fn", funcs only (0 for lines) */
-    int line;        /* "l" for lines; "first" for funcs */
-    int last;        /* "last", funcs only */
+    long long file; /* "f" */
+    long long fn;   /* "fn", funcs only (0 for lines) */
+    int line;       /* "l" for lines; "first" for funcs */
+    int last;       /* "last", funcs only */
     struct agent_stats st;
 };
-int agent_wire_line_entry(const json_t *e, struct agent_line_entry *out);  /* e borrowed */
-int agent_wire_func_entry(const json_t *e, struct agent_line_entry *out);  /* e borrowed */
+int agent_wire_line_entry(const json_t *e, struct agent_line_entry *out); /* e borrowed */
+int agent_wire_func_entry(const json_t *e, struct agent_line_entry *out); /* e borrowed */
 
 /* One entry of delta.stacks: [stack_id, samples, seconds]. */
 struct agent_stack_entry {

@@ -59,8 +59,7 @@ static void on_error(struct session *s, const char *msg, void *ud)
 {
     (void)s;
     struct run_ctx *c = ud;
-    if (c->errors++ < 20)
-        fprintf(stderr, "hotline: %s\n", msg);
+    if (c->errors++ < 20) fprintf(stderr, "hotline: %s\n", msg);
 }
 
 static void on_exit_cb(struct session *s, void *ud)
@@ -77,16 +76,14 @@ static void on_signal(uv_signal_t *h, int sig)
     struct run_ctx *c = h->data;
     /* From a terminal, Ctrl-C / Ctrl-\ reach the whole foreground group, the
      * program included: forwarding would deliver it twice. */
-    if ((sig == SIGINT || sig == SIGQUIT) && c->tty_driven)
-        return;
+    if ((sig == SIGINT || sig == SIGQUIT) && c->tty_driven) return;
     session_signal(&c->s, sig);
 }
 
 static int is_tty_foreground(void)
 {
     for (int fd = 0; fd < 3; fd++)
-        if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
-            return 1;
+        if (isatty(fd) && tcgetpgrp(fd) == getpgrp()) return 1;
     return 0;
 }
 
@@ -95,8 +92,7 @@ static int parse_num(const char *s, double lo, double hi, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi))
-        return -EINVAL;
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) return -EINVAL;
     *out = v;
     return 0;
 }
@@ -132,8 +128,7 @@ int cmd_run(int argc, char **argv)
             i++;
             break;
         }
-        if (a[0] != '-' || !strcmp(a, "-"))
-            break;
+        if (a[0] != '-' || !strcmp(a, "-")) break;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(run_usage, stdout);
             return 0;
@@ -147,15 +142,14 @@ int cmd_run(int argc, char **argv)
             continue;
         }
         if (!strcmp(a, "-m")) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a module name", a);
+            if (i + 1 >= argc) return usage_error("%s needs a module name", a);
             o.module = argv[++i];
             i++;
             break;
         }
         /* options with a value: --opt VALUE or --opt=VALUE */
-        static const char *valued[] = {"--python", "--json", "--interval", "--include",
-                                       "--exclude", "--top"};
+        static const char *valued[] = {"--python",  "--json",    "--interval",
+                                       "--include", "--exclude", "--top"};
         const char *name = NULL;
         for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
             size_t n = strlen(valued[k]);
@@ -164,11 +158,9 @@ int cmd_run(int argc, char **argv)
                 val = a[n] == '=' ? a + n + 1 : NULL;
             }
         }
-        if (!name)
-            return usage_error("unknown option '%s'", a);
+        if (!name) return usage_error("unknown option '%s'", a);
         if (!val) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value", name);
+            if (i + 1 >= argc) return usage_error("%s needs a value", name);
             val = argv[++i];
         }
         double d;
@@ -195,8 +187,7 @@ int cmd_run(int argc, char **argv)
         }
     }
     if (!o.module) {
-        if (i >= argc)
-            return usage_error("%s", "no script to run");
+        if (i >= argc) return usage_error("%s", "no script to run");
         o.script = argv[i++];
     }
     o.args = argv + i;
@@ -239,8 +230,7 @@ int cmd_run(int argc, char **argv)
     profile_set_str(&m->reason, reason);
 
     char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
-        cwd[0] = 0;
+    if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
     fputc('\n', stderr);
     if (c.s.nconns_total == 0)
         fprintf(stderr, "hotline: no profile: %s\n",
@@ -258,9 +248,7 @@ int cmd_run(int argc, char **argv)
             fprintf(stderr, "\n  profile saved to %s\n", json_out);
     }
     profile_free(c.p);
-    if (c.s.term_signal > 0)
-        die_like(c.s.term_signal);
-    if (c.s.term_signal > 0)
-        return 128 + c.s.term_signal;
+    if (c.s.term_signal > 0) die_like(c.s.term_signal);
+    if (c.s.term_signal > 0) return 128 + c.s.term_signal;
     return c.s.exit_status < 0 ? 1 : c.s.exit_status;
 }

@@ -51,8 +51,7 @@ static int wire_line(void *ud, enum agent_line_status st, const char *line, size
         w->last_ts = m.u.delta.ts;
     } else if (m.type == AGENT_MSG_END) {
         w->ended = 1;
-        if (m.u.end.ts > w->last_ts)
-            w->last_ts = m.u.end.ts;
+        if (m.u.end.ts > w->last_ts) w->last_ts = m.u.end.ts;
     }
     agent_msg_clear(&m);
     return 0;
@@ -75,10 +74,10 @@ static struct profile *load_wire(FILE *f, char *err, size_t errlen)
     agent_reader_free(&r);
     profile_conn_free(w.c);
     w.p->meta.elapsed_s = w.last_ts;
-    profile_set_str(&w.p->meta.reason,
-                    w.ended ? "ended normally" : "no end record (crashed, killed or still running)");
-    if (w.bad)
-        fprintf(stderr, "hotline view: %d malformed line(s) skipped\n", w.bad);
+    profile_set_str(&w.p->meta.reason, w.ended
+                                           ? "ended normally"
+                                           : "no end record (crashed, killed or still running)");
+    if (w.bad) fprintf(stderr, "hotline view: %d malformed line(s) skipped\n", w.bad);
     return w.p;
 }
 
@@ -158,8 +157,7 @@ int cmd_view(int argc, char **argv)
         return 1;
     }
     char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
-        cwd[0] = 0;
+    if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
     report_print(stdout, p, top, cwd);
     int rc = 0;
     if (json_out) {

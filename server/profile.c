@@ -49,13 +49,10 @@ static size_t smap_slot(const struct smap *m, const char *k)
 /* Borrowed value or NULL; *key_out (if set) receives the map's key copy. */
 static void *smap_get(const struct smap *m, const char *k, const char **key_out)
 {
-    if (!m->cap)
-        return NULL;
+    if (!m->cap) return NULL;
     size_t i = smap_slot(m, k);
-    if (!m->keys[i])
-        return NULL;
-    if (key_out)
-        *key_out = m->keys[i];
+    if (!m->keys[i]) return NULL;
+    if (key_out) *key_out = m->keys[i];
     return m->vals[i];
 }
 
@@ -69,8 +66,7 @@ static int smap_grow(struct smap *m)
         return -ENOMEM;
     }
     for (size_t i = 0; i < m->cap; i++) {
-        if (!m->keys[i])
-            continue;
+        if (!m->keys[i]) continue;
         size_t j = smap_slot(&nm, m->keys[i]);
         nm.keys[j] = m->keys[i];
         nm.vals[j] = m->vals[i];
@@ -85,11 +81,9 @@ static int smap_grow(struct smap *m)
 /* Insert k (copied) -> v; k must not be present. Returns the key copy. */
 static const char *smap_put(struct smap *m, const char *k, void *v)
 {
-    if ((m->n + 1) * 10 > m->cap * 7 && smap_grow(m))
-        return NULL;
+    if ((m->n + 1) * 10 > m->cap * 7 && smap_grow(m)) return NULL;
     char *kc = strdup(k);
-    if (!kc)
-        return NULL;
+    if (!kc) return NULL;
     size_t i = smap_slot(m, k);
     m->keys[i] = kc;
     m->vals[i] = v;
@@ -121,8 +115,7 @@ struct prof_conn {
 struct profile *profile_new(void)
 {
     struct profile *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     p->p__idx = calloc(1, sizeof(struct prof_idx));
     if (!p->p__idx) {
         free(p);
@@ -134,8 +127,7 @@ struct profile *profile_new(void)
 
 void profile_free(struct profile *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     for (size_t i = 0; i < p->nfiles; i++) {
         struct prof_file *f = p->files[i];
         for (size_t j = 0; j < f->nfuncs; j++)
@@ -176,8 +168,7 @@ void profile_free(struct profile *p)
 int profile_set_str(char **slot, const char *s)
 {
     char *c = NULL;
-    if (s && !(c = strdup(s)))
-        return -ENOMEM;
+    if (s && !(c = strdup(s))) return -ENOMEM;
     free(*slot);
     *slot = c;
     return 0;
@@ -186,21 +177,36 @@ int profile_set_str(char **slot, const char *s)
 static const char *signame(int sig)
 {
     switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGHUP: return "SIGHUP";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGALRM: return "SIGALRM";
-    case SIGUSR1: return "SIGUSR1";
-    case SIGUSR2: return "SIGUSR2";
-    default: return NULL;
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGABRT:
+        return "SIGABRT";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGILL:
+        return "SIGILL";
+    case SIGKILL:
+        return "SIGKILL";
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGINT:
+        return "SIGINT";
+    case SIGHUP:
+        return "SIGHUP";
+    case SIGQUIT:
+        return "SIGQUIT";
+    case SIGPIPE:
+        return "SIGPIPE";
+    case SIGALRM:
+        return "SIGALRM";
+    case SIGUSR1:
+        return "SIGUSR1";
+    case SIGUSR2:
+        return "SIGUSR2";
+    default:
+        return NULL;
     }
 }
 
@@ -232,8 +238,7 @@ static const char *intern(struct profile *p, const char *s)
 {
     struct prof_idx *ix = IDX(p);
     const char *k;
-    if (smap_get(&ix->strs, s, &k))
-        return k;
+    if (smap_get(&ix->strs, s, &k)) return k;
     return smap_put(&ix->strs, s, (void *)1);
 }
 
@@ -241,15 +246,12 @@ static struct prof_file *file_get(struct profile *p, const char *path, int creat
 {
     struct prof_idx *ix = IDX(p);
     struct prof_file *f = smap_get(&ix->files, path, NULL);
-    if (f || !create)
-        return f;
-    if (p->nfiles >= PROFILE_MAX_FILES)
-        return NULL;
+    if (f || !create) return f;
+    if (p->nfiles >= PROFILE_MAX_FILES) return NULL;
     if (p->nfiles == p->capfiles) {
         size_t cap = p->capfiles ? p->capfiles * 2 : 16;
         void *n = realloc(p->files, cap * sizeof *p->files);
-        if (!n)
-            return NULL;
+        if (!n) return NULL;
         p->files = n;
         p->capfiles = cap;
     }
@@ -264,19 +266,16 @@ static struct prof_file *file_get(struct profile *p, const char *path, int creat
 
 static struct agent_stats *line_slot(struct prof_file *f, int line)
 {
-    if (line < 0 || line > PROFILE_MAX_LINE)
-        return NULL;
+    if (line < 0 || line > PROFILE_MAX_LINE) return NULL;
     if (line >= f->nlines) {
         int n = f->nlines ? f->nlines : 64;
         while (n <= line)
             n *= 2;
         struct agent_stats *l = realloc(f->lines, (size_t)n * sizeof *l);
-        if (!l)
-            return NULL;
+        if (!l) return NULL;
         f->lines = l;
         unsigned char *h = realloc(f->has, (size_t)n);
-        if (!h)
-            return NULL;
+        if (!h) return NULL;
         f->has = h;
         memset(f->lines + f->nlines, 0, (size_t)(n - f->nlines) * sizeof *l);
         memset(f->has + f->nlines, 0, (size_t)(n - f->nlines));
@@ -305,14 +304,12 @@ static int add_func(struct profile *p, const char *path, const char *name, int f
 {
     struct prof_idx *ix = IDX(p);
     struct prof_file *f = file_get(p, path, 1);
-    if (!f)
-        goto drop;
+    if (!f) goto drop;
     char key[64];
     snprintf(key, sizeof key, "%p\x1f%d\x1f", (void *)f, first);
     size_t kl = strlen(key), nl = strlen(name);
     char *k = malloc(kl + nl + 1);
-    if (!k)
-        goto drop;
+    if (!k) goto drop;
     memcpy(k, key, kl);
     memcpy(k + kl, name, nl + 1);
     struct prof_func *fn = smap_get(&ix->funcs, k, NULL);
@@ -342,8 +339,7 @@ static int add_func(struct profile *p, const char *path, const char *name, int f
         f->funcs[f->nfuncs++] = fn;
     }
     free(k);
-    if (last > fn->last_line)
-        fn->last_line = last;
+    if (last > fn->last_line) fn->last_line = last;
     agent_stats_merge(&fn->st, st);
     return 0;
 drop:
@@ -357,8 +353,7 @@ static struct prof_stack *stack_get(struct profile *p, const struct prof_frame *
     struct prof_idx *ix = IDX(p);
     size_t cap = n * 56 + 1, len = 0;
     char *k = malloc(cap);
-    if (!k)
-        return NULL;
+    if (!k) return NULL;
     for (size_t i = 0; i < n; i++)
         len += (size_t)snprintf(k + len, cap - len, "%p,%p,%d;", (const void *)fr[i].file,
                                 (const void *)fr[i].name, fr[i].line);
@@ -368,14 +363,12 @@ static struct prof_stack *stack_get(struct profile *p, const struct prof_frame *
         if (p->nstacks == p->capstacks) {
             size_t c = p->capstacks ? p->capstacks * 2 : 64;
             void *nn = realloc(p->stacks, c * sizeof *p->stacks);
-            if (!nn)
-                goto out;
+            if (!nn) goto out;
             p->stacks = nn;
             p->capstacks = c;
         }
         s = calloc(1, sizeof *s);
-        if (!s)
-            goto out;
+        if (!s) goto out;
         s->fr = malloc((n ? n : 1) * sizeof *s->fr);
         if (!s->fr || !smap_put(&ix->stacks, k, s)) {
             free(s->fr);
@@ -389,8 +382,7 @@ static struct prof_stack *stack_get(struct profile *p, const struct prof_frame *
     }
 out:
     free(k);
-    if (!s)
-        p->dropped++;
+    if (!s) p->dropped++;
     return s;
 }
 
@@ -398,31 +390,25 @@ static struct prof_thread *thread_get(struct profile *p, long long pid, long lon
                                       const char *name)
 {
     for (size_t i = 0; i < p->nthreads; i++)
-        if (p->threads[i].pid == pid && p->threads[i].tid == tid)
-            return &p->threads[i];
-    if (p->nthreads >= PROFILE_MAX_THREADS)
-        return NULL;
+        if (p->threads[i].pid == pid && p->threads[i].tid == tid) return &p->threads[i];
+    if (p->nthreads >= PROFILE_MAX_THREADS) return NULL;
     void *n = realloc(p->threads, (p->nthreads + 1) * sizeof *p->threads);
-    if (!n)
-        return NULL;
+    if (!n) return NULL;
     p->threads = n;
     struct prof_thread *t = &p->threads[p->nthreads];
     memset(t, 0, sizeof *t);
     t->pid = pid;
     t->tid = tid;
-    if (!(t->name = strdup(name ? name : "")))
-        return NULL;
+    if (!(t->name = strdup(name ? name : ""))) return NULL;
     p->nthreads++;
     return t;
 }
 
 static struct prof_proc *proc_new(struct profile *p, long long pid)
 {
-    if (p->nprocs >= PROFILE_MAX_PROCS)
-        return NULL;
+    if (p->nprocs >= PROFILE_MAX_PROCS) return NULL;
     void *n = realloc(p->procs, (p->nprocs + 1) * sizeof *p->procs);
-    if (!n)
-        return NULL;
+    if (!n) return NULL;
     p->procs = n;
     struct prof_proc *pr = &p->procs[p->nprocs++];
     memset(pr, 0, sizeof *pr);
@@ -435,15 +421,13 @@ static struct prof_proc *proc_new(struct profile *p, long long pid)
 struct prof_conn *profile_conn_new(struct profile *p)
 {
     struct prof_conn *c = calloc(1, sizeof *c);
-    if (c)
-        c->p = p;
+    if (c) c->p = p;
     return c;
 }
 
 void profile_conn_free(struct prof_conn *c)
 {
-    if (!c)
-        return;
+    if (!c) return;
     free(c->strs);
     free(c->stacks);
     free(c);
@@ -457,15 +441,13 @@ long long profile_conn_pid(const struct prof_conn *c)
 /* Grow a per-connection id table so that id fits. */
 static int id_slot(void **arr, size_t *n, long long id, size_t elem)
 {
-    if (id <= 0 || id >= PROFILE_MAX_CONN_IDS)
-        return -EPROTO;
+    if (id <= 0 || id >= PROFILE_MAX_CONN_IDS) return -EPROTO;
     if ((size_t)id >= *n) {
         size_t nn = *n ? *n : 256;
         while (nn <= (size_t)id)
             nn *= 2;
         char *a = realloc(*arr, nn * elem);
-        if (!a)
-            return -ENOMEM;
+        if (!a) return -ENOMEM;
         memset(a + *n * elem, 0, (nn - *n) * elem);
         *arr = a;
         *n = nn;
@@ -475,8 +457,7 @@ static int id_slot(void **arr, size_t *n, long long id, size_t elem)
 
 static const char *conn_str(const struct prof_conn *c, long long id)
 {
-    if (id <= 0 || (size_t)id >= c->nstrs)
-        return NULL;
+    if (id <= 0 || (size_t)id >= c->nstrs) return NULL;
     return c->strs[id];
 }
 
@@ -485,19 +466,15 @@ static int apply_hello(struct prof_conn *c, const struct agent_msg *m)
     struct profile *p = c->p;
     c->pid = m->u.hello.pid;
     struct prof_proc *pr = proc_new(p, m->u.hello.pid);
-    if (!pr)
-        return -ENOMEM;
+    if (!pr) return -ENOMEM;
     c->proc = p->nprocs;
     pr->ppid = m->u.hello.ppid;
-    if (profile_set_str(&pr->python, m->u.hello.python))
-        return -ENOMEM;
-    if (m->u.hello.argv)
-        pr->argv = json_deep_copy(m->u.hello.argv);
+    if (profile_set_str(&pr->python, m->u.hello.python)) return -ENOMEM;
+    if (m->u.hello.argv) pr->argv = json_deep_copy(m->u.hello.argv);
     if (!p->meta.python_version && m->u.hello.python &&
         profile_set_str(&p->meta.python_version, m->u.hello.python))
         return -ENOMEM;
-    if (p->meta.interval_ms <= 0)
-        p->meta.interval_ms = m->u.hello.interval_ms;
+    if (p->meta.interval_ms <= 0) p->meta.interval_ms = m->u.hello.interval_ms;
     return 0;
 }
 
@@ -505,8 +482,7 @@ static int apply_stack(struct prof_conn *c, const struct agent_msg *m)
 {
     size_t n = json_array_size(m->u.stack.fr);
     struct prof_frame *fr = malloc((n ? n : 1) * sizeof *fr);
-    if (!fr)
-        return -ENOMEM;
+    if (!fr) return -ENOMEM;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         struct agent_frame af;
@@ -532,8 +508,7 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
     struct profile *p = c->p;
     int rc = 0;
     p->meta.samples += m->u.delta.samples;
-    if (c->proc)
-        p->procs[c->proc - 1].last_ts = m->u.delta.ts;
+    if (c->proc) p->procs[c->proc - 1].last_ts = m->u.delta.ts;
     struct agent_line_entry e;
     const json_t *a = m->u.delta.lines;
     for (size_t i = 0; i < json_array_size(a); i++) {
@@ -602,11 +577,9 @@ int profile_conn_apply(struct prof_conn *c, const struct agent_msg *m)
         return apply_hello(c, m);
     case AGENT_MSG_STR: {
         int rc = id_slot((void **)&c->strs, &c->nstrs, m->u.str.id, sizeof *c->strs);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         const char *s = intern(c->p, m->u.str.s);
-        if (!s)
-            return -ENOMEM;
+        if (!s) return -ENOMEM;
         c->strs[m->u.str.id] = s;
         return 0;
     }
@@ -631,14 +604,12 @@ json_t *profile_conn_resolve_now(struct prof_conn *c, const struct agent_msg *m)
     json_t *threads = json_array();
     for (size_t i = 0; i < json_array_size(m->u.now.threads); i++) {
         const json_t *t = json_array_get(m->u.now.threads, i);
-        if (!json_is_object(t))
-            continue;
+        if (!json_is_object(t)) continue;
         json_t *frames = json_array();
         const json_t *fr = json_object_get(t, "fr");
         for (size_t j = 0; json_is_array(fr) && j < json_array_size(fr); j++) {
             struct agent_frame af;
-            if (agent_wire_frame(json_array_get(fr, j), &af))
-                continue;
+            if (agent_wire_frame(json_array_get(fr, j), &af)) continue;
             const char *file = conn_str(c, af.file), *name = conn_str(c, af.name);
             json_array_append_new(frames, json_pack("{s:s,s:s,s:i}", "file", file ? file : "?",
                                                     "name", name ? name : "?", "line", af.line));
@@ -647,8 +618,7 @@ json_t *profile_conn_resolve_now(struct prof_conn *c, const struct agent_msg *m)
         const char *keys[] = {"tid", "name", "state", "since_s"};
         for (size_t k = 0; k < 4; k++) {
             json_t *v = json_object_get(t, keys[k]);
-            if (v && (json_is_number(v) || json_is_string(v)))
-                json_object_set(o, keys[k], v);
+            if (v && (json_is_number(v) || json_is_string(v))) json_object_set(o, keys[k], v);
         }
         json_array_append_new(threads, o);
     }
@@ -666,8 +636,7 @@ const struct prof_file *profile_file(const struct profile *p, const char *path)
 const struct agent_stats *profile_line(const struct profile *p, const char *path, int line)
 {
     const struct prof_file *f = profile_file(p, path);
-    if (!f || line < 0 || line >= f->nlines || !f->has[line])
-        return NULL;
+    if (!f || line < 0 || line >= f->nlines || !f->has[line]) return NULL;
     return &f->lines[line];
 }
 
@@ -675,8 +644,7 @@ static int cmp_line_ref(const void *a, const void *b)
 {
     const struct prof_line_ref *x = a, *y = b;
     double tx = agent_stats_time(x->st), ty = agent_stats_time(y->st);
-    if (tx != ty)
-        return tx > ty ? -1 : 1;
+    if (tx != ty) return tx > ty ? -1 : 1;
     int c = strcmp(x->file->path, y->file->path);
     return c ? c : x->line - y->line;
 }
@@ -687,19 +655,16 @@ size_t profile_top_lines(const struct profile *p, struct prof_line_ref *out, siz
     for (size_t i = 0; i < p->nfiles; i++)
         for (int l = 0; l < p->files[i]->nlines; l++)
             total += p->files[i]->has[l] != 0;
-    if (!total || !n)
-        return 0;
+    if (!total || !n) return 0;
     struct prof_line_ref *all = malloc(total * sizeof *all);
-    if (!all)
-        return 0;
+    if (!all) return 0;
     size_t k = 0;
     for (size_t i = 0; i < p->nfiles; i++)
         for (int l = 0; l < p->files[i]->nlines; l++)
             if (p->files[i]->has[l])
                 all[k++] = (struct prof_line_ref){p->files[i], l, &p->files[i]->lines[l]};
     qsort(all, k, sizeof *all, cmp_line_ref);
-    if (n > k)
-        n = k;
+    if (n > k) n = k;
     memcpy(out, all, n * sizeof *out);
     free(all);
     return n;
@@ -709,8 +674,7 @@ static int cmp_func_ref(const void *a, const void *b)
 {
     const struct prof_func_ref *x = a, *y = b;
     double tx = agent_stats_time(&x->fn->st), ty = agent_stats_time(&y->fn->st);
-    if (tx != ty)
-        return tx > ty ? -1 : 1;
+    if (tx != ty) return tx > ty ? -1 : 1;
     int c = strcmp(x->file->path, y->file->path);
     return c ? c : x->fn->first_line - y->fn->first_line;
 }
@@ -720,18 +684,15 @@ size_t profile_top_funcs(const struct profile *p, struct prof_func_ref *out, siz
     size_t total = 0;
     for (size_t i = 0; i < p->nfiles; i++)
         total += p->files[i]->nfuncs;
-    if (!total || !n)
-        return 0;
+    if (!total || !n) return 0;
     struct prof_func_ref *all = malloc(total * sizeof *all);
-    if (!all)
-        return 0;
+    if (!all) return 0;
     size_t k = 0;
     for (size_t i = 0; i < p->nfiles; i++)
         for (size_t j = 0; j < p->files[i]->nfuncs; j++)
             all[k++] = (struct prof_func_ref){p->files[i], p->files[i]->funcs[j]};
     qsort(all, k, sizeof *all, cmp_func_ref);
-    if (n > k)
-        n = k;
+    if (n > k) n = k;
     memcpy(out, all, n * sizeof *out);
     free(all);
     return n;
@@ -741,19 +702,16 @@ static int cmp_stack(const void *a, const void *b)
 {
     const struct prof_stack *x = *(const struct prof_stack *const *)a;
     const struct prof_stack *y = *(const struct prof_stack *const *)b;
-    if (x->seconds != y->seconds)
-        return x->seconds > y->seconds ? -1 : 1;
+    if (x->seconds != y->seconds) return x->seconds > y->seconds ? -1 : 1;
     return (x->samples < y->samples) - (x->samples > y->samples);
 }
 
 size_t profile_top_stacks(const struct profile *p, const char *path, int line,
                           const struct prof_stack **out, size_t n)
 {
-    if (!p->nstacks || !n)
-        return 0;
+    if (!p->nstacks || !n) return 0;
     const struct prof_stack **all = malloc(p->nstacks * sizeof *all);
-    if (!all)
-        return 0;
+    if (!all) return 0;
     size_t k = 0;
     const struct prof_file *f = path ? profile_file(p, path) : NULL;
     if (path && !f) {
@@ -765,12 +723,10 @@ size_t profile_top_stacks(const struct profile *p, const char *path, int line,
         int keep = !path;
         for (size_t j = 0; !keep && j < s->nfr; j++)
             keep = s->fr[j].file == f->path && s->fr[j].line == line; /* interned */
-        if (keep)
-            all[k++] = s;
+        if (keep) all[k++] = s;
     }
     qsort(all, k, sizeof *all, cmp_stack);
-    if (n > k)
-        n = k;
+    if (n > k) n = k;
     memcpy(out, all, n * sizeof *out);
     free(all);
     return n;
@@ -821,8 +777,7 @@ json_t *profile_to_json(const struct profile *p)
         const struct prof_file *f = p->files[i];
         json_t *lines = json_object();
         for (int l = 0; l < f->nlines; l++) {
-            if (!f->has[l])
-                continue;
+            if (!f->has[l]) continue;
             char k[16];
             snprintf(k, sizeof k, "%d", l);
             json_object_set_new(lines, k, stats_json(&f->lines[l]));
@@ -836,8 +791,8 @@ json_t *profile_to_json(const struct profile *p)
             json_array_append_new(funcs, o);
         }
         json_object_set_new(files, f->path,
-                            json_pack("{s:o,s:o,s:o}", "lines", lines, "functions", funcs,
-                                      "totals", stats_json(&f->total)));
+                            json_pack("{s:o,s:o,s:o}", "lines", lines, "functions", funcs, "totals",
+                                      stats_json(&f->total)));
     }
     json_object_set_new(root, "files", files);
 
@@ -847,12 +802,11 @@ json_t *profile_to_json(const struct profile *p)
     for (size_t i = 0; i < ns; i++) {
         json_t *fr = json_array();
         for (size_t j = 0; j < top[i]->nfr; j++)
-            json_array_append_new(fr, json_pack("{s:s,s:s,s:i}", "file", top[i]->fr[j].file,
-                                                "name", top[i]->fr[j].name, "line",
-                                                top[i]->fr[j].line));
-        json_array_append_new(stacks, json_pack("{s:o,s:I,s:f}", "frames", fr, "samples",
-                                                (json_int_t)top[i]->samples, "seconds",
-                                                top[i]->seconds));
+            json_array_append_new(fr, json_pack("{s:s,s:s,s:i}", "file", top[i]->fr[j].file, "name",
+                                                top[i]->fr[j].name, "line", top[i]->fr[j].line));
+        json_array_append_new(stacks,
+                              json_pack("{s:o,s:I,s:f}", "frames", fr, "samples",
+                                        (json_int_t)top[i]->samples, "seconds", top[i]->seconds));
     }
     free(top);
     json_object_set_new(root, "stacks", stacks);
@@ -860,10 +814,10 @@ json_t *profile_to_json(const struct profile *p)
     json_t *threads = json_array();
     for (size_t i = 0; i < p->nthreads; i++) {
         const struct prof_thread *t = &p->threads[i];
-        json_array_append_new(threads, json_pack("{s:I,s:I,s:s,s:f,s:f,s:f}", "pid",
-                                                 (json_int_t)t->pid, "tid", (json_int_t)t->tid,
-                                                 "name", t->name, "python_s", t->py, "native_s",
-                                                 t->nat, "system_s", t->sys));
+        json_array_append_new(threads,
+                              json_pack("{s:I,s:I,s:s,s:f,s:f,s:f}", "pid", (json_int_t)t->pid,
+                                        "tid", (json_int_t)t->tid, "name", t->name, "python_s",
+                                        t->py, "native_s", t->nat, "system_s", t->sys));
     }
     json_object_set_new(root, "threads", threads);
 
@@ -871,11 +825,11 @@ json_t *profile_to_json(const struct profile *p)
     for (size_t i = 0; i < p->nprocs; i++) {
         const struct prof_proc *pr = &p->procs[i];
         json_array_append_new(pids, json_integer(pr->pid));
-        json_array_append_new(
-            procs, json_pack("{s:I,s:I,s:o,s:o,s:o}", "pid", (json_int_t)pr->pid, "ppid",
-                             (json_int_t)pr->ppid, "python", nullable_str(pr->python), "argv",
-                             pr->argv ? json_deep_copy(pr->argv) : json_array(), "end",
-                             nullable_str(pr->end_reason)));
+        json_array_append_new(procs,
+                              json_pack("{s:I,s:I,s:o,s:o,s:o}", "pid", (json_int_t)pr->pid, "ppid",
+                                        (json_int_t)pr->ppid, "python", nullable_str(pr->python),
+                                        "argv", pr->argv ? json_deep_copy(pr->argv) : json_array(),
+                                        "end", nullable_str(pr->end_reason)));
     }
     json_object_set_new(root, "pids", pids);
     json_object_set_new(root, "processes", procs);
@@ -884,8 +838,7 @@ json_t *profile_to_json(const struct profile *p)
 
 static int jfail(char *err, size_t errlen, const char *what)
 {
-    if (err && errlen)
-        snprintf(err, errlen, "invalid profile: %s", what);
+    if (err && errlen) snprintf(err, errlen, "invalid profile: %s", what);
     return -EINVAL;
 }
 
@@ -902,20 +855,16 @@ static int load_meta(struct profile *p, const json_t *root, char *err, size_t er
         return -EINVAL;
     }
     v = json_object_get(root, "program");
-    if (v && !json_is_string(v))
-        return jfail(err, errlen, "'program' is not a string");
-    if (profile_set_str(&m->program, v ? json_string_value(v) : NULL))
-        return -ENOMEM;
+    if (v && !json_is_string(v)) return jfail(err, errlen, "'program' is not a string");
+    if (profile_set_str(&m->program, v ? json_string_value(v) : NULL)) return -ENOMEM;
     v = json_object_get(root, "python_version");
     if (v && !json_is_null(v) && !json_is_string(v))
         return jfail(err, errlen, "'python_version' is not a string");
     if (json_is_string(v) && profile_set_str(&m->python_version, json_string_value(v)))
         return -ENOMEM;
     v = json_object_get(root, "argv");
-    if (v && !json_is_array(v))
-        return jfail(err, errlen, "'argv' is not an array");
-    if (v)
-        m->argv = json_deep_copy(v);
+    if (v && !json_is_array(v)) return jfail(err, errlen, "'argv' is not an array");
+    if (v) m->argv = json_deep_copy(v);
     const char *nums[] = {"elapsed_s", "interval_ms", "samples"};
     for (int i = 0; i < 3; i++) {
         v = json_object_get(root, nums[i]);
@@ -926,8 +875,7 @@ static int load_meta(struct profile *p, const json_t *root, char *err, size_t er
     m->interval_ms = json_number_value(json_object_get(root, "interval_ms"));
     m->samples = (long long)json_number_value(json_object_get(root, "samples"));
     json_t *ex = json_object_get(root, "exit");
-    if (ex && !json_is_object(ex))
-        return jfail(err, errlen, "'exit' is not an object");
+    if (ex && !json_is_object(ex)) return jfail(err, errlen, "'exit' is not an object");
     if (ex) {
         json_t *st = json_object_get(ex, "status"), *sg = json_object_get(ex, "signal"),
                *rs = json_object_get(ex, "reason");
@@ -945,21 +893,20 @@ static int load_meta(struct profile *p, const json_t *root, char *err, size_t er
 
 static int load_files(struct profile *p, const json_t *files, char *err, size_t errlen)
 {
-    if (!json_is_object(files))
-        return jfail(err, errlen, "'files' is not an object");
+    if (!json_is_object(files)) return jfail(err, errlen, "'files' is not an object");
     const char *path;
     json_t *fo;
-    json_object_foreach((json_t *)files, path, fo) {
-        if (!json_is_object(fo))
-            return jfail(err, errlen, "a 'files' entry is not an object");
-        if (!file_get(p, path, 1))
-            return -ENOMEM;
+    json_object_foreach((json_t *)files, path, fo)
+    {
+        if (!json_is_object(fo)) return jfail(err, errlen, "a 'files' entry is not an object");
+        if (!file_get(p, path, 1)) return -ENOMEM;
         json_t *lines = json_object_get(fo, "lines"), *funcs = json_object_get(fo, "functions");
         if ((lines && !json_is_object(lines)) || (funcs && !json_is_array(funcs)))
             return jfail(err, errlen, "'lines' must be an object and 'functions' a list");
         const char *lk;
         json_t *lo;
-        json_object_foreach(lines, lk, lo) {
+        json_object_foreach(lines, lk, lo)
+        {
             char *end;
             long l = strtol(lk, &end, 10);
             struct agent_stats st;
@@ -988,8 +935,7 @@ static int load_files(struct profile *p, const json_t *files, char *err, size_t 
 static int load_rest(struct profile *p, const json_t *root, char *err, size_t errlen)
 {
     json_t *stacks = json_object_get(root, "stacks");
-    if (stacks && !json_is_array(stacks))
-        return jfail(err, errlen, "'stacks' is not a list");
+    if (stacks && !json_is_array(stacks)) return jfail(err, errlen, "'stacks' is not a list");
     for (size_t i = 0; i < json_array_size(stacks); i++) {
         json_t *so = json_array_get(stacks, i), *fr = json_object_get(so, "frames");
         json_t *ns = json_object_get(so, "samples"), *sec = json_object_get(so, "seconds");
@@ -997,8 +943,7 @@ static int load_rest(struct profile *p, const json_t *root, char *err, size_t er
             return jfail(err, errlen, "a stack entry has a field of the wrong type");
         size_t n = json_array_size(fr);
         struct prof_frame *f = calloc(n ? n : 1, sizeof *f);
-        if (!f)
-            return -ENOMEM;
+        if (!f) return -ENOMEM;
         for (size_t j = 0; j < n; j++) {
             json_t *o = json_array_get(fr, j), *fi = json_object_get(o, "file"),
                    *nm = json_object_get(o, "name"), *ln = json_object_get(o, "line");
@@ -1020,12 +965,10 @@ static int load_rest(struct profile *p, const json_t *root, char *err, size_t er
     json_t *threads = json_object_get(root, "threads");
     for (size_t i = 0; json_is_array(threads) && i < json_array_size(threads); i++) {
         json_t *o = json_array_get(threads, i), *nm = json_object_get(o, "name");
-        struct prof_thread *t =
-            thread_get(p, json_integer_value(json_object_get(o, "pid")),
-                       json_integer_value(json_object_get(o, "tid")),
-                       json_is_string(nm) ? json_string_value(nm) : "");
-        if (!t)
-            continue;
+        struct prof_thread *t = thread_get(p, json_integer_value(json_object_get(o, "pid")),
+                                           json_integer_value(json_object_get(o, "tid")),
+                                           json_is_string(nm) ? json_string_value(nm) : "");
+        if (!t) continue;
         t->py += json_number_value(json_object_get(o, "python_s"));
         t->nat += json_number_value(json_object_get(o, "native_s"));
         t->sys += json_number_value(json_object_get(o, "system_s"));
@@ -1034,21 +977,16 @@ static int load_rest(struct profile *p, const json_t *root, char *err, size_t er
     for (size_t i = 0; json_is_array(procs) && i < json_array_size(procs); i++) {
         json_t *o = json_array_get(procs, i);
         struct prof_proc *pr = proc_new(p, json_integer_value(json_object_get(o, "pid")));
-        if (!pr)
-            return -ENOMEM;
+        if (!pr) return -ENOMEM;
         pr->ppid = json_integer_value(json_object_get(o, "ppid"));
         json_t *py = json_object_get(o, "python"), *en = json_object_get(o, "end"),
                *av = json_object_get(o, "argv");
-        if (json_is_string(py))
-            profile_set_str(&pr->python, json_string_value(py));
-        if (json_is_string(en))
-            profile_set_str(&pr->end_reason, json_string_value(en));
-        if (json_is_array(av))
-            pr->argv = json_deep_copy(av);
+        if (json_is_string(py)) profile_set_str(&pr->python, json_string_value(py));
+        if (json_is_string(en)) profile_set_str(&pr->end_reason, json_string_value(en));
+        if (json_is_array(av)) pr->argv = json_deep_copy(av);
     }
     json_t *d = json_object_get(root, "dropped");
-    if (json_is_integer(d))
-        p->dropped = json_integer_value(d);
+    if (json_is_integer(d)) p->dropped = json_integer_value(d);
     return 0;
 }
 
@@ -1068,11 +1006,9 @@ struct profile *profile_from_json(const json_t *root, char *err, size_t errlen)
         json_t *files = json_object_get(root, "files");
         rc = files ? load_files(p, files, err, errlen) : 0;
     }
-    if (!rc)
-        rc = load_rest(p, root, err, errlen);
+    if (!rc) rc = load_rest(p, root, err, errlen);
     if (rc) {
-        if (rc == -ENOMEM)
-            jfail(err, errlen, "out of memory");
+        if (rc == -ENOMEM) jfail(err, errlen, "out of memory");
         profile_free(p);
         return NULL;
     }
@@ -1082,8 +1018,7 @@ struct profile *profile_from_json(const json_t *root, char *err, size_t errlen)
 int profile_save(const struct profile *p, const char *path)
 {
     json_t *root = profile_to_json(p);
-    if (!root)
-        return -ENOMEM;
+    if (!root) return -ENOMEM;
     size_t n = strlen(path);
     char *tmp = malloc(n + 32);
     if (!tmp) {
@@ -1098,16 +1033,13 @@ int profile_save(const struct profile *p, const char *path)
         goto out;
     }
     errno = 0;
-    if (json_dumpfd(root, fd, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) || write(fd, "\n", 1) != 1)
+    if (json_dumpfd(root, fd, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) ||
+        write(fd, "\n", 1) != 1)
         rc = errno ? -errno : -EIO;
-    if (!rc && fsync(fd))
-        rc = -errno;
-    if (close(fd) && !rc)
-        rc = -errno;
-    if (!rc && rename(tmp, path))
-        rc = -errno;
-    if (rc)
-        unlink(tmp);
+    if (!rc && fsync(fd)) rc = -errno;
+    if (close(fd) && !rc) rc = -errno;
+    if (!rc && rename(tmp, path)) rc = -errno;
+    if (rc) unlink(tmp);
 out:
     free(tmp);
     json_decref(root);
@@ -1119,8 +1051,7 @@ struct profile *profile_load(const char *path, char *err, size_t errlen)
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
     if (!root) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s: %s", path, je.text);
+        if (err && errlen) snprintf(err, errlen, "%s: %s", path, je.text);
         return NULL;
     }
     struct profile *p = profile_from_json(root, err, errlen);

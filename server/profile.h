@@ -22,9 +22,9 @@
 
 #define PROFILE_FORMAT_VERSION 1
 #define PROFILE_MAX_FILES 100000
-#define PROFILE_MAX_LINE 10000000  /* line numbers above are dropped */
-#define PROFILE_MAX_FUNCS 1000000  /* per store */
-#define PROFILE_MAX_STACKS 200000  /* distinct stacks kept; later ones counted in dropped */
+#define PROFILE_MAX_LINE 10000000 /* line numbers above are dropped */
+#define PROFILE_MAX_FUNCS 1000000 /* per store */
+#define PROFILE_MAX_STACKS 200000 /* distinct stacks kept; later ones counted in dropped */
 #define PROFILE_MAX_THREADS 4096
 #define PROFILE_MAX_PROCS 4096
 #define PROFILE_MAX_CONN_IDS (1 << 24) /* per-connection str/stack ids */
@@ -37,10 +37,10 @@ struct prof_func {
 };
 
 struct prof_file {
-    const char *path;        /* absolute, store-owned */
-    int nlines;              /* lines[0..nlines) allocated; index = line number */
+    const char *path; /* absolute, store-owned */
+    int nlines;       /* lines[0..nlines) allocated; index = line number */
     struct agent_stats *lines;
-    unsigned char *has;      /* has[l] != 0: line l has data */
+    unsigned char *has;       /* has[l] != 0: line l has data */
     struct prof_func **funcs; /* store-owned */
     size_t nfuncs, capfuncs;
     struct agent_stats total; /* sum over lines */
@@ -79,10 +79,10 @@ struct prof_meta {
     char *python_version; /* owned or NULL */
     double elapsed_s;
     double interval_ms;
-    long long samples;    /* sum of delta.samples */
-    int exit_status;      /* -1 unknown */
-    int exit_signal;      /* 0 none */
-    char *reason;         /* "exited 0", "crashed (SIGSEGV)", "killed", ...; owned */
+    long long samples; /* sum of delta.samples */
+    int exit_status;   /* -1 unknown */
+    int exit_signal;   /* 0 none */
+    char *reason;      /* "exited 0", "crashed (SIGSEGV)", "killed", ...; owned */
 };
 
 struct profile {

@@ -10,17 +10,14 @@
 int report_source_line(const char *path, int line, int width, char *buf, size_t n)
 {
     buf[0] = 0;
-    if (n == 0 || line < 1)
-        return -EINVAL;
+    if (n == 0 || line < 1) return -EINVAL;
     FILE *f = fopen(path, "re");
-    if (!f)
-        return -errno;
+    if (!f) return -errno;
     char *l = NULL;
     size_t cap = 0;
     ssize_t len = -1;
     for (int i = 0; i < line; i++)
-        if ((len = getline(&l, &cap, f)) < 0)
-            break;
+        if ((len = getline(&l, &cap, f)) < 0) break;
     fclose(f);
     if (len < 0) {
         free(l);
@@ -44,8 +41,7 @@ int report_source_line(const char *path, int line, int width, char *buf, size_t 
             cl = 3;
         else if (c >= 0xc0)
             cl = 2;
-        if (i + cl > sl || out + cl + 4 > n)
-            break;
+        if (i + cl > sl || out + cl + 4 > n) break;
         if (cps == width) {
             memcpy(buf + out, "...", 3);
             out += 3;
@@ -64,8 +60,7 @@ int report_source_line(const char *path, int line, int width, char *buf, size_t 
 static const char *shown_path(const char *path, const char *cwd)
 {
     size_t n = cwd ? strlen(cwd) : 0;
-    if (n && !strncmp(path, cwd, n) && path[n] == '/')
-        return path + n + 1;
+    if (n && !strncmp(path, cwd, n) && path[n] == '/') return path + n + 1;
     return path;
 }
 
@@ -74,8 +69,7 @@ static void bar(char *b, const struct agent_stats *st, double total)
 {
     double t = agent_stats_time(st);
     int w = total > 0 ? (int)(BAR_WIDTH * t / total + 0.5) : 0;
-    if (w > BAR_WIDTH)
-        w = BAR_WIDTH;
+    if (w > BAR_WIDTH) w = BAR_WIDTH;
     int py = t > 0 ? (int)(w * st->v[AGENT_STAT_PY] / t + 0.5) : 0;
     int nat = t > 0 ? (int)(w * (st->v[AGENT_STAT_PY] + st->v[AGENT_STAT_NAT]) / t + 0.5) - py : 0;
     int i = 0;
@@ -102,10 +96,9 @@ static void header(FILE *out, const struct profile *p, const char *cwd)
         snprintf(reason, sizeof reason, "%s", m->reason);
     else
         profile_describe_exit(m->exit_status, m->exit_signal, reason, sizeof reason);
-    fprintf(out, "  python %s, %.2f s elapsed, %lld samples", m->python_version ? m->python_version : "?",
-            m->elapsed_s, m->samples);
-    if (p->nprocs > 1)
-        fprintf(out, ", %zu processes", p->nprocs);
+    fprintf(out, "  python %s, %.2f s elapsed, %lld samples",
+            m->python_version ? m->python_version : "?", m->elapsed_s, m->samples);
+    if (p->nprocs > 1) fprintf(out, ", %zu processes", p->nprocs);
     fprintf(out, ", %s\n", reason);
     const struct agent_stats *t = &p->total;
     fprintf(out, "  profiled code: %.2f s (python %.2f, native %.2f, system %.2f)\n",
@@ -114,8 +107,7 @@ static void header(FILE *out, const struct profile *p, const char *cwd)
 
 void report_print(FILE *out, const struct profile *p, int top, const char *cwd)
 {
-    if (top <= 0)
-        top = REPORT_DEFAULT_TOP;
+    if (top <= 0) top = REPORT_DEFAULT_TOP;
     header(out, p, cwd);
     double total = agent_stats_time(&p->total);
     struct prof_line_ref *lines = calloc((size_t)top, sizeof *lines);

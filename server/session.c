@@ -57,8 +57,7 @@ static void report_error(struct session *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (s->cb.on_error && !s->closing)
-        s->cb.on_error(s, msg, s->ud);
+    if (s->cb.on_error && !s->closing) s->cb.on_error(s, msg, s->ud);
 }
 
 static int is_dir(const char *p)
@@ -76,17 +75,13 @@ int session_agent_dir(char *buf, size_t n)
     }
     char exe[PATH_MAX];
     size_t sz = sizeof exe;
-    if (uv_exepath(exe, &sz))
-        return -ENOENT;
+    if (uv_exepath(exe, &sz)) return -ENOENT;
     char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = 0;
+    if (slash) *slash = 0;
     snprintf(buf, n, "%s/python", exe);
-    if (is_dir(buf))
-        return 0;
+    if (is_dir(buf)) return 0;
     snprintf(buf, n, "%s/../lib/hotline/python", exe);
-    if (is_dir(buf))
-        return 0;
+    if (is_dir(buf)) return 0;
     snprintf(buf, n, "%s/python or %s/../lib/hotline/python", exe, exe);
     return -ENOENT;
 }
@@ -102,13 +97,11 @@ static void on_write_done(uv_write_t *req, int status)
 static void conn_send(struct session_conn *c, const char *line)
 {
     struct write_req *w = malloc(sizeof *w);
-    if (!w)
-        return;
+    if (!w) return;
     int n = snprintf(w->buf, sizeof w->buf, "%s\n", line);
     uv_buf_t b = uv_buf_init(w->buf, (unsigned)n);
     w->req.data = w;
-    if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_write_done))
-        free(w);
+    if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_write_done)) free(w);
 }
 
 static void conn_closed(uv_handle_t *h)
@@ -118,8 +111,7 @@ static void conn_closed(uv_handle_t *h)
     struct session_conn **pp = &s->conns;
     while (*pp && *pp != c)
         pp = &(*pp)->next;
-    if (*pp)
-        *pp = c->next;
+    if (*pp) *pp = c->next;
     s->nconns--;
     agent_reader_free(&c->rd);
     profile_conn_free(c->pc);
@@ -130,8 +122,7 @@ static void conn_closed(uv_handle_t *h)
 
 static void conn_close(struct session_conn *c)
 {
-    if (c->closing)
-        return;
+    if (c->closing) return;
     c->closing = 1;
     c->s->pending_closes++;
     uv_close((uv_handle_t *)&c->h, conn_closed);
@@ -159,14 +150,12 @@ static void handle_msg(struct session_conn *c, struct agent_msg *m)
         }
         break;
     case AGENT_MSG_DELTA:
-        if (s->cb.on_delta && !s->closing)
-            s->cb.on_delta(s, s->ud);
+        if (s->cb.on_delta && !s->closing) s->cb.on_delta(s, s->ud);
         break;
     case AGENT_MSG_NOW:
         if (s->cb.on_now && !s->closing) {
             json_t *now = profile_conn_resolve_now(c->pc, m);
-            if (now)
-                s->cb.on_now(s, now, s->ud);
+            if (now) s->cb.on_now(s, now, s->ud);
             json_decref(now);
         }
         break;
@@ -231,8 +220,7 @@ static void conn_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 static void on_connection(uv_stream_t *srv, int status)
 {
     struct session *s = srv->data;
-    if (status < 0 || s->closing)
-        return;
+    if (status < 0 || s->closing) return;
     struct session_conn *c = calloc(1, sizeof *c);
     if (!c || uv_pipe_init(s->loop, &c->h, 0)) {
         free(c);
@@ -256,8 +244,7 @@ static void on_connection(uv_stream_t *srv, int status)
 
 static void tail_add(struct session *s, const char *p, size_t n)
 {
-    if (!s->tail)
-        return;
+    if (!s->tail) return;
     for (size_t i = 0; i < n; i++) {
         s->tail[s->tail_pos] = p[i];
         s->tail_pos = (s->tail_pos + 1) % SESSION_OUTPUT_TAIL;
@@ -267,11 +254,9 @@ static void tail_add(struct session *s, const char *p, size_t n)
 
 char *session_output_tail(const struct session *s)
 {
-    if (!s->tail)
-        return NULL;
+    if (!s->tail) return NULL;
     char *r = malloc(s->tail_len + 1);
-    if (!r)
-        return NULL;
+    if (!r) return NULL;
     size_t start = (s->tail_pos + SESSION_OUTPUT_TAIL - s->tail_len) % SESSION_OUTPUT_TAIL;
     for (size_t i = 0; i < s->tail_len; i++)
         r[i] = s->tail[(start + i) % SESSION_OUTPUT_TAIL];
@@ -288,8 +273,7 @@ static void generic_closed(uv_handle_t *h)
 
 static void close_handle(struct session *s, uv_handle_t *h)
 {
-    if (uv_is_closing(h))
-        return;
+    if (uv_is_closing(h)) return;
     h->data = s;
     s->pending_closes++;
     uv_close(h, generic_closed);
@@ -322,23 +306,19 @@ static void check_done(struct session *s)
     if (s->closing) {
         if (s->pending_closes == 0 && !s->done_closing) {
             s->done_closing = 1;
-            if (s->sockpath[0])
-                unlink(s->sockpath);
-            if (s->tmpdir[0])
-                rmdir(s->tmpdir);
+            if (s->sockpath[0]) unlink(s->sockpath);
+            if (s->tmpdir[0]) rmdir(s->tmpdir);
             free(s->tail);
             s->tail = NULL;
             free(s->io);
             s->io = NULL;
             void (*cb)(struct session *) = s->on_closed;
             s->on_closed = NULL;
-            if (cb)
-                cb(s);
+            if (cb) cb(s);
         }
         return;
     }
-    if (s->done || !s->exited || s->nconns > 0 || s->out_open[0] || s->out_open[1])
-        return;
+    if (s->done || !s->exited || s->nconns > 0 || s->out_open[0] || s->out_open[1]) return;
     if (!s->drain_ticks)
         return; /* one more poll first: a connection may still sit in the accept backlog */
     s->done = 1;
@@ -377,16 +357,14 @@ static void on_proc_exit(uv_process_t *p, int64_t status, int sig)
 
 void session_signal(struct session *s, int sig)
 {
-    if (s->exited || s->pid <= 0)
-        return;
+    if (s->exited || s->pid <= 0) return;
     kill(s->detached ? -s->pid : s->pid, sig);
 }
 
 static void on_stop_timer(uv_timer_t *t)
 {
     struct session *s = t->data;
-    if (s->exited)
-        return;
+    if (s->exited) return;
     s->stop_stage++;
     session_signal(s, s->stop_stage == 2 ? SIGTERM : SIGKILL);
     if (s->stop_stage < 3)
@@ -395,8 +373,7 @@ static void on_stop_timer(uv_timer_t *t)
 
 void session_stop(struct session *s)
 {
-    if (s->exited || s->stop_stage)
-        return;
+    if (s->exited || s->stop_stage) return;
     s->stop_stage = 1;
     session_signal(s, SIGINT);
     uv_timer_start(&s->io->stop_timer, on_stop_timer, SESSION_STOP_STEP_MS, 0);
@@ -408,8 +385,7 @@ void session_request_now(struct session *s, int hz)
     char b[48];
     snprintf(b, sizeof b, "{\"t\":\"now\",\"hz\":%d}", s->now_hz);
     for (struct session_conn *c = s->conns; c; c = c->next)
-        if (c->hello && !c->closing)
-            conn_send(c, b);
+        if (c->hello && !c->closing) conn_send(c, b);
 }
 
 void session_close(struct session *s, void (*on_closed)(struct session *))
@@ -417,10 +393,8 @@ void session_close(struct session *s, void (*on_closed)(struct session *))
     s->closing = 1;
     s->on_closed = on_closed;
     s->pending_closes++; /* guard: callbacks below must not finish early */
-    if (!s->exited && s->pid > 0)
-        session_signal(s, SIGKILL);
-    if (s->proc_open)
-        close_handle(s, (uv_handle_t *)&s->io->proc);
+    if (!s->exited && s->pid > 0) session_signal(s, SIGKILL);
+    if (s->proc_open) close_handle(s, (uv_handle_t *)&s->io->proc);
     close_handle(s, (uv_handle_t *)&s->io->listener);
     close_handle(s, (uv_handle_t *)&s->io->stop_timer);
     close_handle(s, (uv_handle_t *)&s->io->drain_timer);
@@ -442,8 +416,7 @@ static char *strf(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     char *r = NULL;
-    if (vasprintf(&r, fmt, ap) < 0)
-        r = NULL;
+    if (vasprintf(&r, fmt, ap) < 0) r = NULL;
     va_end(ap);
     return r;
 }
@@ -451,8 +424,7 @@ static char *strf(const char *fmt, ...)
 static char *config_json(const struct session_opts *o, const char *main_path)
 {
     json_t *c = json_object();
-    if (o->interval_ms > 0)
-        json_object_set_new(c, "interval_ms", json_real(o->interval_ms));
+    if (o->interval_ms > 0) json_object_set_new(c, "interval_ms", json_real(o->interval_ms));
     json_object_set_new(c, "profile_all", json_boolean(o->profile_all));
     json_object_set_new(c, "memory", json_boolean(o->memory));
     json_object_set_new(c, "main", json_string(main_path));
@@ -476,11 +448,10 @@ static char *config_json(const struct session_opts *o, const char *main_path)
 
 static int env_skip(const char *e)
 {
-    static const char *names[] = {"PYTHONPATH=", "HOTLINE_SOCKET=", "HOTLINE_CONFIG=",
-                                  "HOTLINE_BOOT="};
+    static const char *names[] = {
+        "PYTHONPATH=", "HOTLINE_SOCKET=", "HOTLINE_CONFIG=", "HOTLINE_BOOT="};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (!strncmp(e, names[i], strlen(names[i])))
-            return 1;
+        if (!strncmp(e, names[i], strlen(names[i]))) return 1;
     return 0;
 }
 
@@ -492,16 +463,14 @@ static char **build_env(const char *agent_dir, const char *sock, const char *con
     while (environ[n])
         n++;
     char **env = calloc(n + 5, sizeof *env);
-    if (!env)
-        return NULL;
+    if (!env) return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (!env_skip(environ[i]))
-            env[k++] = environ[i];
+        if (!env_skip(environ[i])) env[k++] = environ[i];
     const char *pp = getenv("PYTHONPATH");
     *nown = (int)k;
-    env[k++] = pp && *pp ? strf("PYTHONPATH=%s:%s", agent_dir, pp)
-                         : strf("PYTHONPATH=%s", agent_dir);
+    env[k++] =
+        pp && *pp ? strf("PYTHONPATH=%s:%s", agent_dir, pp) : strf("PYTHONPATH=%s", agent_dir);
     env[k++] = strf("HOTLINE_SOCKET=%s", sock);
     env[k++] = strf("HOTLINE_CONFIG=%s", config);
     env[k++] = strf("HOTLINE_BOOT=1");
@@ -510,8 +479,7 @@ static char **build_env(const char *agent_dir, const char *sock, const char *con
 
 static void free_env(char **env, int own)
 {
-    if (!env)
-        return;
+    if (!env) return;
     for (int i = own; env[i]; i++)
         free(env[i]);
     free(env);
@@ -520,8 +488,7 @@ static void free_env(char **env, int own)
 static int make_socket(struct session *s)
 {
     const char *base = getenv("TMPDIR");
-    if (!base || !*base || strlen(base) > 80)
-        base = "/tmp";
+    if (!base || !*base || strlen(base) > 80) base = "/tmp";
     snprintf(s->tmpdir, sizeof s->tmpdir, "%s/hotline-XXXXXX", base);
     if (!mkdtemp(s->tmpdir)) {
         int e = errno;
@@ -531,26 +498,21 @@ static int make_socket(struct session *s)
     }
     snprintf(s->sockpath, sizeof s->sockpath, "%s/agent.sock", s->tmpdir);
     int rc = uv_pipe_init(s->loop, &s->io->listener, 0);
-    if (!rc)
-        rc = uv_pipe_bind(&s->io->listener, s->sockpath);
-    if (!rc)
-        rc = uv_listen((uv_stream_t *)&s->io->listener, 128, on_connection);
-    if (rc)
-        set_err(s, "cannot listen on %s: %s", s->sockpath, uv_strerror(rc));
+    if (!rc) rc = uv_pipe_bind(&s->io->listener, s->sockpath);
+    if (!rc) rc = uv_listen((uv_stream_t *)&s->io->listener, 128, on_connection);
+    if (rc) set_err(s, "cannot listen on %s: %s", s->sockpath, uv_strerror(rc));
     return rc;
 }
 
 static void closed_after_fail(uv_handle_t *h)
 {
     struct session_io *io = h->data;
-    if (--io->failed_open == 0)
-        free(io);
+    if (--io->failed_open == 0) free(io);
 }
 
 static void fail_close(struct session_io *io, uv_handle_t *h)
 {
-    if (!h->loop || uv_is_closing(h))
-        return;
+    if (!h->loop || uv_is_closing(h)) return;
     h->data = io;
     io->failed_open++;
     uv_close(h, closed_after_fail);
@@ -568,13 +530,10 @@ static void sync_teardown(struct session *s)
     fail_close(io, (uv_handle_t *)&io->proc);
     for (int i = 0; i < 2; i++)
         fail_close(io, (uv_handle_t *)&io->out[i]);
-    if (--io->failed_open == 0)
-        free(io);
+    if (--io->failed_open == 0) free(io);
     s->io = NULL;
-    if (s->sockpath[0])
-        unlink(s->sockpath);
-    if (s->tmpdir[0])
-        rmdir(s->tmpdir);
+    if (s->sockpath[0]) unlink(s->sockpath);
+    if (s->tmpdir[0]) rmdir(s->tmpdir);
     free(s->tail);
     s->tail = NULL;
 }
@@ -636,8 +595,7 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
         json_array_append_new(argv, json_string(o->args[i]));
     json_decref(store->meta.argv);
     store->meta.argv = argv;
-    if (o->interval_ms > 0)
-        store->meta.interval_ms = o->interval_ms;
+    if (o->interval_ms > 0) store->meta.interval_ms = o->interval_ms;
 
     /* interpreter */
     char venv_py[PATH_MAX];
@@ -645,11 +603,9 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     const char *venv = getenv("VIRTUAL_ENV");
     if (!python && venv && *venv) {
         snprintf(venv_py, sizeof venv_py, "%s/bin/python", venv);
-        if (access(venv_py, X_OK) == 0)
-            python = venv_py;
+        if (access(venv_py, X_OK) == 0) python = venv_py;
     }
-    if (!python)
-        python = "python3";
+    if (!python) python = "python3";
 
     char **args = calloc((size_t)o->nargs + 4, sizeof *args);
     char *config = config_json(o, main_path);

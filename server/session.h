@@ -34,7 +34,7 @@ struct session_opts {
     const char *module;
     char **args; /* program arguments (borrowed), nargs of them */
     int nargs;
-    const char *cwd; /* NULL => ours */
+    const char *cwd;    /* NULL => ours */
     double interval_ms; /* 0 => agent default */
     int profile_all;
     char **include; /* borrowed globs */
@@ -60,13 +60,13 @@ struct session_io;   /* handles (private) */
 struct session {
     /* read-only for callers once started */
     int pid;
-    int exited;           /* the program's process is gone */
-    int exit_status;      /* -1 until known */
-    int term_signal;      /* 0 or the signal that killed it */
-    double elapsed_s;     /* spawn to exit */
-    int nconns_total;     /* agent connections seen */
+    int exited;            /* the program's process is gone */
+    int exit_status;       /* -1 until known */
+    int term_signal;       /* 0 or the signal that killed it */
+    double elapsed_s;      /* spawn to exit */
+    int nconns_total;      /* agent connections seen */
     char agent_error[512]; /* last `error` from an agent, "" if none */
-    char errmsg[512];     /* why session_start failed */
+    char errmsg[512];      /* why session_start failed */
 
     /* private */
     uv_loop_t *loop;
@@ -78,7 +78,8 @@ struct session {
     char *tail; /* SESSION_OUTPUT_TAIL ring of program output */
     size_t tail_len, tail_pos;
     char tmpdir[256], sockpath[300];
-    int detached, proc_open, stop_stage, now_hz, done, closing, pending_closes, done_closing, drain_ticks;
+    int detached, proc_open, stop_stage, now_hz, done, closing, pending_closes, done_closing,
+        drain_ticks;
     uint64_t start_ns, drain_deadline;
     struct session_conn *conns;
     int nconns;

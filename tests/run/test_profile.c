@@ -32,12 +32,15 @@ static struct profile *build(void)
     CHECK(feed(a, "{\"t\":\"str\",\"id\":2,\"s\":\"work\"}") == 0);
     CHECK(feed(a, "{\"t\":\"str\",\"id\":3,\"s\":\"<module>\"}") == 0);
     CHECK(feed(a, "{\"t\":\"stack\",\"id\":1,\"fr\":[[1,2,5],[1,3,20]]}") == 0);
-    CHECK(feed(a, "{\"t\":\"delta\",\"ts\":0.1,\"samples\":30,"
-                  "\"lines\":[{\"f\":1,\"l\":5,\"py\":0.2,\"cpu\":0.2,\"n\":20},"
-                  "{\"f\":1,\"l\":6,\"nat\":0.1,\"n\":10}],"
-                  "\"funcs\":[{\"f\":1,\"fn\":2,\"first\":4,\"last\":6,\"py\":0.2,\"nat\":0.1,\"n\":30}],"
-                  "\"stacks\":[[1,30,0.3]],"
-                  "\"threads\":[{\"tid\":100,\"name\":\"MainThread\",\"py\":0.2,\"nat\":0.1}]}") == 0);
+    CHECK(
+        feed(
+            a,
+            "{\"t\":\"delta\",\"ts\":0.1,\"samples\":30,"
+            "\"lines\":[{\"f\":1,\"l\":5,\"py\":0.2,\"cpu\":0.2,\"n\":20},"
+            "{\"f\":1,\"l\":6,\"nat\":0.1,\"n\":10}],"
+            "\"funcs\":[{\"f\":1,\"fn\":2,\"first\":4,\"last\":6,\"py\":0.2,\"nat\":0.1,\"n\":30}],"
+            "\"stacks\":[[1,30,0.3]],"
+            "\"threads\":[{\"tid\":100,\"name\":\"MainThread\",\"py\":0.2,\"nat\":0.1}]}") == 0);
     /* process B: the same strings under other ids */
     CHECK(feed(b, "{\"t\":\"hello\",\"v\":1,\"pid\":101,\"ppid\":100,\"python\":\"3.12.1\"}") == 0);
     CHECK(feed(b, "{\"t\":\"str\",\"id\":5,\"s\":\"work\"}") == 0);
@@ -59,8 +62,9 @@ static struct profile *build(void)
     CHECK(feed(b, "{\"t\":\"str\",\"id\":99999999999,\"s\":\"x\"}") == -EPROTO);
     /* now: resolved through this connection's table */
     struct agent_msg m;
-    const char *now = "{\"t\":\"now\",\"ts\":1.5,\"threads\":[{\"tid\":101,\"name\":\"MainThread\","
-                      "\"state\":\"native\",\"since_s\":0.5,\"fr\":[[9,5,5],[9,11,20],[40,41,1]]}]}";
+    const char *now =
+        "{\"t\":\"now\",\"ts\":1.5,\"threads\":[{\"tid\":101,\"name\":\"MainThread\","
+        "\"state\":\"native\",\"since_s\":0.5,\"fr\":[[9,5,5],[9,11,20],[40,41,1]]}]}";
     CHECK(agent_msg_parse(now, strlen(now), &m, NULL, 0) == 0);
     json_t *r = profile_conn_resolve_now(b, &m);
     json_t *t0 = json_array_get(json_object_get(r, "threads"), 0);
@@ -182,7 +186,8 @@ static void test_roundtrip(void)
         {"[]", "not a JSON object"},
         {"{\"files\":{}}", "no integer 'version'"},
         {"{\"version\":1,\"files\":{\"/a\":{\"lines\":{\"x\":{}}}}}", "line key"},
-        {"{\"version\":1,\"files\":{\"/a\":{\"lines\":{\"3\":{\"python_s\":\"1\"}}}}}", "wrong type"},
+        {"{\"version\":1,\"files\":{\"/a\":{\"lines\":{\"3\":{\"python_s\":\"1\"}}}}}",
+         "wrong type"},
         {"{\"version\":1", "end of file"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -29,8 +29,7 @@ struct ctx {
 
 static void close_timers(struct ctx *c)
 {
-    if (c->timers_closed++)
-        return;
+    if (c->timers_closed++) return;
     uv_close((uv_handle_t *)&c->guard, NULL);
     uv_close((uv_handle_t *)&c->poll, NULL);
 }
@@ -47,8 +46,7 @@ static void on_now(struct session *s, const json_t *now, void *ud)
              json_string_value(json_object_get(t, "state")) ?: "");
     if (c->nows++ == 0 && c->go_file) {
         FILE *f = fopen(c->go_file, "w");
-        if (f)
-            fclose(f);
+        if (f) fclose(f);
     }
     session_request_now(&c->s, 0);
 }
@@ -103,10 +101,8 @@ static int run(uv_loop_t *loop, struct ctx *c, const struct session_opts *o, int
     c->p = profile_new();
     struct session_cbs cb = {.on_now = on_now, .on_error = on_error, .on_exit = on_exit_cb};
     int rc = session_start(loop, &c->s, o, &cb, c, c->p);
-    if (rc)
-        return rc;
-    if (request_now)
-        session_request_now(&c->s, 20);
+    if (rc) return rc;
+    if (request_now) session_request_now(&c->s, 20);
     uv_timer_init(loop, &c->guard);
     uv_timer_init(loop, &c->poll);
     c->guard.data = c->poll.data = c;
@@ -123,8 +119,7 @@ static int dir_empty(const char *path)
     struct dirent *e;
     while (d && (e = readdir(d)))
         n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    if (d)
-        closedir(d);
+    if (d) closedir(d);
     return d && n == 0;
 }
 
@@ -203,8 +198,7 @@ int main(int argc, char **argv)
     FILE *kf = fopen(kidf, "r");
     int kid = 0;
     CHECK(kf && fscanf(kf, "%d", &kid) == 1);
-    if (kf)
-        fclose(kf);
+    if (kf) fclose(kf);
     /* the child got SIGTERM too (same process group); wait for it to go */
     int gone = 0;
     for (uint64_t end = uv_hrtime() + 10000000000ull; kid > 0 && uv_hrtime() < end;) {
@@ -220,8 +214,7 @@ int main(int argc, char **argv)
             fclose(sf);
             break;
         }
-        if (sf)
-            fclose(sf);
+        if (sf) fclose(sf);
         uv_sleep(10);
     }
     CHECK(gone);
