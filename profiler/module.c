@@ -13,6 +13,7 @@
 #include <Python.h>
 
 #include "agent.h"
+#include "linetable.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -200,7 +201,31 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
                          (unsigned long long)a->probe_stats[2]);
 }
 
+/* Test hook: our decoder on a code object's own table (no sampling). */
+static PyObject *py_addr2line(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer tab;
+    int first;
+    long addr;
+    if (!PyArg_ParseTuple(args, "y*il", &tab, &first, &addr))
+        return NULL;
+#if PY_VERSION_HEX >= 0x030B0000
+    int fmt = LT_LOCATIONS;
+#elif PY_VERSION_HEX >= 0x030A0000
+    int fmt = LT_LINETABLE310;
+#else
+    int fmt = LT_LNOTAB;
+#endif
+    int line = lt_line(fmt, tab.buf, (size_t)tab.len, first, addr);
+    int last = lt_last_line(fmt, tab.buf, (size_t)tab.len, first);
+    PyBuffer_Release(&tab);
+    return Py_BuildValue("(ii)", line, last);
+}
+
 static PyMethodDef methods[] = {
+    {"_addr2line", py_addr2line, METH_VARARGS,
+     "_addr2line(table, firstlineno, addr) -> (line, last): test hook for the decoders"},
     {"start", (PyCFunction)(void (*)(void))py_start, METH_VARARGS | METH_KEYWORDS,
      "start(hello, path, socket=True, interval_ms=10, include=None, exclude=None, "
      "profile_all=False)"},

@@ -55,7 +55,8 @@ def _hotline_chain():
     import importlib.machinery
     import importlib.util
     here = os.path.abspath(__file__)
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", sys.path)
+    path = [p for p in sys.path if not p or os.path.abspath(p) != _HOTLINE_DIR]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
     if spec is None or not spec.origin or os.path.abspath(spec.origin) == here:
         return
     mod = importlib.util.module_from_spec(spec)
