@@ -13,6 +13,7 @@
 #include "hotline_version.h"
 #include "jsonrpc.h"
 #include "lsp_feat.h"
+#include "lsp_optimize.h"
 #include "uri.h"
 
 typedef void (*lsp_request_fn)(struct server *s, json_t *id, json_t *params);
@@ -35,8 +36,10 @@ static const struct {
     {"initialize", h_initialize},
     {"shutdown", h_shutdown},
     {"hotline/debug/state", h_debug_state},
-    {"workspace/executeCommand", lsp_feat_execute_command},
-    {"textDocument/codeLens", lsp_feat_code_lens},
+    {"workspace/executeCommand", lsp_opt_execute_command},
+    {"textDocument/codeLens", lsp_opt_code_lens},
+    {"textDocument/codeAction", lsp_opt_code_action},
+    {"codeAction/resolve", lsp_opt_code_action_resolve},
     {"textDocument/inlayHint", lsp_feat_inlay_hint},
     {"textDocument/hover", lsp_feat_hover},
 };
@@ -51,7 +54,7 @@ static const struct {
     {"textDocument/didChange", n_did_change},
     {"textDocument/didClose", n_did_close},
     {"workspace/didChangeConfiguration", n_did_change_configuration},
-    {"window/workDoneProgress/cancel", lsp_feat_progress_cancel},
+    {"window/workDoneProgress/cancel", lsp_opt_progress_cancel},
 };
 
 /* ---- output ------------------------------------------------------------ */
@@ -176,6 +179,8 @@ static void cancel_request(struct server *s, json_t *params)
         lsp_log(s, LSP_MSG_WARNING, "$/cancelRequest without a valid id");
         return;
     }
+    if (s->opt && lsp_opt_cancel(s, id)) /* an optimization in flight */
+        return;
     for (struct lsp_queued *q = s->qhead; q; q = q->next)
         if (same_id(json_object_get(q->msg, "id"), id) && json_object_get(q->msg, "method"))
             q->cancelled = 1;
@@ -307,6 +312,10 @@ static void handle(struct server *s, json_t *msg, int cancelled)
         lsp_reply_error(s, id, RPC_INVALID_REQUEST, "Invalid request: %s", why ? why : "?");
         return;
     case RPC_KIND_RESPONSE: /* answers to our requests (progress creation) */
+        if (s->opt && s->state == LSP_RUNNING &&
+            lsp_opt_response(s, json_object_get(msg, "id"), json_object_get(msg, "result"),
+                             json_object_get(msg, "error")))
+            return;
         if (s->feat && s->state == LSP_RUNNING)
             lsp_feat_response(s, json_object_get(msg, "id"), json_object_get(msg, "result"),
                               json_object_get(msg, "error"));
@@ -451,6 +460,7 @@ static void h_initialize(struct server *s, json_t *id, json_t *params)
     json_t *capabilities = json_pack("{s:s, s:o}", "positionEncoding", enc, "textDocumentSync", sync);
     if (s->feat)
         lsp_feat_initialize(s, capabilities);
+    lsp_opt_initialize(s, capabilities);
     s->state = LSP_RUNNING;
     lsp_reply(s, id,
               json_pack("{s:o, s:{s:s, s:s}}", "capabilities", capabilities, "serverInfo", "name",
@@ -487,6 +497,7 @@ static void h_debug_state(struct server *s, json_t *id, json_t *params)
                           s->executing_optin);
     if (s->feat)
         lsp_feat_debug_state(s, r);
+    lsp_opt_debug_state(s, r);
     const char *uri = json_string_value(json_object_get(params, "uri"));
     struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
     if (d)
@@ -631,7 +642,8 @@ int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message)
         s->parent_timer.data = s;
         s->has_loop_handles = 1;
     }
-    return lsp_feat_init(s); /* without a loop (fuzzing) nothing can be run */
+    int rc = lsp_feat_init(s); /* without a loop (fuzzing) nothing can be run */
+    return rc ? rc : lsp_opt_init(s);
 }
 
 void lsp_server_close(struct server *s)
@@ -639,6 +651,7 @@ void lsp_server_close(struct server *s)
     if (!s->has_loop_handles)
         return;
     lsp_feat_close(s); /* kills the program we run, if any; the loop finishes closing it */
+    lsp_opt_close(s);
     uv_close((uv_handle_t *)&s->idle, NULL);
     uv_close((uv_handle_t *)&s->parent_timer, NULL);
     s->has_loop_handles = 0;
@@ -655,6 +668,7 @@ void lsp_server_free(struct server *s)
     s->qtail = NULL;
     rpc_reader_free(&s->reader);
     lsp_feat_free(s);
+    lsp_opt_free(s);
     doc_store_free(&s->docs);
     json_decref(s->client_caps);
     json_decref(s->init_options);

@@ -64,6 +64,7 @@ struct server {
     struct doc_store docs;
     long next_request_id; /* for server -> client requests */
     struct lsp_feat *feat; /* owned: profile features (lsp_feat.h) */
+    struct lsp_opt *opt;   /* owned: "Optimize this" (lsp_optimize.h) */
 };
 
 /* Set up a server on loop (may be NULL: no queueing, messages are handled at

@@ -1,0 +1,1214 @@
+/* "Optimize this" (see lsp_optimize.h, docs/optimize.md). One optimization is
+ * a struct opt_op that walks four asynchronous steps, each on the server's
+ * loop: probe the interpreter (Python and library versions, subprocess) ->
+ * ask the endpoint (llm.c) -> check the code parses (subprocess, `ast`) ->
+ * hand the edit to the client (resolve answer, or workspace/applyEdit).
+ * Cancelling frees the op at once: a subprocess still running is detached
+ * (it frees itself when its handles close), an HTTP request is aborted.
+ *
+ * Nothing is sent before the user picks the action; the key is read by
+ * llm_build at that moment and lives only in the request's header list. */
+#include "lsp_optimize.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonrpc.h"
+#include "llm.h"
+#include "lsp.h"
+#include "lsp_feat.h"
+#include "prompt_template.h"
+#include "uri.h"
+
+#define OPT_PROC_MAX_OUT ((size_t)1 << 20)
+#define OPT_MAX_EXPLANATION 3000
+
+struct opt_proc;
+
+struct opt_op {
+    struct server *srv;
+    json_t *id;     /* owned: the resolve / executeCommand request */
+    json_t *action; /* owned: the action being resolved, or NULL (command path) */
+    char *uri, *path;
+    int version;           /* of the document when the region was taken */
+    uint32_t l0, l1;       /* region: document lines [l0, l1) */
+    char *region;          /* owned text of the region */
+    char *indent;          /* owned leading whitespace of its first line */
+    char *imports, *context, *table, *modules;
+    double before_s;
+    int runs_at;
+    char *program; /* owned: the profiled program's path (for Verify), or NULL */
+    struct llm_call call;
+    struct llm_req *req;
+    struct opt_proc *proc;
+    char *code, *explanation; /* owned, from the answer */
+    json_t *edit;             /* owned WorkspaceEdit once checked */
+    long create_id, apply_id;
+    char token[48];
+    int progress; /* 0 none, 1 creating, 2 begun, 3 ended */
+    struct opt_op *next;
+};
+
+struct opt_done {
+    char *uri, *path, *code, *program;
+    double before_s;
+    int runs_at;
+    struct opt_done *next;
+};
+
+struct lsp_opt {
+    struct llm_client *http; /* NULL without a loop */
+    struct opt_op *ops;
+    int nops;
+    struct opt_done *done;
+    int ndone;
+    int seq;
+};
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static json_t *llm_settings(struct server *s)
+{
+    return json_object_get(s->settings, "llm");
+}
+
+static const char *python_exe(struct server *s, char *buf, size_t n)
+{
+    const char *py = json_string_value(json_object_get(s->settings, "python"));
+    const char *venv = getenv("VIRTUAL_ENV");
+    if (py && *py) return py;
+    if (venv && *venv && (size_t)snprintf(buf, n, "%s/bin/python", venv) < n) return buf;
+    return "python3";
+}
+
+static size_t lead_ws(const char *t, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (t[i] == ' ' || t[i] == '\t'))
+        i++;
+    return i;
+}
+
+static int blank_or_comment(const char *t, size_t len)
+{
+    size_t i = lead_ws(t, len);
+    while (len && (t[len - 1] == '\r' || t[len - 1] == ' '))
+        len--;
+    return i >= len || t[i] == '#';
+}
+
+static int starts_kw(const char *t, size_t len, const char *kw)
+{
+    size_t i = lead_ws(t, len), k = strlen(kw);
+    return len - i > k && !strncmp(t + i, kw, k) &&
+           (t[i + k] == ' ' || t[i + k] == '\t' || t[i + k] == '(');
+}
+
+static int is_block_header(const char *t, size_t len)
+{
+    return starts_kw(t, len, "for") || starts_kw(t, len, "while") || starts_kw(t, len, "def") ||
+           starts_kw(t, len, "async");
+}
+
+static int stat_idx(const char *json_key)
+{
+    for (int i = 0; i < AGENT_NSTATS; i++)
+        if (!strcmp(agent_stat_descs[i].json, json_key)) return i;
+    return -1;
+}
+
+/* The profiled line (1-based) shown at document line cur, 0 when none: the
+ * anchor must vouch for it and its text must still hash the same. */
+static int profiled_line(struct server *s, struct doc *d, const char *path, uint32_t cur)
+{
+    struct lsp_feat *f = s->feat;
+    if (!f || !f->prof || !profile_file(f->prof, path)) return 0;
+    struct lsp_snap *sn = lsp__snap_get(f, path);
+    struct lsp_anchor *a = sn ? lsp__anchor_get(s, d, path) : NULL;
+    if (!a || cur >= a->n || a->map[cur] < 0) return 0;
+    uint32_t o = (uint32_t)a->map[cur];
+    size_t len;
+    const char *t = doc_line(d, cur, &len);
+    if (o >= sn->nlines || !t || lsp__line_hash(t, len) != sn->lines[o]) return 0;
+    return (int)o + 1;
+}
+
+static const struct agent_stats *line_stats(struct server *s, struct doc *d, const char *path,
+                                            uint32_t cur)
+{
+    int pl = profiled_line(s, d, path, cur);
+    return pl ? profile_line(s->feat->prof, path, pl) : NULL;
+}
+
+/* ---- the region ---------------------------------------------------------- */
+
+/* For a single line: the innermost loop or function around it (the line
+ * itself when it heads one, or when nothing encloses it). [*l0, *l1). */
+static void enclosing_block(struct doc *d, uint32_t line, uint32_t *l0, uint32_t *l1)
+{
+    size_t len;
+    const char *t = doc_line(d, line, &len);
+    uint32_t head = line;
+    int found = t && is_block_header(t, len);
+    if (t && !found) {
+        size_t cur = lead_ws(t, len);
+        for (uint32_t l = line; l-- > 0 && line - l < 5000;) {
+            const char *u = doc_line(d, l, &len);
+            if (!u || blank_or_comment(u, len)) continue;
+            size_t ind = lead_ws(u, len);
+            if (ind >= cur) continue;
+            cur = ind;
+            if (is_block_header(u, len)) {
+                head = l;
+                found = 1;
+                break;
+            }
+            if (ind == 0) break;
+        }
+    }
+    *l0 = head;
+    *l1 = head + 1;
+    if (!found) return;
+    t = doc_line(d, head, &len);
+    size_t hind = lead_ws(t, len);
+    uint32_t last = head;
+    for (uint32_t l = head + 1; l < d->nlines && l - head < LSP_OPT_MAX_REGION; l++) {
+        const char *u = doc_line(d, l, &len);
+        if (blank_or_comment(u, len)) continue;
+        if (lead_ws(u, len) <= hind) break;
+        last = l;
+    }
+    *l1 = last + 1;
+}
+
+static char *dup_lines(struct doc *d, uint32_t l0, uint32_t l1)
+{
+    size_t b0 = l0 < d->nlines ? d->lines[l0] : d->len;
+    size_t b1 = l1 < d->nlines ? d->lines[l1] : d->len;
+    char *r = malloc(b1 - b0 + 1);
+    if (!r) return NULL;
+    memcpy(r, d->text + b0, b1 - b0);
+    r[b1 - b0] = 0;
+    return r;
+}
+
+/* Top-level `import` / `from` lines (new text) and the top-level module
+ * names they import, space separated (new text). */
+static void scan_imports(struct doc *d, char **imports, char **modules)
+{
+    size_t cap = 4096, n = 0, mcap = 1024, mn = 0;
+    char *im = malloc(cap), *mo = malloc(mcap);
+    if (!im || !mo) {
+        free(im);
+        free(mo);
+        *imports = *modules = NULL;
+        return;
+    }
+    im[0] = mo[0] = 0;
+    for (uint32_t l = 0; l < d->nlines && l < 2000; l++) {
+        size_t len;
+        const char *t = doc_line(d, l, &len);
+        if (!t || !(starts_kw(t, len, "import") || starts_kw(t, len, "from")) || t[0] == ' ' ||
+            t[0] == '\t')
+            continue;
+        if (n + len + 2 < cap) {
+            memcpy(im + n, t, len);
+            n += len;
+            im[n++] = '\n';
+            im[n] = 0;
+        }
+        /* names: after "import " (comma separated) or the word after "from " */
+        const char *p = t + (t[0] == 'f' ? 5 : 7), *e = t + len;
+        while (p < e) {
+            while (p < e && (*p == ' ' || *p == ',' || *p == '('))
+                p++;
+            const char *w = p;
+            while (p < e && *p != ' ' && *p != ',' && *p != '.' && *p != '\r')
+                p++;
+            if (p > w && *w != '.' && mn + (size_t)(p - w) + 2 < mcap) {
+                memcpy(mo + mn, w, (size_t)(p - w));
+                mn += (size_t)(p - w);
+                mo[mn++] = ' ';
+                mo[mn] = 0;
+            }
+            if (t[0] == 'f') break;
+            while (p < e && *p != ',') /* skip "as x" and submodules */
+                p++;
+        }
+    }
+    *imports = im;
+    *modules = mo;
+}
+
+/* The per-line profile table of the region (new text); *before gets the
+ * seconds charged to its lines. */
+static char *profile_table(struct server *s, struct doc *d, const char *path, uint32_t l0,
+                           uint32_t l1, double *before, char *total, size_t tn)
+{
+    const struct profile *p = s->feat ? s->feat->prof : NULL;
+    static const char *const extra[][2] = {
+        {"alloc_mb", "alloc MB"},    {"kept_mb", "kept MB"}, {"copy_mb_s", "copy MB/s"},
+        {"gpu_percent", "GPU %"},    {"gpu_mb", "GPU MB"},
+    };
+    int idx[5], nx = 0;
+    const char *names[5];
+    for (size_t i = 0; i < 5; i++) {
+        int k = stat_idx(extra[i][0]);
+        if (k < 0 || !p) continue;
+        int any = 0; /* a column only when some line of the region has the value */
+        for (uint32_t l = l0; l < l1; l++) {
+            const struct agent_stats *st = line_stats(s, d, path, l);
+            if (st && st->v[k] > 0) any = 1;
+        }
+        if (any) {
+            idx[nx] = k;
+            names[nx++] = extra[i][1];
+        }
+    }
+    size_t cap = 256 + (size_t)(l1 - l0) * 400, n = 0;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    n += (size_t)snprintf(out + n, cap - n, "| line | time %% | python s | native s | system s");
+    for (int i = 0; i < nx; i++)
+        n += (size_t)snprintf(out + n, cap - n, " | %s", names[i]);
+    n += (size_t)snprintf(out + n, cap - n, " | code |\n|---|---|---|---|---");
+    for (int i = 0; i < nx; i++)
+        n += (size_t)snprintf(out + n, cap - n, "|---");
+    n += (size_t)snprintf(out + n, cap - n, "|---|\n");
+    *before = 0;
+    double samples = 0;
+    for (uint32_t l = l0; l < l1 && n < cap - 1; l++) {
+        size_t len;
+        const char *t = doc_line(d, l, &len);
+        const struct agent_stats *st = line_stats(s, d, path, l);
+        char code[120];
+        size_t w = lead_ws(t, len), cl = len - w;
+        while (cl && t[w + cl - 1] == '\r')
+            cl--;
+        snprintf(code, sizeof code, "%.*s%s", (int)(cl > 100 ? 100 : cl), t + w,
+                 cl > 100 ? "…" : "");
+        for (char *q = code; *q; q++)
+            if (*q == '|') *q = '/';
+        if (!st) {
+            if (cl) n += (size_t)snprintf(out + n, cap - n, "| %u | - | - | - | -%s%s%s | %s |\n",
+                                          l + 1, nx ? " | -" : "", nx > 1 ? " | -" : "",
+                                          nx > 2 ? " | -" : "", code);
+            continue;
+        }
+        *before += agent_stats_time(st);
+        samples += st->v[AGENT_STAT_N];
+        n += (size_t)snprintf(out + n, cap - n, "| %u | %.1f | %.3f | %.3f | %.3f", l + 1,
+                              lsp__share(p, st), st->v[AGENT_STAT_PY], st->v[AGENT_STAT_NAT],
+                              st->v[AGENT_STAT_SYS]);
+        for (int i = 0; i < nx && n < cap - 1; i++)
+            n += (size_t)snprintf(out + n, cap - n, " | %.1f", st->v[idx[i]]);
+        if (n < cap - 1) n += (size_t)snprintf(out + n, cap - n, " | %s |\n", code);
+    }
+    if (n >= cap) n = cap - 1;
+    out[n] = 0;
+    double all = p ? agent_stats_time(&p->total) : 0;
+    snprintf(total, tn, "region %.3f s of a %.3f s profile (%.1f%%), %.0f samples", *before, all,
+             all > 0 ? 100 * *before / all : 0, samples);
+    return out;
+}
+
+/* ---- subprocesses (probe, parse check) ----------------------------------- */
+
+typedef void (*proc_done_fn)(struct opt_op *op, int64_t status, const char *out);
+
+struct opt_proc {
+    uv_process_t proc;
+    uv_pipe_t in, out;
+    uv_timer_t timer;
+    uv_write_t wr;
+    char *input;
+    char *buf;
+    size_t len;
+    int open, exited, eof;
+    int64_t status;
+    struct opt_op *op; /* borrowed; NULL once detached (the op is gone) */
+    proc_done_fn done;
+};
+
+static void proc_closed(uv_handle_t *h)
+{
+    struct opt_proc *p = h->data;
+    if (--p->open == 0) {
+        free(p->input);
+        free(p->buf);
+        free(p);
+    }
+}
+
+static void proc_close_all(struct opt_proc *p)
+{
+    uv_handle_t *hs[] = {(uv_handle_t *)&p->proc, (uv_handle_t *)&p->in, (uv_handle_t *)&p->out,
+                         (uv_handle_t *)&p->timer};
+    for (size_t i = 0; i < 4; i++)
+        if (!uv_is_closing(hs[i])) uv_close(hs[i], proc_closed);
+}
+
+static void proc_maybe_done(struct opt_proc *p)
+{
+    if (!p->exited || !p->eof) return;
+    uv_timer_stop(&p->timer);
+    struct opt_op *op = p->op;
+    p->op = NULL;
+    if (p->buf) p->buf[p->len] = 0;
+    if (op) {
+        op->proc = NULL;
+        p->done(op, p->status, p->buf ? p->buf : "");
+    }
+    proc_close_all(p);
+}
+
+static void proc_on_exit(uv_process_t *h, int64_t status, int sig)
+{
+    struct opt_proc *p = h->data;
+    p->exited = 1;
+    p->status = sig ? -sig : status;
+    proc_maybe_done(p);
+}
+
+static void proc_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
+{
+    (void)want;
+    struct opt_proc *p = h->data;
+    if (!p->buf) p->buf = malloc(OPT_PROC_MAX_OUT + 1);
+    size_t room = p->buf ? OPT_PROC_MAX_OUT - p->len : 0;
+    *b = uv_buf_init(room ? p->buf + p->len : NULL, (unsigned)room);
+}
+
+static void proc_on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    (void)b;
+    struct opt_proc *p = st->data;
+    if (n > 0) p->len += (size_t)n;
+    if (n < 0 || p->len >= OPT_PROC_MAX_OUT) {
+        uv_read_stop(st);
+        p->eof = 1;
+        proc_maybe_done(p);
+    }
+}
+
+static void proc_on_write(uv_write_t *w, int status)
+{
+    (void)status;
+    struct opt_proc *p = w->data;
+    if (!uv_is_closing((uv_handle_t *)&p->in)) uv_close((uv_handle_t *)&p->in, proc_closed);
+}
+
+static void proc_on_timeout(uv_timer_t *t)
+{
+    struct opt_proc *p = t->data;
+    uv_process_kill(&p->proc, SIGKILL);
+}
+
+/* Run python -c script with input on stdin; done(op, status, stdout) later.
+ * 0 or negative errno (then done is never called). */
+static int proc_start(struct opt_op *op, const char *script, const char *input, proc_done_fn done)
+{
+    struct server *s = op->srv;
+    struct opt_proc *p = calloc(1, sizeof *p);
+    if (!p) return -ENOMEM;
+    p->op = op;
+    p->done = done;
+    p->input = strdup(input);
+    char pybuf[4096];
+    char *argv[] = {(char *)python_exe(s, pybuf, sizeof pybuf), "-c", (char *)script, NULL};
+    uv_pipe_init(s->loop, &p->in, 0);
+    uv_pipe_init(s->loop, &p->out, 0);
+    uv_timer_init(s->loop, &p->timer);
+    p->in.data = p->out.data = p->timer.data = p->proc.data = p->wr.data = p;
+    p->open = 3;
+    uv_stdio_container_t io[3] = {
+        {.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&p->in},
+        {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&p->out},
+        {.flags = UV_IGNORE},
+    };
+    uv_process_options_t o = {.file = argv[0],
+                              .args = argv,
+                              .exit_cb = proc_on_exit,
+                              .stdio = io,
+                              .stdio_count = 3,
+                              .flags = UV_PROCESS_WINDOWS_HIDE};
+    int rc = p->input ? uv_spawn(s->loop, &p->proc, &o) : -ENOMEM;
+    if (rc) {
+        p->op = NULL; /* a failed uv_spawn still leaves the handle to close */
+        p->open = 4;
+        uv_close((uv_handle_t *)&p->proc, proc_closed);
+        uv_close((uv_handle_t *)&p->in, proc_closed);
+        uv_close((uv_handle_t *)&p->out, proc_closed);
+        uv_close((uv_handle_t *)&p->timer, proc_closed);
+        return rc;
+    }
+    p->open = 4;
+    uv_buf_t b = uv_buf_init(p->input, (unsigned)strlen(p->input));
+    if (uv_write(&p->wr, (uv_stream_t *)&p->in, &b, 1, proc_on_write))
+        uv_close((uv_handle_t *)&p->in, proc_closed);
+    uv_read_start((uv_stream_t *)&p->out, proc_alloc, proc_on_read);
+    uv_timer_start(&p->timer, proc_on_timeout, LSP_OPT_PROC_TIMEOUT_MS, 0);
+    op->proc = p;
+    return 0;
+}
+
+/* ---- ops: lifecycle ------------------------------------------------------ */
+
+static void progress(struct opt_op *op, const char *kind, const char *msg)
+{
+    if (op->progress != 2 && strcmp(kind, "begin")) return;
+    json_t *v = json_pack("{s:s}", "kind", kind);
+    if (!strcmp(kind, "begin")) {
+        char title[400];
+        snprintf(title, sizeof title, "Hotline: optimizing with %s", op->call.host);
+        json_object_set_new(v, "title", json_string(title));
+        json_object_set_new(v, "cancellable", json_true());
+    }
+    if (msg) json_object_set_new(v, "message", json_string(msg));
+    lsp_notify(op->srv, "$/progress", json_pack("{s:s, s:o}", "token", op->token, "value", v));
+    op->progress = !strcmp(kind, "end") ? 3 : 2;
+}
+
+static void op_free(struct opt_op *op)
+{
+    struct lsp_opt *o = op->srv->opt;
+    for (struct opt_op **pp = &o->ops; *pp; pp = &(*pp)->next)
+        if (*pp == op) {
+            *pp = op->next;
+            o->nops--;
+            break;
+        }
+    if (op->req) llm_cancel(op->req);
+    if (op->proc) op->proc->op = NULL; /* detached: frees itself */
+    llm_call_free(&op->call);
+    json_decref(op->id);
+    json_decref(op->action);
+    json_decref(op->edit);
+    free(op->uri);
+    free(op->path);
+    free(op->region);
+    free(op->indent);
+    free(op->imports);
+    free(op->context);
+    free(op->table);
+    free(op->modules);
+    free(op->program);
+    free(op->code);
+    free(op->explanation);
+    free(op);
+}
+
+/* End op with an error the user sees; nothing is changed. */
+static void op_fail(struct opt_op *op, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void op_fail(struct opt_op *op, const char *fmt, ...)
+{
+    char msg[LLM_MAX_TEXT + 200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    llm_scrub(msg, op->call.key);
+    progress(op, "end", "failed: nothing changed");
+    lsp_show(op->srv, LSP_MSG_ERROR, "Hotline: Optimize this: %s", msg);
+    lsp_reply_error(op->srv, op->id, LSP_REQUEST_FAILED, "%s", msg);
+    op_free(op);
+}
+
+static void remember(struct opt_op *op)
+{
+    struct lsp_opt *o = op->srv->opt;
+    struct opt_done *dn = calloc(1, sizeof *dn);
+    if (!dn) return;
+    dn->uri = strdup(op->uri);
+    dn->path = strdup(op->path);
+    dn->code = strdup(op->code);
+    dn->program = op->program ? strdup(op->program) : NULL;
+    dn->before_s = op->before_s;
+    dn->runs_at = op->runs_at;
+    dn->next = o->done;
+    o->done = dn;
+    if (++o->ndone > LSP_OPT_MAX_DONE) { /* forget the oldest */
+        struct opt_done **pp = &o->done;
+        while ((*pp)->next)
+            pp = &(*pp)->next;
+        free((*pp)->uri);
+        free((*pp)->path);
+        free((*pp)->code);
+        free((*pp)->program);
+        free(*pp);
+        *pp = NULL;
+        o->ndone--;
+    }
+    if (json_is_true(lsp_client_cap(op->srv, "workspace.codeLens.refreshSupport")))
+        lsp_request(op->srv, "workspace/codeLens/refresh", NULL);
+}
+
+static void show_explanation(struct opt_op *op)
+{
+    lsp_show(op->srv, LSP_MSG_INFO, "Hotline: %s rewrote lines %u-%u (undo to revert). %s",
+             op->call.host, op->l0 + 1, op->l1, op->explanation ? op->explanation : "");
+}
+
+/* ---- ops: the steps ------------------------------------------------------ */
+
+static const char probe_py[] =
+    "import sys, json\n"
+    "out = {'python': sys.version.split()[0], 'libs': {}}\n"
+    "try:\n"
+    "    import importlib.metadata as md\n"
+    "    dists = md.packages_distributions() if hasattr(md, 'packages_distributions') else {}\n"
+    "    for name in sys.stdin.read().split():\n"
+    "        for dist in dists.get(name, [name]):\n"
+    "            try:\n"
+    "                out['libs'][name] = md.version(dist); break\n"
+    "            except Exception:\n"
+    "                pass\n"
+    "except Exception:\n"
+    "    pass\n"
+    "print(json.dumps(out))\n";
+
+static const char check_py[] =
+    "import ast, sys, textwrap\n"
+    "src = sys.stdin.read()\n"
+    "try:\n"
+    "    ast.parse(textwrap.dedent(src))\n"
+    "except SyntaxError as e:\n"
+    "    print('%s (line %s of the suggestion)' % (e.msg, e.lineno)); sys.exit(1)\n"
+    "except Exception as e:\n"
+    "    print(e); sys.exit(1)\n";
+
+static void on_answer(struct llm_req *r, long status, const char *curl_err, long retry_after,
+                      const char *body, size_t len, void *ud);
+static void on_checked(struct opt_op *op, int64_t status, const char *out);
+
+static void on_probed(struct opt_op *op, int64_t status, const char *out)
+{
+    struct server *s = op->srv;
+    char python[64] = "unknown", libs[2048] = "";
+    json_t *j = status == 0 ? json_loads(out, 0, NULL) : NULL;
+    const char *pv = json_string_value(json_object_get(j, "python"));
+    if (!pv && s->feat && s->feat->prof) pv = s->feat->prof->meta.python_version;
+    if (pv) snprintf(python, sizeof python, "%s", pv);
+    const char *k;
+    json_t *v;
+    size_t n = 0;
+    json_object_foreach(json_object_get(j, "libs"), k, v)
+    {
+        if (json_is_string(v) && n < sizeof libs - 1)
+            n += (size_t)snprintf(libs + n, sizeof libs - n, "%s%s %s", n ? ", " : "", k,
+                                  json_string_value(v));
+    }
+    json_decref(j);
+    if (!n) snprintf(libs, sizeof libs, "none known");
+    char first[16], last[16];
+    snprintf(first, sizeof first, "%u", op->l0 + 1);
+    snprintf(last, sizeof last, "%u", op->l1);
+    char total[256];
+    struct doc *d = doc_find(&s->docs, op->uri);
+    if (!d) {
+        op_fail(op, "the document was closed");
+        return;
+    }
+    char *table = profile_table(s, d, op->path, op->l0, op->l1, &op->before_s, total, sizeof total);
+    const char *base = strrchr(op->path, '/');
+    const char *keys[] = {"file",    "python",  "libraries", "imports",    "context",
+                          "region",  "profile", "first_line", "last_line", "total"};
+    const char *vals[] = {base ? base + 1 : op->path,
+                          python,
+                          libs,
+                          op->imports ? op->imports : "",
+                          op->context ? op->context : "",
+                          op->region,
+                          table ? table : "",
+                          first,
+                          last,
+                          total};
+    char *prompt = prompt_fill(prompt_user, keys, vals, 10);
+    free(table);
+    char err[LLM_MAX_TEXT];
+    llm_call_free(&op->call);
+    if (!prompt || llm_build(&op->call, llm_settings(s), prompt_system, prompt, err, sizeof err)) {
+        free(prompt);
+        op_fail(op, "%s", prompt ? err : "out of memory");
+        return;
+    }
+    free(prompt);
+    int rc = llm_post(s->opt->http, &op->call, on_answer, op, &op->req);
+    if (rc) {
+        op->req = NULL;
+        op_fail(op, "cannot send to %s: %s", op->call.host,
+                rc == -EBUSY ? "too many requests in flight" : strerror(-rc));
+        return;
+    }
+    char msg[600];
+    snprintf(msg, sizeof msg, "waiting for %s (%s)", op->call.host, op->call.model);
+    progress(op, "report", msg);
+}
+
+/* The first fenced code block of text: code (new) and the rest as the
+ * explanation (new). -ENOENT when there is none. */
+static int split_answer(const char *text, char **code, char **expl)
+{
+    const char *open = strstr(text, "```");
+    if (!open) return -ENOENT;
+    const char *start = strchr(open, '\n');
+    if (!start) return -ENOENT;
+    start++;
+    const char *close = start;
+    while ((close = strstr(close, "```"))) {
+        if (close == start || close[-1] == '\n') break;
+        close += 3;
+    }
+    if (!close) return -ENOENT;
+    *code = strndup(start, (size_t)(close - start));
+    const char *after = close + 3;
+    while (*after && *after != '\n')
+        after++;
+    size_t n1 = (size_t)(open - text), n2 = strlen(after);
+    *expl = malloc(n1 + n2 + 2);
+    if (!*code || !*expl) return -ENOMEM;
+    snprintf(*expl, n1 + n2 + 2, "%.*s %s", (int)n1, text, after);
+    /* one line, trimmed, capped */
+    char *w = *expl;
+    for (char *r = *expl; *r; r++) {
+        char c = *r == '\n' || *r == '\r' || *r == '\t' ? ' ' : *r;
+        if (c == ' ' && (w == *expl || w[-1] == ' ')) continue;
+        *w++ = c;
+    }
+    while (w > *expl && w[-1] == ' ')
+        w--;
+    *w = 0;
+    if (strlen(*expl) > OPT_MAX_EXPLANATION) strcpy(*expl + OPT_MAX_EXPLANATION - 4, "...");
+    return 0;
+}
+
+static void on_answer(struct llm_req *r, long status, const char *curl_err, long retry_after,
+                      const char *body, size_t len, void *ud)
+{
+    (void)r;
+    struct opt_op *op = ud;
+    op->req = NULL;
+    struct llm_answer a;
+    llm_parse(&op->call, status, curl_err, retry_after, body, len, &a);
+    if (!a.ok) {
+        op_fail(op, "%s", a.error);
+        llm_answer_free(&a);
+        return;
+    }
+    int rc = split_answer(a.text, &op->code, &op->explanation);
+    llm_answer_free(&a);
+    if (rc == -ENOENT) {
+        op_fail(op, "the answer from %s has no code block: nothing changed", op->call.host);
+        return;
+    }
+    if (rc) {
+        op_fail(op, "out of memory");
+        return;
+    }
+    progress(op, "report", "checking that the suggestion parses");
+    rc = proc_start(op, check_py, op->code, on_checked);
+    if (rc) op_fail(op, "cannot run %s to check the suggestion: %s", "python", uv_strerror(rc));
+}
+
+/* The code re-indented to the region's indentation (new). */
+static char *reindent(const char *code, const char *indent, int want_final_nl)
+{
+    size_t common = (size_t)-1, il = strlen(indent);
+    for (const char *l = code; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        size_t w = lead_ws(l, len);
+        if (w < len && l[w] != '\r' && w < common) common = w;
+        l += len + (e ? 1 : 0);
+    }
+    if (common == (size_t)-1) common = 0;
+    size_t cap = strlen(code) * 2 + il * 1024 + 2, n = 0;
+    size_t lines = 1;
+    for (const char *q = code; *q; q++)
+        lines += *q == '\n';
+    cap = strlen(code) + lines * (il + 1) + 2;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    for (const char *l = code; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        size_t w = lead_ws(l, len);
+        if (w < len && l[w] != '\r') {
+            memcpy(out + n, indent, il);
+            n += il;
+            memcpy(out + n, l + common, len - common);
+            n += len - common;
+        }
+        if (e) out[n++] = '\n';
+        l += len + (e ? 1 : 0);
+    }
+    while (n && out[n - 1] == '\n')
+        n--;
+    if (want_final_nl) out[n++] = '\n';
+    out[n] = 0;
+    return out;
+}
+
+static void on_checked(struct opt_op *op, int64_t status, const char *out)
+{
+    struct server *s = op->srv;
+    if (status != 0) {
+        size_t n = strlen(out);
+        while (n && out[n - 1] == '\n')
+            n--;
+        op_fail(op, "the suggestion from %s is not valid Python: %.*s. Nothing changed",
+                op->call.host, (int)(n > 300 ? 300 : n), n ? out : "the check failed");
+        return;
+    }
+    struct doc *d = doc_find(&s->docs, op->uri);
+    if (!d || d->version != op->version) {
+        op_fail(op, "the file changed while waiting for the answer: nothing applied");
+        return;
+    }
+    size_t rl = strlen(op->region);
+    char *text = reindent(op->code, op->indent, rl && op->region[rl - 1] == '\n');
+    if (!text) {
+        op_fail(op, "out of memory");
+        return;
+    }
+    free(op->code);
+    op->code = text;
+    /* the range: whole lines [l0, l1); at the end of the file, up to its end */
+    json_int_t el = op->l1, ec = 0;
+    if (op->l1 >= d->nlines) {
+        size_t len;
+        const char *t = doc_line(d, (uint32_t)d->nlines - 1, &len);
+        el = (json_int_t)d->nlines - 1;
+        ec = t ? pos_line_units(t, len, s->enc) : 0;
+    }
+    json_t *range = json_pack("{s:{s:i, s:i}, s:{s:I, s:I}}", "start", "line", (int)op->l0,
+                              "character", 0, "end", "line", el, "character", ec);
+    op->edit = json_pack("{s:[{s:{s:s, s:i}, s:[{s:o, s:s}]}]}", "documentChanges",
+                         "textDocument", "uri", op->uri, "version", op->version, "edits", "range",
+                         range, "newText", op->code);
+    if (op->action) { /* resolve: the client applies the edit of the action */
+        json_object_set(op->action, "edit", op->edit);
+        progress(op, "end", "suggestion ready");
+        lsp_reply(s, op->id, json_incref(op->action));
+        show_explanation(op);
+        remember(op);
+        op_free(op);
+        return;
+    }
+    char label[300];
+    snprintf(label, sizeof label, "Hotline: optimize (%s)", op->call.host);
+    progress(op, "report", "applying the edit");
+    op->apply_id = lsp_request(s, "workspace/applyEdit",
+                               json_pack("{s:s, s:O}", "label", label, "edit", op->edit));
+}
+
+/* ---- ops: start ---------------------------------------------------------- */
+
+static int parse_range(json_t *range, json_int_t *l0, json_int_t *c0, json_int_t *l1,
+                       json_int_t *c1)
+{
+    return json_unpack(range, "{s:{s:I, s:I}, s:{s:I, s:I}}", "start", "line", l0, "character", c0,
+                       "end", "line", l1, "character", c1) ||
+                   *l0 < 0 || *l1 < *l0
+               ? -EINVAL
+               : 0;
+}
+
+/* Start an optimization of (uri, range) for request id; action (stolen, may be
+ * NULL) is the action to resolve. Answers id itself on every path. */
+static void op_start(struct server *s, json_t *id, const char *uri, json_t *range, json_t *action)
+{
+    struct lsp_opt *o = s->opt;
+    json_int_t l0, c0, l1, c1;
+    struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
+    char err[LLM_MAX_TEXT];
+    struct llm_call desc;
+    if (!o || !o->http) {
+        json_decref(action);
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot reach an LLM endpoint");
+        return;
+    }
+    if (!d || parse_range(range, &l0, &c0, &l1, &c1)) {
+        json_decref(action);
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS,
+                        "hotline.optimize needs {uri, range} of an open document");
+        return;
+    }
+    if (llm_describe(&desc, llm_settings(s), err, sizeof err)) {
+        json_decref(action);
+        lsp_show(s, LSP_MSG_ERROR, "Hotline: Optimize this: %s", err);
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "%s", err);
+        return;
+    }
+    if (o->nops >= LSP_OPT_MAX_OPS) {
+        json_decref(action);
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "too many optimizations in flight");
+        return;
+    }
+    uint32_t r0, r1;
+    if (l0 >= (json_int_t)d->nlines) l0 = (json_int_t)d->nlines - 1;
+    if (l1 > l0 && c1 == 0) l1--; /* a selection ending at column 0 stops before that line */
+    if (l1 >= (json_int_t)d->nlines) l1 = (json_int_t)d->nlines - 1;
+    if (l0 == l1)
+        enclosing_block(d, (uint32_t)l0, &r0, &r1);
+    else
+        r0 = (uint32_t)l0, r1 = (uint32_t)l1 + 1;
+    if (r1 - r0 > LSP_OPT_MAX_REGION) {
+        json_decref(action);
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "the region is longer than %d lines",
+                        LSP_OPT_MAX_REGION);
+        return;
+    }
+    struct opt_op *op = calloc(1, sizeof *op);
+    if (!op) {
+        json_decref(action);
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "out of memory");
+        return;
+    }
+    op->srv = s;
+    op->call = desc;
+    op->id = json_incref(id);
+    op->action = action;
+    op->uri = strdup(uri);
+    op->path = lsp_uri_to_path(uri);
+    op->version = d->version;
+    op->l0 = r0;
+    op->l1 = r1;
+    op->region = dup_lines(d, r0, r1);
+    size_t len;
+    const char *t = doc_line(d, r0, &len);
+    op->indent = strndup(t ? t : "", t ? lead_ws(t, len) : 0);
+    op->context = dup_lines(d, r0 > LSP_OPT_CONTEXT_LINES ? r0 - LSP_OPT_CONTEXT_LINES : 0, r0);
+    scan_imports(d, &op->imports, &op->modules);
+    op->runs_at = s->feat ? s->feat->runs_started : 0;
+    const char *prog = s->feat && s->feat->prof ? s->feat->prof->meta.program : NULL;
+    op->program = prog && prog[0] == '/' ? strdup(prog) : NULL;
+    op->next = o->ops;
+    o->ops = op;
+    o->nops++;
+    if (!op->uri || !op->path || !op->region || !op->indent || !op->context || !op->modules) {
+        op_fail(op, "out of memory");
+        return;
+    }
+    if (json_is_true(lsp_client_cap(s, "window.workDoneProgress"))) {
+        snprintf(op->token, sizeof op->token, "hotline-optimize-%d", ++o->seq);
+        op->create_id = lsp_request(s, "window/workDoneProgress/create",
+                                    json_pack("{s:s}", "token", op->token));
+        op->progress = 1;
+    }
+    lsp_log(s, LSP_MSG_INFO, "optimize: sending lines %u-%u of %s to %s (%s)", r0 + 1, r1,
+            op->path, op->call.host, op->call.model);
+    int rc = proc_start(op, probe_py, op->modules, on_probed);
+    if (rc) on_probed(op, -1, ""); /* no interpreter: versions unknown, go on */
+}
+
+/* ---- code actions -------------------------------------------------------- */
+
+static int kind_wanted(json_t *only)
+{
+    if (!json_is_array(only)) return 1;
+    size_t i;
+    json_t *k;
+    json_array_foreach(only, i, k)
+    {
+        const char *v = json_string_value(k);
+        size_t n = v ? strlen(v) : 0;
+        if (v && !strncmp(LSP_OPT_KIND, v, n) && (LSP_OPT_KIND[n] == 0 || LSP_OPT_KIND[n] == '.'))
+            return 1;
+    }
+    return 0;
+}
+
+void lsp_opt_code_action(struct server *s, json_t *id, json_t *params)
+{
+    json_t *out = json_array();
+    const char *uri =
+        json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
+    json_t *range = json_object_get(params, "range");
+    struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
+    char *path = uri ? lsp_uri_to_path(uri) : NULL;
+    json_int_t l0, c0, l1, c1;
+    struct llm_call desc;
+    char err[LLM_MAX_TEXT];
+    int offer = d && path && s->feat && s->feat->prof && profile_file(s->feat->prof, path) &&
+                !parse_range(range, &l0, &c0, &l1, &c1) &&
+                kind_wanted(json_object_get(json_object_get(params, "context"), "only")) &&
+                !json_is_false(json_object_get(llm_settings(s), "enabled"));
+    if (offer && l0 == l1 && c0 == c1) { /* a cursor: only on a hot line */
+        const struct agent_stats *st =
+            l0 < (json_int_t)d->nlines ? line_stats(s, d, path, (uint32_t)l0) : NULL;
+        offer = st && lsp__share(s->feat->prof, st) >= lsp__setting_num(s, "hints.threshold", 1);
+    }
+    if (offer && !llm_describe(&desc, llm_settings(s), err, sizeof err)) {
+        char title[400];
+        snprintf(title, sizeof title, "Hotline: Optimize this (sends the code to %s)", desc.host);
+        json_t *args = json_pack("{s:s, s:O}", "uri", uri, "range", range);
+        json_t *a = json_pack("{s:s, s:s}", "title", title, "kind", LSP_OPT_KIND);
+        json_t *props = lsp_client_cap(s, "textDocument.codeAction.resolveSupport.properties");
+        int resolve = 0;
+        size_t i;
+        json_t *pv;
+        json_array_foreach(props, i, pv) resolve |= !strcmp(json_string_value(pv) ?: "", "edit");
+        if (resolve)
+            json_object_set_new(a, "data", json_pack("{s:s, s:O}", "hotline", "optimize", "args", args));
+        else
+            json_object_set_new(a, "command", json_pack("{s:s, s:s, s:[O]}", "title", title,
+                                                         "command", "hotline.optimize",
+                                                         "arguments", args));
+        json_decref(args);
+        json_array_append_new(out, a);
+    }
+    free(path);
+    lsp_reply(s, id, out);
+}
+
+void lsp_opt_code_action_resolve(struct server *s, json_t *id, json_t *params)
+{
+    json_t *data = json_object_get(params, "data");
+    json_t *args = json_object_get(data, "args");
+    if (!json_is_object(params) ||
+        strcmp(json_string_value(json_object_get(data, "hotline")) ?: "", "optimize")) {
+        lsp_reply(s, id, json_incref(params)); /* not ours: nothing to add */
+        return;
+    }
+    op_start(s, id, json_string_value(json_object_get(args, "uri")),
+             json_object_get(args, "range"), json_deep_copy(params));
+}
+
+void lsp_opt_execute_command(struct server *s, json_t *id, json_t *params)
+{
+    const char *cmd = json_string_value(json_object_get(params, "command"));
+    json_t *a = json_array_get(json_object_get(params, "arguments"), 0);
+    if (cmd && !strcmp(cmd, "hotline.optimize"))
+        op_start(s, id, json_string_value(json_object_get(a, "uri")), json_object_get(a, "range"),
+                 NULL);
+    else
+        lsp_feat_execute_command(s, id, params);
+}
+
+/* ---- before / after lens ------------------------------------------------- */
+
+struct capture {
+    char *buf;
+    size_t len;
+};
+
+static void capture_write(struct server *s, const char *buf, size_t len)
+{
+    struct capture *c = s->transport;
+    char *nb = realloc(c->buf, c->len + len + 1);
+    if (!nb) return;
+    memcpy(nb + c->len, buf, len);
+    c->len += len;
+    nb[c->len] = 0;
+    c->buf = nb;
+}
+
+/* The lens for one applied suggestion still in the document, or NULL (new). */
+static json_t *done_lens(struct server *s, struct opt_done *dn, struct doc *d)
+{
+    const char *at = strstr(d->text, dn->code);
+    if (!at || !*dn->code) return NULL;
+    uint32_t line = 0, nl = 0;
+    for (const char *q = d->text; q < at; q++)
+        line += *q == '\n';
+    for (const char *q = dn->code; *q; q++)
+        nl += *q == '\n';
+    if (dn->code[strlen(dn->code) - 1] != '\n') nl++;
+    struct lsp_feat *f = s->feat;
+    char title[300];
+    json_t *cmd = NULL;
+    if (f && f->run && f->runs_started > dn->runs_at) {
+        snprintf(title, sizeof title, "Hotline: measuring\u2026 (was %.2f s)", dn->before_s);
+    } else if (f && f->prof && f->runs_started > dn->runs_at) {
+        double after = 0;
+        int vouched = 0;
+        for (uint32_t l = line; l < line + nl; l++) {
+            if (profiled_line(s, d, dn->path, l)) vouched++;
+            const struct agent_stats *st = line_stats(s, d, dn->path, l);
+            if (st) after += agent_stats_time(st);
+        }
+        if (!vouched)
+            snprintf(title, sizeof title,
+                     "Hotline: was %.2f s \u2014 the last run did not profile this code (save, "
+                     "then re-run)",
+                     dn->before_s);
+        else if (after > 0 && dn->before_s >= after)
+            snprintf(title, sizeof title, "Hotline: was %.2f s \u2192 now %.2f s, %.1f\u00d7 faster",
+                     dn->before_s, after, dn->before_s / after);
+        else if (after > 0)
+            snprintf(title, sizeof title, "Hotline: was %.2f s \u2192 now %.2f s, %.1f\u00d7 slower",
+                     dn->before_s, after, after / (dn->before_s > 0 ? dn->before_s : after));
+        else
+            snprintf(title, sizeof title,
+                     "Hotline: was %.2f s \u2192 now below the sampling resolution", dn->before_s);
+    } else {
+        snprintf(title, sizeof title, "Hotline: Verify \u2014 re-run to compare (was %.2f s)",
+                 dn->before_s);
+    }
+    if (!(f && f->run)) {
+        char *puri = dn->program ? lsp_path_to_uri(dn->program) : NULL;
+        cmd = json_pack("{s:s, s:s, s:[{s:s}]}", "title", title, "command", "hotline.run",
+                        "arguments", "uri", puri ? puri : dn->uri);
+        free(puri);
+    } else {
+        cmd = json_pack("{s:s, s:s}", "title", title, "command", "");
+    }
+    return json_pack("{s:{s:{s:i, s:i}, s:{s:i, s:i}}, s:o}", "range", "start", "line", (int)line,
+                     "character", 0, "end", "line", (int)line, "character", 0, "command", cmd);
+}
+
+void lsp_opt_code_lens(struct server *s, json_t *id, json_t *params)
+{
+    const char *uri =
+        json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
+    struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
+    int mine = 0;
+    for (struct opt_done *dn = s->opt ? s->opt->done : NULL; dn && d; dn = dn->next)
+        mine |= !strcmp(dn->uri, uri);
+    if (!mine || !s->write) {
+        lsp_feat_code_lens(s, id, params);
+        return;
+    }
+    /* the profile lenses, captured from lsp_view.c's answer, plus ours */
+    struct capture c = {0};
+    void (*w)(struct server *, const char *, size_t) = s->write;
+    void *tr = s->transport;
+    s->write = capture_write;
+    s->transport = &c;
+    lsp_feat_code_lens(s, id, params);
+    s->write = w;
+    s->transport = tr;
+    const char *body = c.buf ? strstr(c.buf, "\r\n\r\n") : NULL;
+    json_t *msg = body ? json_loads(body + 4, 0, NULL) : NULL;
+    json_t *res = json_object_get(msg, "result");
+    json_t *out = json_is_array(res) ? json_incref(res) : json_array();
+    json_decref(msg);
+    free(c.buf);
+    for (struct opt_done *dn = s->opt->done; dn; dn = dn->next) {
+        json_t *l = strcmp(dn->uri, uri) ? NULL : done_lens(s, dn, d);
+        if (l) json_array_append_new(out, l);
+    }
+    lsp_reply(s, id, out);
+}
+
+/* ---- cancel, responses, lifecycle ---------------------------------------- */
+
+int lsp_opt_cancel(struct server *s, json_t *id)
+{
+    for (struct opt_op *op = s->opt ? s->opt->ops : NULL; op; op = op->next)
+        if (json_equal(op->id, id)) {
+            progress(op, "end", "cancelled");
+            lsp_reply_error(s, op->id, LSP_REQUEST_CANCELLED, "optimization cancelled");
+            lsp_log(s, LSP_MSG_INFO, "optimize: cancelled, nothing changed");
+            op_free(op);
+            return 1;
+        }
+    return 0;
+}
+
+void lsp_opt_progress_cancel(struct server *s, json_t *params)
+{
+    const char *tok = json_string_value(json_object_get(params, "token"));
+    for (struct opt_op *op = s->opt ? s->opt->ops : NULL; op && tok; op = op->next)
+        if (op->token[0] && !strcmp(op->token, tok)) {
+            lsp_opt_cancel(s, op->id);
+            return;
+        }
+    lsp_feat_progress_cancel(s, params);
+}
+
+static int is_id(json_t *id, long n)
+{
+    char want[32];
+    snprintf(want, sizeof want, "hotline-%ld", n);
+    return n && json_is_string(id) && !strcmp(json_string_value(id), want);
+}
+
+int lsp_opt_response(struct server *s, json_t *id, json_t *result, json_t *error)
+{
+    for (struct opt_op *op = s->opt ? s->opt->ops : NULL; op; op = op->next) {
+        if (op->progress == 1 && is_id(id, op->create_id)) {
+            if (error)
+                op->progress = 0;
+            else
+                progress(op, "begin", "reading the profile");
+            return 1;
+        }
+        if (is_id(id, op->apply_id)) {
+            if (!error && json_is_true(json_object_get(result, "applied"))) {
+                progress(op, "end", "applied");
+                lsp_reply(s, op->id,
+                          json_pack("{s:b, s:s, s:s}", "applied", 1, "explanation",
+                                    op->explanation ? op->explanation : "", "host",
+                                    op->call.host));
+                show_explanation(op);
+                remember(op);
+                op_free(op);
+            } else {
+                const char *why = json_string_value(json_object_get(result, "failureReason"));
+                op_fail(op, "the editor did not apply the edit%s%s", why ? ": " : "",
+                        why ? why : "");
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int lsp_opt_init(struct server *s)
+{
+    s->opt = calloc(1, sizeof *s->opt);
+    if (!s->opt) return -ENOMEM;
+    if (s->loop) s->opt->http = llm_client_new(s->loop);
+    return 0;
+}
+
+void lsp_opt_initialize(struct server *s, json_t *caps)
+{
+    (void)s;
+    json_t *cmds = json_object_get(json_object_get(caps, "executeCommandProvider"), "commands");
+    if (json_is_array(cmds)) json_array_append_new(cmds, json_string("hotline.optimize"));
+    json_t *kinds = json_pack("[s]", LSP_OPT_KIND);
+    json_object_set_new(caps, "codeActionProvider",
+                        json_pack("{s:o, s:b}", "codeActionKinds", kinds, "resolveProvider", 1));
+}
+
+void lsp_opt_debug_state(struct server *s, json_t *r)
+{
+    if (!s->opt) return;
+    json_object_set_new(r, "optimize",
+                        json_pack("{s:i, s:i, s:i}", "inflight", s->opt->nops, "done",
+                                  s->opt->ndone, "http", llm_client_inflight(s->opt->http)));
+}
+
+void lsp_opt_close(struct server *s)
+{
+    struct lsp_opt *o = s->opt;
+    if (!o) return;
+    while (o->ops)
+        op_free(o->ops);
+    llm_client_close(o->http); /* frees itself once the loop closed its handles */
+    o->http = NULL;
+}
+
+void lsp_opt_free(struct server *s)
+{
+    struct lsp_opt *o = s->opt;
+    if (!o) return;
+    while (o->ops)
+        op_free(o->ops);
+    while (o->done) {
+        struct opt_done *dn = o->done;
+        o->done = dn->next;
+        free(dn->uri);
+        free(dn->path);
+        free(dn->code);
+        free(dn->program);
+        free(dn);
+    }
+    free(o);
+    s->opt = NULL;
+}
