@@ -1,6 +1,5 @@
 # edits move hints with their lines and drop them where the text changed;
 # hint columns are UTF-16 ends of lines with non-ASCII text before them
-agent fake
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}}, "initializationOptions": {"hints": {"threshold": 10}}}}
 <-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile"]}}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}

@@ -1,6 +1,5 @@
 # the last profile is saved under <root>/.hotline and shown again after a
 # restart; a file changed on disk gets a stale lens; hotline.clear forgets it
-agent fake
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}}, "initializationOptions": {"hints": {"threshold": 10}, "diagnostics": {"hotLines": 1}}}}
 <-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile"]}}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}

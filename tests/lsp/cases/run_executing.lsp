@@ -1,6 +1,5 @@
 # a client that opts in gets hotline/executing naming the running line of the
 # program and the library frames under it, then a final {"uri": null}
-agent fake
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}, "experimental": {"hotlineExecuting": true}}}}
 <-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile"]}}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}

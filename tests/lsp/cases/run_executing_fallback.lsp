@@ -1,6 +1,5 @@
 # a client that did not opt in never gets hotline/executing; it sees the live
 # line as an Information diagnostic, cleared when the run ends
-agent fake
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}}}}
 <-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile"]}}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}

@@ -1,7 +1,6 @@
 # a program that forks children and floods its output (20 MB): the server keeps
 # answering, reports the exit status with the last line of output, and no
 # process is left
-agent fake
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}}}}
 <-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile"]}}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
