@@ -109,7 +109,8 @@ typedef struct {
     /* probe scratch */
     uint64_t probe_sig, probe_first, prev_sig;
     int probe_on, probe_moved;
-    double probe_frozen_s;
+    double probe_frozen_s, probe_nogil_s;
+    int probe_nogil, prev_nogil, first_nogil;
     double probe_cpu0;
 } agent_thread_t;
 
@@ -123,6 +124,7 @@ struct agent {
     void *interp; /* PyInterpreterState*, borrowed */
     double t0;    /* CLOCK_MONOTONIC at start */
     long tid_off; /* walk_tid_offset(), 3.9/3.10 only */
+    uintptr_t gil_locked_addr, gil_holder_addr; /* walk_gil_init() */
 
     /* cross-thread */
     pthread_t thread;
@@ -156,6 +158,7 @@ struct agent {
 
     /* measurements for docs/tests */
     double cost_s;
+    double late_max; /* worst wake-up delay of the sampler, seconds */
     uint64_t ticks, thread_samples;
     int mem_errors;
     uint64_t probe_stats[3]; /* probes: moved (py), frozen+cpu (nat), idle */
@@ -180,6 +183,8 @@ int walk_threads(agent_t *a, walk_thread_t *out, int cap);
 int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap);
 int walk_probe(uintptr_t tstate, uint64_t *sig);
 long walk_tid_offset(void); /* >0 or -errno */
+void walk_gil_init(agent_t *a); /* with the GIL held */
+uintptr_t walk_gil_holder(agent_t *a); /* tstate, 0 = free, 1 = unknown */
 void walk_free(agent_t *a);
 
 /* sampler.c */

@@ -109,6 +109,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     a->interp = PyInterpreterState_Get();
     a->t0 = sampler_mono();
     a->tid_off = walk_tid_offset();
+    walk_gil_init(a);
     a->hello = strdup(hello);
     a->codes = calloc(AGENT_CODE_SLOTS, sizeof *a->codes);
     a->out.max = AGENT_OUT_HARD;

@@ -36,6 +36,10 @@
  * out (then the thread keeps its previous category). */
 #define PROBE_MIN_FROZEN 100e-6
 #define PROBE_MAX_ROUNDS 16
+/* CPU burnt, frame frozen, without holding the GIL at either end of a probe
+ * pair: bytecode cannot run without the GIL, and a thread waiting for it
+ * is off CPU, so this is C code (e.g. numpy with the GIL released). */
+#define PROBE_MIN_NOGIL 30e-6
 #define PROBE_MAX_WINDOW 1e-3
 /* Same frame state as at the end of the previous tick after this much CPU
  * since then: C code (no interpreter loop leaves its frame untouched that
@@ -314,8 +318,13 @@ static void tick(agent_t *a)
      * a thread in C code never does. Threads that did not run enough during
      * the window keep the last category seen. */
     int probing = 0;
+    uintptr_t holder = walk_gil_holder(a);
     for (int i = 0; i < nk; i++) {
         agent_thread_t *t = ks[i].t;
+        t->prev_nogil = t->probe_nogil;
+        t->probe_nogil = holder != 1 && holder != t->tstate;
+        t->first_nogil = t->probe_nogil;
+        t->probe_nogil_s = 0;
         t->probe_on = 0;
         t->probe_moved = 0;
         t->probe_frozen_s = 0;
@@ -336,21 +345,27 @@ static void tick(agent_t *a)
                 break; /* we are being starved: do not stretch the tick */
             sleep_until(w0 + r * PROBE_GAP);
             undecided = 0;
+            holder = walk_gil_holder(a);
             for (int i = 0; i < nk; i++) {
                 agent_thread_t *t = ks[i].t;
                 uint64_t sig;
-                if (!t->probe_on || t->probe_moved || t->probe_frozen_s >= PROBE_MIN_FROZEN)
+                if (!t->probe_on || t->probe_moved || t->probe_frozen_s >= PROBE_MIN_FROZEN ||
+                    t->probe_nogil_s >= PROBE_MIN_NOGIL)
                     continue;
                 undecided++;
                 if (walk_probe(t->tstate, &sig) != 0)
                     continue;
                 double cpu = thread_cpu(t->tid);
+                int nogil = holder != 1 && holder != t->tstate;
                 if (sig != t->probe_sig) {
                     t->probe_moved++;
                     undecided--;
                 } else if (cpu - t->probe_cpu0 > 0) {
                     t->probe_frozen_s += cpu - t->probe_cpu0;
+                    if (nogil && t->probe_nogil)
+                        t->probe_nogil_s += cpu - t->probe_cpu0;
                 }
+                t->probe_nogil = nogil;
                 t->probe_sig = sig;
                 t->probe_cpu0 = cpu;
             }
@@ -362,7 +377,9 @@ static void tick(agent_t *a)
             if (t->probe_moved) {
                 t->run_cat = CAT_PY;
                 a->probe_stats[0]++;
-            } else if (t->probe_frozen_s >= PROBE_MIN_FROZEN ||
+            } else if (t->probe_frozen_s >= PROBE_MIN_FROZEN || t->probe_nogil_s >= PROBE_MIN_NOGIL ||
+                       (t->prev_nogil && t->first_nogil && t->probe_first == t->prev_sig &&
+                        ks[i].dc >= PERIOD_MIN_FROZEN) ||
                        (t->probe_frozen_s > 0 && t->probe_first == t->prev_sig &&
                         ks[i].dc >= PERIOD_MIN_FROZEN)) {
                 /* Frozen in the window, or since the previous tick while the
@@ -463,6 +480,9 @@ static void *sampler_main(void *arg)
             reason = a->stop_reason;
             break;
         }
+        double late = sampler_mono() - s; /* s: the deadline we slept to */
+        if (late > a->late_max)
+            a->late_max = late;
         double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
         tick(a);
         double now = sampler_mono();
@@ -495,9 +515,10 @@ static void *sampler_main(void *arg)
         a->out.max = 0; /* the closing messages always fit */
         agg_emit_delta(a, sampler_mono() - a->t0);
         buf_printf(&a->out, "{\"t\":\"end\",\"ts\":%.6f,\"reason\":\"%s\",\"samples\":%llu,"
-                   "\"cost_us\":%.3f}\n",
+                   "\"cost_us\":%.3f,\"late_max_ms\":%.3f}\n",
                    sampler_mono() - a->t0, reason, (unsigned long long)a->thread_samples,
-                   a->thread_samples ? a->cost_s * 1e6 / (double)a->thread_samples : 0.0);
+                   a->thread_samples ? a->cost_s * 1e6 / (double)a->thread_samples : 0.0,
+                   a->late_max * 1e3);
         wire_drain(a, 2.0);
     }
     wire_close(a);

@@ -21,6 +21,7 @@
 
 #include "compat_code.h"
 #include "compat_frame.h"
+#include "compat_gil.h"
 
 #define WALK_MAX_TSTATES 4096
 #define WALK_MAX_STR 4096
@@ -327,6 +328,22 @@ int walk_probe(uintptr_t tstate, uint64_t *sig)
         h = (h ^ u.raw[i]) * 1099511628211ull;
     *sig = h;
     return 0;
+}
+
+void walk_gil_init(agent_t *a)
+{
+    compat_gil_addrs((PyInterpreterState *)a->interp, &a->gil_locked_addr, &a->gil_holder_addr);
+}
+
+/* Thread state holding the GIL now, 0 if nobody, 1 if unknown. */
+uintptr_t walk_gil_holder(agent_t *a)
+{
+    int locked;
+    uintptr_t holder;
+    if (!a->gil_locked_addr || mem_read(a->gil_locked_addr, &locked, sizeof locked) != 0 ||
+        mem_read(a->gil_holder_addr, &holder, sizeof holder) != 0)
+        return 1;
+    return locked ? holder : 0;
 }
 
 void walk_free(agent_t *a)

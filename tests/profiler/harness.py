@@ -282,3 +282,27 @@ class Checker:
                 print("  - " + f)
             sys.exit(1)
         print("ok " + tag)
+
+
+LATE_LIMIT_MS = 25.0
+
+
+def accuracy(label, attempt, tries=3):
+    """Runs attempt(checker) -> list of Results; passes if an attempt has no
+    failure. A failed attempt is retried only when the machine starved the
+    sampler (its worst wake-up delay, reported in `end`, exceeded
+    LATE_LIMIT_MS): then the run did not measure the profiler. A failure
+    with a punctual sampler is final."""
+    for i in range(tries):
+        c = Checker(label)
+        results = attempt(c)
+        late = max((r.main.end or {}).get("late_max_ms", 0.0) for r in results)
+        print("attempt %d: sampler worst lateness %.1f ms, %d failures" % (i + 1, late, len(c.fails)))
+        if not c.fails:
+            c.done()
+            return
+        for f in c.fails:
+            print("  - " + f)
+        if late <= LATE_LIMIT_MS:
+            break
+    c.done()
