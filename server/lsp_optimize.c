@@ -1089,7 +1089,7 @@ void lsp_opt_code_lens(struct server *s, json_t *id, json_t *params)
     free(c.buf);
     for (struct opt_done *dn = s->opt->done; dn; dn = dn->next) {
         json_t *l = strcmp(dn->uri, uri) ? NULL : done_lens(s, dn, d);
-        if (l) json_array_append_new(out, l);
+        if (l) json_array_insert_new(out, 0, l); /* first: the lens the user just asked for */
     }
     lsp_reply(s, id, out);
 }

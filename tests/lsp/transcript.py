@@ -150,12 +150,17 @@ def parse_steps(path, subst):
     return steps
 
 
-def run_case(hotline, path):
+def run_case(hotline, path, extra_subst=None, extra_env=None, info=None):
+    """extra_subst: more ${NAME} substitutions; extra_env: more environment
+    for the server; info (a dict, optional) receives "work", "stderr" and
+    "seen" (every server message) even when the case fails."""
     work = tempfile.mkdtemp(prefix="hotline-lsp-")
     subst = {"WORK": work, "WORK_URI": "file://" + urllib.parse.quote(work), "ROOT": ROOT}
+    subst.update(extra_subst or {})
     steps = parse_steps(path, subst)
     args = []
     env = dict(os.environ)
+    env.update(extra_env or {})
     while steps and steps[0][0] in ("args", "agent"):
         if steps[0][0] == "args":
             args = steps[0][1].split()
@@ -294,6 +299,8 @@ def run_case(hotline, path):
         for t in threads:
             t.join(TIMEOUT)
         err = b"".join(c for c in stderr_chunks if c).decode("utf-8", "replace")
+        if info is not None:
+            info.update(work=work, stderr=err, seen=seen)
         for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
             if marker in err:
                 raise Failure("sanitizer report in server stderr:\n" + err[-4000:])

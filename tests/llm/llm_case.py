@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Run an "Optimize this" transcript against `hotline lsp` with a fake LLM
+endpoint on 127.0.0.1 (an ephemeral port) that speaks both the OpenAI chat
+completions and the Anthropic messages APIs, records every request and plays
+scripted answers.
+
+A case (tests/llm/cases/*.lsp) is a transcript for tests/lsp/transcript.py
+plus these lines, which this driver takes out before running it:
+
+    llm-script [{answer}, ...]   answers, each used once: the first whose
+                                 "match" (a substring of the request body) fits,
+                                 or that has no "match". Fields: "content" (the
+                                 model's text, wrapped in the API's format),
+                                 "finish" (finish_reason / stop_reason),
+                                 "status", "headers", "raw" (body as is),
+                                 "json" (body object), "delay_s"
+    llm-expect {json}            some recorded request matches (partial match
+                                 as in transcript.py: "re:" strings, "..."):
+                                 {"path", "headers" (lower-case names), "body"}
+    llm-requests N               exactly N requests reached the endpoint
+
+Substitutions: ${LLM_URL} (http://127.0.0.1:PORT), ${KEY} (a fresh secret the
+server gets in HOTLINE_TEST_LLM_KEY), and those of transcript.py.
+
+After every case, whatever happened: the key's value must appear nowhere in
+the server's stderr, in any message it sent, in any file under ${WORK}
+(.hotline/ included), nor anywhere in a recorded request except its
+Authorization / x-api-key header.
+
+Usage: llm_case.py HOTLINE CASE [CASE...]
+"""
+import json
+import os
+import secrets
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lsp"))
+import transcript  # noqa: E402
+
+KEY_HEADERS = ("authorization", "x-api-key")
+
+
+class Fake:
+    def __init__(self, script):
+        self.script = list(script)
+        self.requests = []
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+
+    def pick(self, body):
+        with self.lock:
+            for i, a in enumerate(self.script):
+                if a.get("match") is None or a["match"] in body:
+                    return self.script.pop(i)
+        return {"status": 500, "json": {"error": {"message": "fake endpoint: no scripted answer"}}}
+
+
+def make_handler(fake):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            n = int(self.headers.get("Content-Length", "0"))
+            raw = self.rfile.read(n).decode("utf-8", "replace")
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = raw
+            with fake.lock:
+                fake.requests.append({"path": self.path, "raw": raw, "body": body,
+                                      "headers": {k.lower(): v for k, v in self.headers.items()}})
+            a = fake.pick(raw)
+            fake.stop.wait(a.get("delay_s", 0))
+            if "raw" in a:
+                out = a["raw"]
+            elif "json" in a:
+                out = json.dumps(a["json"])
+            elif self.path.endswith("/chat/completions"):
+                out = json.dumps({"id": "fake", "object": "chat.completion", "model": body.get("model"),
+                                  "choices": [{"index": 0, "finish_reason": a.get("finish", "stop"),
+                                               "message": {"role": "assistant",
+                                                           "content": a.get("content", "")}}]})
+            else:
+                out = json.dumps({"id": "fake", "type": "message", "role": "assistant",
+                                  "content": [{"type": "text", "text": a.get("content", "")}],
+                                  "stop_reason": a.get("finish", "end_turn")})
+            data = out.encode()
+            try:
+                self.send_response(a.get("status", 200))
+                self.send_header("Content-Type", "application/json")
+                for k, v in a.get("headers", {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:
+                pass  # the server gave up (cancel, timeout)
+
+    return Handler
+
+
+def run(hotline, case):
+    script, expects, count, rest = [], [], None, []
+    with open(case, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        while line.endswith("\\") and i < len(lines):
+            line = line[:-1] + lines[i]
+            i += 1
+        op, _, arg = line.strip().partition(" ")
+        if op == "llm-script":
+            script = json.loads(arg)
+        elif op == "llm-expect":
+            expects.append(arg)
+        elif op == "llm-requests":
+            count = int(arg)
+        else:
+            rest.append(line)
+    key = "sk-hotline-test-" + secrets.token_hex(12)
+    fake = Fake(script)
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(fake))
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = "http://127.0.0.1:%d" % srv.server_address[1]
+    tmpdir = tempfile.mkdtemp(prefix="hotline-llm-case-")
+    tmpcase = os.path.join(tmpdir, os.path.basename(case))
+    with open(tmpcase, "w", encoding="utf-8") as f:
+        f.write("\n".join(rest))
+    info = {}
+    try:
+        transcript.run_case(hotline, tmpcase, extra_subst={"LLM_URL": url, "KEY": key},
+                            extra_env={"HOTLINE_TEST_LLM_KEY": key}, info=info)
+    finally:
+        fake.stop.set()
+        srv.shutdown()
+        srv.server_close()
+        leaks = check_key(key, info, fake)
+    if leaks:
+        raise transcript.Failure("the API key leaked: " + "; ".join(leaks))
+    work = info["work"]
+    subst = {"WORK": work, "LLM_URL": url, "KEY": key}
+    for e in expects:
+        for k, v in subst.items():
+            e = e.replace("${%s}" % k, v)
+        want = json.loads(e)
+        if not any(transcript.matches(want, r) for r in fake.requests):
+            raise transcript.Failure("no request matched %s; got:\n  %s" % (
+                e[:300], "\n  ".join(json.dumps(r)[:1500] for r in fake.requests)))
+    if count is not None and len(fake.requests) != count:
+        raise transcript.Failure("%d requests reached the endpoint, expected %d" %
+                                 (len(fake.requests), count))
+
+
+def check_key(key, info, fake):
+    out = []
+    if key in info.get("stderr", ""):
+        out.append("in the server's stderr")
+    if any(key in json.dumps(m, ensure_ascii=False) for m in info.get("seen", [])):
+        out.append("in a message to the client")
+    work = info.get("work")
+    for d, _, files in os.walk(work or "/nonexistent"):
+        for name in files:
+            p = os.path.join(d, name)
+            try:
+                with open(p, "rb") as f:
+                    if key.encode() in f.read():
+                        out.append("in file " + os.path.relpath(p, work))
+            except OSError:
+                pass
+    for r in fake.requests:
+        if key in r["raw"] or key in r["path"]:
+            out.append("in a request body or URL")
+        for k, v in r["headers"].items():
+            if key in v and k not in KEY_HEADERS:
+                out.append("in request header " + k)
+    return out
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    failed = 0
+    for case in sys.argv[2:]:
+        t0 = time.monotonic()
+        try:
+            run(sys.argv[1], case)
+            print("PASS %s (%.1f s)" % (os.path.basename(case), time.monotonic() - t0))
+        except transcript.Failure as e:
+            failed += 1
+            print("FAIL %s: %s" % (os.path.basename(case), e))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
