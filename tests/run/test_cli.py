@@ -469,8 +469,7 @@ def python_version(py):
                           capture_output=True, text=True, timeout=30).stdout.strip()
 
 
-@case
-def real_ground_truth(c):
+def ground_truth_once(c):
     prog = c.write("truth.py", TRUTH)
     truth_path, out_json = os.path.join(c.tmp, "truth.json"), os.path.join(c.tmp, "p.json")
     rc, out, err = real_run(c, ["--json", out_json, prog, truth_path])
@@ -478,14 +477,29 @@ def real_ground_truth(c):
     truth, j = load(truth_path), load(out_json)
     check(j["python_version"] == python_version(c.python), "python_version %r" % j["python_version"])
     spin, nap = func_stats(j, prog, "spin"), func_stats(j, prog, "nap")
-    near(t_time(spin), truth["spin"], "spin total", err)
+    check(j["exit"]["reason"] == "exited 0" and j["processes"][0]["end"] is not None, "clean end")
+    check("truth.py" in err and "spin" in err, "report printed", err)
     # how a busy loop starved of CPU is split (running vs waiting) is the agent's
     # call, checked in tests/profiler; here only that it is charged as Python
     check(spin["python_s"] > 0.05, "spin charged as python", err)
+    near(t_time(spin), truth["spin"], "spin total", err)
     near(t_time(nap), truth["nap"], "nap total", err)
     near(nap["system_s"], truth["nap"], "nap waiting", err)
-    check(j["exit"]["reason"] == "exited 0" and j["processes"][0]["end"] is not None, "clean end")
-    check("truth.py" in err and "spin" in err, "report printed", err)
+
+
+@case
+def real_ground_truth(c):
+    """Known segments (busy loop, sleep) against perf_counter, 10% / 20 ms.
+    Wall-clock truth on a shared 2-core machine: a run starved by other load
+    is retried, up to 3 runs; every failed run is printed."""
+    for attempt in range(3):
+        try:
+            ground_truth_once(c)
+            return
+        except Failed as e:
+            print("attempt %d failed: %s" % (attempt + 1, str(e).split("\n")[0]))
+            if attempt == 2:
+                raise
 
 
 @case
@@ -556,6 +570,32 @@ def real_no_agent_build(c):
     ver = "%s.%s" % tuple(python_version(c.python).split(".")[:2])
     check("no profile" in err and ("Python " + ver) in err, "clear error naming %s" % ver, err)
     check(rc != 0 or out == b"out []\n", "either the bootstrap stopped it or it ran plain", err)
+
+
+@case
+def real_children(c):
+    """Python children inherit the environment: each is profiled over its own
+    connection and merged into the same lines."""
+    prog = c.write("kids.py", "import subprocess, sys, time\n"
+                   "def spin(t):\n"
+                   "    end = time.perf_counter() + t\n"
+                   "    while time.perf_counter() < end:\n"
+                   "        pass\n"
+                   "if sys.argv[1:] == ['child']:\n"
+                   "    spin(0.3)\n"
+                   "else:\n"
+                   "    ps = [subprocess.Popen([sys.executable, __file__, 'child']) for _ in range(2)]\n"
+                   "    spin(0.3)\n"
+                   "    sys.exit(sum(p.wait() for p in ps))\n")
+    out_json = os.path.join(c.tmp, "p.json")
+    rc, out, err = real_run(c, ["--json", out_json, prog])
+    check(rc == 0, "exit status %d" % rc, err)
+    j = load(out_json)
+    check(len(set(j["pids"])) == 3, "3 processes %r" % j["pids"], err)
+    check(all(p["end"] == "exit" for p in j["processes"]), "all ended cleanly", err)
+    spin = t_time(func_stats(j, prog, "spin"))
+    check(spin > 0.7 * 0.9, "spin of all 3 processes merged: %.3f s of 0.9" % spin, err)
+    check("3 processes" in err, "report counts processes", err)
 
 
 def main():
