@@ -20,7 +20,8 @@ plus these lines, which this driver takes out before running it:
     llm-requests N               exactly N requests reached the endpoint
 
 Substitutions: ${LLM_URL} (http://127.0.0.1:PORT), ${KEY} (a fresh secret the
-server gets in HOTLINE_TEST_LLM_KEY), and those of transcript.py.
+server gets in HOTLINE_TEST_LLM_KEY; also in llm-script, so that an answer can
+echo it), and those of transcript.py.
 
 After every case, whatever happened: the key's value must appear nowhere in
 the server's stderr, in any message it sent, in any file under ${WORK}
@@ -108,7 +109,7 @@ def make_handler(fake):
 
 
 def run(hotline, case):
-    script, expects, count, rest = [], [], None, []
+    script, expects, count, rest = None, [], None, []
     with open(case, encoding="utf-8") as f:
         lines = f.read().split("\n")
     i = 0
@@ -120,7 +121,7 @@ def run(hotline, case):
             i += 1
         op, _, arg = line.strip().partition(" ")
         if op == "llm-script":
-            script = json.loads(arg)
+            script = arg
         elif op == "llm-expect":
             expects.append(arg)
         elif op == "llm-requests":
@@ -128,7 +129,7 @@ def run(hotline, case):
         else:
             rest.append(line)
     key = "sk-hotline-test-" + secrets.token_hex(12)
-    fake = Fake(script)
+    fake = Fake(json.loads(script.replace("${KEY}", key)) if script else [])
     srv = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(fake))
     srv.daemon_threads = True
     threading.Thread(target=srv.serve_forever, daemon=True).start()
