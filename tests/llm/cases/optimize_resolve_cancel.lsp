@@ -39,6 +39,5 @@ reply {"result": null}
 --> {"jsonrpc":"2.0","method":"exit"}
 exit 0
 llm-script [{"match": "(lines 4-8)", "delay_s": 60, "content": "```python\npass\n```"}, {"match": "(lines 4-8)", "delay_s": 60, "content": "```python\npass\n```"}, {"match": "(lines 6-7)", "delay_s": 3, "content": "Faster:\n```py\n    total += sum(i * i for i in range(n))\n```"}]
-llm-requests 3
 llm-expect {"path": "/v1/messages", "headers": {"x-api-key": "${KEY}", "anthropic-version": "2023-06-01"}, "body": {"model": "claude-test", "max_tokens": 4096, "system": "re:behaviour identical", "messages": [{"role": "user", "content": "re:(?s)\\(lines 6-7\\).*\\| 7 \\| 83\\.8 \\|"}]}}
 llm-expect {"path": "/v1/messages", "body": {"messages": [{"role": "user", "content": "re:(?s)\\(lines 4-8\\).*```python\\ndef work\\(n\\):\\n    total = 0\\n    for i in range\\(n\\):\\n        total \\+= i \\* i\\n    return total\\n```"}]}}
