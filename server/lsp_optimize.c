@@ -406,6 +406,8 @@ static void proc_on_timeout(uv_timer_t *t)
     uv_process_kill(&p->proc, SIGKILL);
 }
 
+static void on_checked(struct opt_op *op, int64_t status, const char *out);
+
 /* Run python -c script with input on stdin; done(op, status, stdout) later.
  * 0 or negative errno (then done is never called). */
 static int proc_start(struct opt_op *op, const char *script, const char *input, proc_done_fn done)
@@ -417,7 +419,11 @@ static int proc_start(struct opt_op *op, const char *script, const char *input, 
     p->done = done;
     p->input = strdup(input);
     char pybuf[4096];
-    char *argv[] = {(char *)python_exe(s, pybuf, sizeof pybuf), "-c", (char *)script, NULL};
+    /* the parse check runs isolated (-I: no user site, no PYTHON* variables);
+     * the probe must see the user's environment to find its libraries */
+    int iso = done == on_checked;
+    char *argv[] = {(char *)python_exe(s, pybuf, sizeof pybuf), iso ? "-I" : "-c",
+                    iso ? "-c" : (char *)script, iso ? (char *)script : NULL, NULL};
     uv_pipe_init(s->loop, &p->in, 0);
     uv_pipe_init(s->loop, &p->out, 0);
     uv_timer_init(s->loop, &p->timer);
@@ -581,7 +587,6 @@ static const char check_py[] =
 
 static void on_answer(struct llm_req *r, long status, const char *curl_err, long retry_after,
                       const char *body, size_t len, void *ud);
-static void on_checked(struct opt_op *op, int64_t status, const char *out);
 
 static void on_probed(struct opt_op *op, int64_t status, const char *out)
 {
