@@ -1032,12 +1032,20 @@ int profile_save(const struct profile *p, const char *path)
         rc = -errno;
         goto out;
     }
+    /* buffered: json_dumpfd writes token by token (one syscall each) */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        rc = -errno;
+        close(fd);
+        unlink(tmp);
+        goto out;
+    }
     errno = 0;
-    if (json_dumpfd(root, fd, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) ||
-        write(fd, "\n", 1) != 1)
+    if (json_dumpf(root, f, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) ||
+        fputc('\n', f) == EOF || fflush(f))
         rc = errno ? -errno : -EIO;
     if (!rc && fsync(fd)) rc = -errno;
-    if (close(fd) && !rc) rc = -errno;
+    if (fclose(f) && !rc) rc = -errno;
     if (!rc && rename(tmp, path)) rc = -errno;
     if (rc) unlink(tmp);
 out:
