@@ -349,8 +349,10 @@ static void tick(agent_t *a)
             for (int i = 0; i < nk; i++) {
                 agent_thread_t *t = ks[i].t;
                 uint64_t sig;
-                if (!t->probe_on || t->probe_moved || t->probe_frozen_s >= PROBE_MIN_FROZEN ||
-                    t->probe_nogil_s >= PROBE_MIN_NOGIL)
+                /* frozen evidence does not end the probing: a freeze can be
+                 * a vCPU stolen by the hypervisor, and a movement after it
+                 * proves Python code ran */
+                if (!t->probe_on || t->probe_moved || t->probe_nogil_s >= PROBE_MIN_NOGIL)
                     continue;
                 undecided++;
                 if (walk_probe(t->tstate, &sig) != 0)
