@@ -5,7 +5,8 @@
 //   - while the long library line runs: the executing-line decoration (gutter
 //     icon on that line) and the status-bar item "▶ N.N s · slowlib.spin";
 //   - after the run: an inlay hint with a percentage on the hot loop line, a
-//     CodeLens over def hot(), and the hot-line diagnostic in the Problems panel.
+//     CodeLens over def hot(), and the hot-line diagnostic in the Problems panel;
+//   - turning hotline.hints.enabled / lenses.enabled off removes them (no restart).
 // (Leak warnings arrive with later memory work: no assertion for them yet.)
 // Screenshots go to OUT/*.png. Usage (see vscode-e2e.sh):
 //   node vscode_e2e.js PREFIX VSIX PROJECT OUT
@@ -53,7 +54,8 @@ async function main() {
   fs.rmSync(ud, { recursive: true, force: true });
   fs.rmSync(ext, { recursive: true, force: true });
   fs.mkdirSync(path.join(ud, 'User'), { recursive: true });
-  fs.writeFileSync(path.join(ud, 'User', 'settings.json'), JSON.stringify({
+  const settingsFile = path.join(ud, 'User', 'settings.json');
+  const settings = {
     'security.workspace.trust.enabled': false,
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
@@ -63,7 +65,9 @@ async function main() {
     'hotline.hints.threshold': 1,
     'editor.inlayHints.enabled': 'on',
     'editor.minimap.enabled': false,
-  }, null, 2));
+  };
+  if (process.env.HOTLINE_E2E_SERVER) settings['hotline.serverPath'] = process.env.HOTLINE_E2E_SERVER;
+  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   execFileSync(process.execPath, [entry, '--user-data-dir', ud, '--extensions-dir', ext,
     '--install-extension', vsix], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 120000 });
   const port = await freePort();
@@ -134,21 +138,50 @@ async function main() {
       const line = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('total += (i * i) % 7'));
       return !!line && /\d%/.test(line.innerText);
     }));
-    await until('a CodeLens over def hot()', () => page.evaluate(() => {
-      const def = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('def hot('));
-      if (!def) return false;
+    // the lenses of the finished run: hot() is a minor share (the library
+    // line in main() dominates), and main() has its own lens
+    const lensAbove = (text) => page.evaluate((text) => {
+      const def = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes(text));
+      if (!def) return null;
       const top = def.getBoundingClientRect().top;
-      return [...document.querySelectorAll('.codelens-decoration')].some((l) => {
+      const l = [...document.querySelectorAll('.codelens-decoration')].find((l) => {
         const r = l.getBoundingClientRect();
         return l.innerText.includes('⏱') && r.bottom <= top + 2 && top - r.bottom < 30;
       });
-    }));
+      return l ? l.innerText : null;
+    }, text);
+    await until('a CodeLens over def hot() with its final share (< 60%)', async () => {
+      const m = /⏱ (\d+)%/.exec((await lensAbove('def hot(')) || '');
+      return m && Number(m[1]) < 60;
+    });
+    await until('a CodeLens over def main()', async () => !!(await lensAbove('def main(')));
     await shot('4-after-run.png');
     await runCommand('View: Focus Problems');
     await until('the Problems panel shows the hot-line diagnostic', async () =>
       (await page.locator('.markers-panel', { hasText: 'hot line #1' }).count()) > 0);
     log('skipped: leak warning in the Problems panel (memory leak reports not implemented yet)');
     await shot('5-problems.png');
+
+    // hints and lenses turn off without a restart: untick them in the Settings UI
+    await runCommand('Preferences: Open Settings (UI)');
+    await until('the settings editor', async () => (await page.locator('.settings-editor').count()) > 0);
+    for (const key of ['hotline.hints.enabled', 'hotline.lenses.enabled']) {
+      await page.locator('.settings-editor .search-container .monaco-editor').first().click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type(key);
+      const item = page.locator('.settings-editor .setting-item-bool', { hasText: key.endsWith('hints.enabled') ? 'inlay hints' : 'CodeLens' });
+      await until(`the setting ${key}`, async () => (await item.count()) === 1);
+      await item.locator('.setting-value-checkbox').click();
+      await until(`${key} unticked`, async () =>
+        (await item.locator('.setting-value-checkbox').getAttribute('aria-checked')) === 'false');
+    }
+    await page.locator('.tabs-container .tab', { hasText: 'main.py' }).first().click();
+    await until('hints and lenses gone after turning them off', () => page.evaluate(() => {
+      const line = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('total += (i * i) % 7'));
+      const lenses = [...document.querySelectorAll('.codelens-decoration')].filter((l) => l.innerText.includes('⏱'));
+      return !!line && !/\d%/.test(line.innerText) && lenses.length === 0;
+    }));
+    await shot('6-hints-off.png');
     log('PASS');
   } catch (e) {
     try { if (browser) await (await browser.contexts()[0]?.pages()[0])?.screenshot({ path: path.join(out, 'failure.png') }); } catch {}

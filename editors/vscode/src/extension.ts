@@ -65,10 +65,18 @@ class Hotline {
     return vscode.workspace.getConfiguration('hotline');
   }
 
-  /** The server's settings: the "hotline" section minus client-only keys. */
+  /** The server's settings: the "hotline" section minus client-only keys,
+   * minus empty strings and 0 timeouts (the server's defaults apply then). */
   serverSettings(): Record<string, unknown> {
     const all = JSON.parse(JSON.stringify(this.config())) as Record<string, unknown>;
     for (const k of CLIENT_ONLY) delete all[k];
+    const prune = (o: Record<string, unknown>) => {
+      for (const [k, v] of Object.entries(o)) {
+        if (v === '' || (k === 'timeout_s' && v === 0)) delete o[k];
+        else if (v && typeof v === 'object' && !Array.isArray(v)) prune(v as Record<string, unknown>);
+      }
+    };
+    prune(all);
     return all;
   }
 
@@ -142,9 +150,27 @@ class Hotline {
 
   setExecuting(p: Executing | undefined): void {
     const live = !!p && typeof p.uri === 'string' && this.config().get<boolean>('executing.enabled', true);
+    const ended = this.running && (!p || typeof p.uri !== 'string');
     this.exec = live ? p : undefined;
     if (!p || typeof p.uri !== 'string') this.setRunning(false);
     this.paint();
+    if (ended) {
+      // VS Code sometimes keeps showing lenses from a fetch made during the
+      // run although later fetches answered newer ones; ask again once the
+      // run's last data is in
+      for (const ms of [400, 1500]) setTimeout(() => this.refreshViews(), ms);
+    }
+  }
+
+  /** Makes VS Code ask the server again for lenses and hints of open documents. */
+  refreshViews(): void {
+    const c = this.client;
+    if (!c || !c.isRunning()) return;
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.languageId !== 'python') continue;
+      c.getFeature('textDocument/codeLens')?.getProvider(doc)?.onDidChangeCodeLensEmitter.fire();
+      c.getFeature('textDocument/inlayHint')?.getProvider(doc)?.onDidChangeInlayHints.fire();
+    }
   }
 
   paint(): void {
