@@ -25,7 +25,8 @@ echo it), and those of transcript.py.
 
 After every case, whatever happened: the key's value must appear nowhere in
 the server's stderr, in any message it sent, in any file under ${WORK}
-(.hotline/ included), nor anywhere in a recorded request except its
+(.hotline/ included), in any file written under the temporary directory
+since the case began, nor anywhere in a recorded request except its
 Authorization / x-api-key header.
 
 Usage: llm_case.py HOTLINE CASE [CASE...]
@@ -138,7 +139,7 @@ def run(hotline, case):
     tmpcase = os.path.join(tmpdir, os.path.basename(case))
     with open(tmpcase, "w", encoding="utf-8") as f:
         f.write("\n".join(rest))
-    info = {}
+    info = {"t0": time.time() - 1}
     try:
         transcript.run_case(hotline, tmpcase, extra_subst={"LLM_URL": url, "KEY": key},
                             extra_env={"HOTLINE_TEST_LLM_KEY": key}, info=info)
@@ -177,6 +178,23 @@ def check_key(key, info, fake):
                 with open(p, "rb") as f:
                     if key.encode() in f.read():
                         out.append("in file " + os.path.relpath(p, work))
+            except OSError:
+                pass
+    # anything else the session wrote under the temporary directory (session
+    # sockets' folders, temp files of atomic saves) since the case began
+    tmp = tempfile.gettempdir()
+    for d, dirs, files in os.walk(tmp):
+        if work and d.startswith(work):
+            continue
+        for name in files:
+            p = os.path.join(d, name)
+            try:
+                st = os.lstat(p)
+                if st.st_mtime < info.get("t0", 0) or not os.path.isfile(p) or st.st_size > 1 << 22:
+                    continue
+                with open(p, "rb") as f:
+                    if key.encode() in f.read():
+                        out.append("in file " + p)
             except OSError:
                 pass
     for r in fake.requests:

@@ -1,0 +1,241 @@
+/* In-process checks of server/llm.c's pure half (request building for both
+ * dialects, answer parsing, key scrubbing) and of prompt_fill(): what the
+ * endpoint gets and what the user reads, without a network. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm.h"
+#include "prompt_template.h"
+
+static int failures;
+
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);                  \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static json_t *settings(const char *text)
+{
+    json_t *j = json_loads(text, 0, NULL);
+    if (!j) {
+        fprintf(stderr, "bad test JSON %s\n", text);
+        exit(2);
+    }
+    return j;
+}
+
+static int has_header(const struct llm_call *c, const char *line)
+{
+    for (const struct curl_slist *h = c->headers; h; h = h->next)
+        if (!strcmp(h->data, line)) return 1;
+    return 0;
+}
+
+static int any_header_contains(const struct llm_call *c, const char *text)
+{
+    for (const struct curl_slist *h = c->headers; h; h = h->next)
+        if (strstr(h->data, text)) return 1;
+    return 0;
+}
+
+static void test_describe(void)
+{
+    struct llm_call c;
+    char err[256];
+    json_t *st = settings("{}");
+    CHECK(llm_describe(&c, st, err, sizeof err) == 0);
+    CHECK(c.provider == LLM_OPENAI);
+    CHECK(!strcmp(c.url, "https://api.openai.com/v1/chat/completions"));
+    CHECK(!strcmp(c.host, "api.openai.com"));
+    CHECK(c.timeout_ms == 120000);
+    json_decref(st);
+
+    st = settings("{\"provider\": \"anthropic\"}");
+    CHECK(llm_describe(&c, st, err, sizeof err) == 0);
+    CHECK(!strcmp(c.url, "https://api.anthropic.com/v1/messages"));
+    json_decref(st);
+
+    st = settings("{\"provider\": \"anthropic\", \"base_url\": \"http://h:1/v1/\"}");
+    CHECK(llm_describe(&c, st, err, sizeof err) == 0);
+    CHECK(!strcmp(c.url, "http://h:1/v1/messages"));
+    json_decref(st);
+
+    st = settings("{\"base_url\": \"http://user:pw@localhost:11434/v1\", \"model\": \"q\", "
+                  "\"timeout_s\": 2.5}");
+    CHECK(llm_describe(&c, st, err, sizeof err) == 0);
+    CHECK(!strcmp(c.host, "localhost:11434")); /* credentials never shown */
+    CHECK(!strcmp(c.model, "q"));
+    CHECK(c.timeout_ms == 2500);
+    json_decref(st);
+
+    st = settings("{\"provider\": \"gemini\"}");
+    CHECK(llm_describe(&c, st, err, sizeof err) == -EINVAL);
+    CHECK(strstr(err, "gemini") != NULL);
+    json_decref(st);
+
+    st = settings("{\"base_url\": \"ftp://x\"}");
+    CHECK(llm_describe(&c, st, err, sizeof err) == -EINVAL);
+    json_decref(st);
+}
+
+static void test_build(void)
+{
+    struct llm_call c;
+    char err[256];
+    setenv("TEST_LLM_KEY", "sk-unit-secret-1234", 1);
+    json_t *st = settings("{\"model\": \"m1\", \"api_key_env\": \"TEST_LLM_KEY\", "
+                          "\"headers\": {\"X-Team\": \"perf\", \"X-Bad\": \"a\\r\\nb\"}}");
+    CHECK(llm_build(&c, st, "SYS", "PROMPT \"q\"", err, sizeof err) == 0);
+    CHECK(has_header(&c, "Authorization: Bearer sk-unit-secret-1234"));
+    CHECK(has_header(&c, "Content-Type: application/json"));
+    CHECK(has_header(&c, "X-Team: perf"));
+    CHECK(!any_header_contains(&c, "X-Bad")); /* header injection refused */
+    CHECK(strstr(c.body, "sk-unit-secret") == NULL);
+    json_t *b = json_loads(c.body, 0, NULL);
+    CHECK(!strcmp(json_string_value(json_object_get(b, "model")), "m1"));
+    json_t *msgs = json_object_get(b, "messages");
+    CHECK(json_array_size(msgs) == 2);
+    CHECK(!strcmp(json_string_value(json_object_get(json_array_get(msgs, 0), "content")), "SYS"));
+    CHECK(!strcmp(json_string_value(json_object_get(json_array_get(msgs, 1), "content")),
+                  "PROMPT \"q\""));
+    json_decref(b);
+    llm_call_free(&c);
+    json_decref(st);
+
+    st = settings("{\"provider\": \"anthropic\", \"api_key_env\": \"TEST_LLM_KEY\"}");
+    CHECK(llm_build(&c, st, "SYS", "P", err, sizeof err) == 0);
+    CHECK(has_header(&c, "x-api-key: sk-unit-secret-1234"));
+    CHECK(has_header(&c, "anthropic-version: 2023-06-01"));
+    CHECK(!any_header_contains(&c, "Authorization"));
+    b = json_loads(c.body, 0, NULL);
+    CHECK(json_integer_value(json_object_get(b, "max_tokens")) == 4096);
+    CHECK(!strcmp(json_string_value(json_object_get(b, "system")), "SYS"));
+    json_decref(b);
+    llm_call_free(&c);
+    json_decref(st);
+
+    /* a variable named explicitly but unset: an error naming it, no request */
+    st = settings("{\"api_key_env\": \"TEST_LLM_NO_SUCH_VARIABLE\"}");
+    CHECK(llm_build(&c, st, "S", "P", err, sizeof err) == -EINVAL);
+    CHECK(strstr(err, "TEST_LLM_NO_SUCH_VARIABLE") != NULL);
+    CHECK(c.headers == NULL && c.body == NULL);
+    json_decref(st);
+
+    /* the default variable unset: sent without a key (local servers) */
+    unsetenv("OPENAI_API_KEY");
+    st = settings("{\"base_url\": \"http://127.0.0.1:9/v1\"}");
+    CHECK(llm_build(&c, st, "S", "P", err, sizeof err) == 0);
+    CHECK(!any_header_contains(&c, "Authorization"));
+    llm_call_free(&c);
+    json_decref(st);
+}
+
+static void parse(const struct llm_call *c, long status, long retry, const char *body,
+                  struct llm_answer *a)
+{
+    llm_parse(c, status, status ? NULL : "Connection refused", retry, body, body ? strlen(body) : 0,
+              a);
+}
+
+static void test_parse(void)
+{
+    struct llm_call c;
+    char err[256];
+    struct llm_answer a;
+    setenv("TEST_LLM_KEY", "sk-unit-secret-1234", 1);
+    json_t *st = settings("{\"api_key_env\": \"TEST_LLM_KEY\", \"base_url\": \"http://h/v1\", "
+                          "\"model\": \"m1\"}");
+    CHECK(llm_build(&c, st, "S", "P", err, sizeof err) == 0);
+
+    parse(&c, 200, -1,
+          "{\"choices\":[{\"message\":{\"content\":\"```python\\nx\\n```\"},"
+          "\"finish_reason\":\"stop\"}]}",
+          &a);
+    CHECK(a.ok && !strcmp(a.text, "```python\nx\n```"));
+    llm_answer_free(&a);
+
+    parse(&c, 200, -1, "{\"choices\":[{\"message\":{\"content\":\"x\"},\"finish_reason\":\"length\"}]}",
+          &a);
+    CHECK(!a.ok && a.truncated && strstr(a.error, "token limit"));
+    llm_answer_free(&a);
+
+    parse(&c, 401, -1, "{\"error\":{\"message\":\"Incorrect API key provided: sk-unit-secret-1234\"}}",
+          &a);
+    CHECK(!a.ok && strstr(a.error, "(401)") && strstr(a.error, "provided: ***"));
+    CHECK(strstr(a.error, "sk-unit-secret") == NULL);
+    llm_answer_free(&a);
+
+    parse(&c, 404, -1, NULL, &a);
+    CHECK(!a.ok && strstr(a.error, "no model \"m1\""));
+    parse(&c, 429, 12, "{}", &a);
+    CHECK(!a.ok && strstr(a.error, "retry after 12 s"));
+    parse(&c, 429, -1, "{}", &a);
+    CHECK(!a.ok && strstr(a.error, "retry later"));
+    parse(&c, 502, -1, "<html>", &a);
+    CHECK(!a.ok && strstr(a.error, "server error (502)"));
+    parse(&c, 200, -1, "<html>", &a);
+    CHECK(!a.ok && strstr(a.error, "not JSON"));
+    parse(&c, 200, -1, "{\"choices\":[]}", &a);
+    CHECK(!a.ok && strstr(a.error, "without a message text"));
+    parse(&c, 0, -1, NULL, &a);
+    CHECK(!a.ok && strstr(a.error, "did not answer: Connection refused"));
+    llm_call_free(&c);
+    json_decref(st);
+
+    st = settings("{\"provider\": \"anthropic\"}");
+    CHECK(llm_describe(&c, st, err, sizeof err) == 0);
+    parse(&c, 200, -1,
+          "{\"content\":[{\"type\":\"text\",\"text\":\"hello\"}],\"stop_reason\":\"end_turn\"}", &a);
+    CHECK(a.ok && !strcmp(a.text, "hello"));
+    llm_answer_free(&a);
+    parse(&c, 200, -1,
+          "{\"content\":[{\"type\":\"text\",\"text\":\"hel\"}],\"stop_reason\":\"max_tokens\"}", &a);
+    CHECK(!a.ok && a.truncated);
+    llm_answer_free(&a);
+    json_decref(st);
+}
+
+static void test_scrub_and_fill(void)
+{
+    char buf[128] = "a KEY12345 b KEY12345";
+    llm_scrub(buf, "KEY12345");
+    CHECK(!strcmp(buf, "a *** b ***"));
+    char shortk[32] = "abc";
+    llm_scrub(shortk, "ab"); /* too short to be a key: left alone */
+    CHECK(!strcmp(shortk, "abc"));
+    llm_scrub(shortk, NULL);
+
+    const char *keys[] = {"a", "bb"};
+    const char *vals[] = {"1", "{{a}}"};
+    char *s = prompt_fill("x{{a}}y{{bb}}z{{c}}{{a}}", keys, vals, 2);
+    CHECK(s && !strcmp(s, "x1y{{a}}z{{c}}1")); /* values are not re-expanded */
+    free(s);
+    s = prompt_fill("{{", keys, vals, 2);
+    CHECK(s && !strcmp(s, "{{"));
+    free(s);
+    /* the template names every placeholder lsp_optimize.c fills */
+    const char *need[] = {"{{file}}",   "{{python}}",  "{{libraries}}",  "{{imports}}",
+                          "{{context}}", "{{region}}", "{{profile}}",    "{{first_line}}",
+                          "{{last_line}}", "{{total}}"};
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+        CHECK(strstr(prompt_user, need[i]) != NULL);
+}
+
+int main(void)
+{
+    test_describe();
+    test_build();
+    test_parse();
+    test_scrub_and_fill();
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_llm: all checks passed\n");
+    return 0;
+}
