@@ -350,6 +350,12 @@ static void on_proc_exit(uv_process_t *p, int64_t status, int sig)
     s->exit_status = sig ? -1 : (int)status;
     s->term_signal = sig;
     s->elapsed_s = (double)(uv_hrtime() - s->start_ns) / 1e9;
+    if (s->closing) { /* session_close killed it and waited for this, so no zombie is left */
+        close_handle(s, (uv_handle_t *)p);
+        s->pending_closes--;
+        check_done(s);
+        return;
+    }
     uv_timer_stop(&s->io->stop_timer);
     s->drain_deadline = uv_hrtime() + SESSION_DRAIN_MS * 1000000ull;
     uv_timer_start(&s->io->drain_timer, on_drain_tick, 1, 50); /* first tick after one poll */
@@ -393,8 +399,14 @@ void session_close(struct session *s, void (*on_closed)(struct session *))
     s->closing = 1;
     s->on_closed = on_closed;
     s->pending_closes++; /* guard: callbacks below must not finish early */
-    if (!s->exited && s->pid > 0) session_signal(s, SIGKILL);
-    if (s->proc_open) close_handle(s, (uv_handle_t *)&s->io->proc);
+    if (s->proc_open && !s->exited) {
+        /* still running: kill it and close the handle from the exit callback,
+         * since a closed process handle is never reaped (zombie) */
+        session_signal(s, SIGKILL);
+        s->pending_closes++;
+    } else if (s->proc_open) {
+        close_handle(s, (uv_handle_t *)&s->io->proc);
+    }
     close_handle(s, (uv_handle_t *)&s->io->listener);
     close_handle(s, (uv_handle_t *)&s->io->stop_timer);
     close_handle(s, (uv_handle_t *)&s->io->drain_timer);

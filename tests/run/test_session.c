@@ -3,7 +3,7 @@
  * (tests/run/fake_agent): output tail kept, exit status, `now` requests
  * answered and resolved, session_stop escalating past a program that ignores
  * SIGINT and reaching its child, a failed start (no callback, s reusable at
- * once), close removing the socket directory.
+ * once), close removing the socket directory and reaping a running program.
  * usage: test_run_session FAKE_AGENT_DIR */
 #include <dirent.h>
 #include <errno.h>
@@ -233,6 +233,20 @@ int main(int argc, char **argv)
     free(s); /* at once: the loop must not touch it */
     uv_run(&loop, UV_RUN_DEFAULT);
     CHECK(!c.exited && !c.closed && c.errors == 0);
+    CHECK(dir_empty(tmpdir));
+    profile_free(c.p);
+
+    /* 4. closing a running session kills the program and reaps it (no zombie) */
+    memset(&c, 0, sizeof c);
+    c.p = profile_new();
+    struct session_opts o4 = {.script = prog, .args = args2, .nargs = 1};
+    CHECK(session_start(&loop, &c.s, &o4, &cb, &c, c.p) == 0);
+    int pid = c.s.pid;
+    CHECK(pid > 0);
+    session_close(&c.s, on_closed);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    CHECK(c.closed && !c.exited);
+    CHECK(kill(pid, 0) == -1 && errno == ESRCH);
     CHECK(dir_empty(tmpdir));
     profile_free(c.p);
 
