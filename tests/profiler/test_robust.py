@@ -46,7 +46,7 @@ def case_fork():
     c.check(len(kids) >= 2, "fork: child connections %d" % len(kids))
     got = max((work_seconds(k, prog, "child") for k in kids), default=0)
     # os._exit loses the last ~100 ms, the first tick only sets a baseline
-    c.check(got >= 0.2, "fork: forked child's work line got %.3f s" % got)
+    c.check(got >= 0.15, "fork: forked child's work line got %.3f s" % got)
 
 
 def case_endings():
@@ -59,7 +59,8 @@ def case_endings():
         print("ending %s: rc %r, end %r, work line %.3f s" % (how, res.rc, bool(m.end), got))
         c.check(res.rc == rc, "%s: rc %r, want %r" % (how, res.rc, rc))
         c.check(bool(m.end) == end, "%s: end message %r" % (how, m.end))
-        c.check(got >= 0.45, "%s: work line kept %.3f s of 0.6" % (how, got))
+        # lost: at most the last delta period (~100 ms) plus one late tick
+        c.check(got >= 0.4, "%s: work line kept %.3f s of 0.6" % (how, got))
 
 
 def case_stdout():
