@@ -1,6 +1,6 @@
 # lenses over a class (sum of its methods) and its method; the method's hint
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}}, "initializationOptions": {"hints": {"threshold": 10}}}}
-<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile"]}}}}
+<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile", "..."]}}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
 write-file cls.py "import time\nclass Worker:\n    n = 0\n    def spin(self):\n        t = time.monotonic()\n        while time.monotonic() - t < 0.6: self.n += 1\ndef main():\n    Worker().spin()\nmain()\n"
 --> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "${WORK_URI}/cls.py", "languageId": "python", "version": 1, "text": "import time\nclass Worker:\n    n = 0\n    def spin(self):\n        t = time.monotonic()\n        while time.monotonic() - t < 0.6: self.n += 1\ndef main():\n    Worker().spin()\nmain()\n"}}}

@@ -1,7 +1,7 @@
 # one run at a time: a second hotline.run is refused while the first runs;
 # cancelling the progress stops the program (no process left), partial profile kept
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}}}}
-<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile"]}}}}
+<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile", "..."]}}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
 write-file longrun.py "import time\ndef forever():\n    while True:\n        time.sleep(0.01)\nforever()\n"
 --> {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": {"command": "hotline.run", "arguments": [{"uri": "${WORK_URI}/longrun.py"}]}}

@@ -1,7 +1,7 @@
 # a crashing program: the server says what happened (exit status and the
 # exception), keeps the partial profile, and keeps answering
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}}, "initializationOptions": {"hints": {"threshold": 10}}}}
-<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile"]}}}}
+<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile", "..."]}}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
 write-file crash.py "import time\ndef boom():\n    t = time.monotonic()\n    while time.monotonic() - t < 0.5: pass\n    raise RuntimeError(\"kaboom from the test\")\nboom()\n"
 --> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "${WORK_URI}/crash.py", "languageId": "python", "version": 1, "text": "import time\ndef boom():\n    t = time.monotonic()\n    while time.monotonic() - t < 0.5: pass\n    raise RuntimeError(\"kaboom from the test\")\nboom()\n"}}}

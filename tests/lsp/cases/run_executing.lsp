@@ -1,7 +1,7 @@
 # a client that opts in gets hotline/executing naming the running line of the
 # program and the library frames under it, then a final {"uri": null}
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}, "experimental": {"hotlineExecuting": true}}}}
-<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile"]}}}}
+<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile", "..."]}}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
 write-file lib/slowlib.py "import time\ndef spin(seconds):\n    t = time.monotonic()\n    while time.monotonic() - t < seconds:\n        pass\n"
 write-file app/prog.py "import os, sys\nsys.path.insert(0, os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), \"..\", \"lib\")))\nimport slowlib\ndef main():\n    slowlib.spin(1.5)\nmain()\n"

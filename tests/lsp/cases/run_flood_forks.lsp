@@ -2,7 +2,7 @@
 # answering, reports the exit status with the last line of output, and no
 # process is left
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}}}}
-<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile"]}}}}
+<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile", "..."]}}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
 write-file flood.py "import os, sys, time\nfor i in range(20):\n    if os.fork() == 0:\n        time.sleep(0.2)\n        os._exit(0)\nchunk = \"x\" * 1023 + \"\\n\"\nfor _ in range(20000):\n    sys.stdout.write(chunk)\nsys.stdout.flush()\nt = time.monotonic()\nwhile time.monotonic() - t < 0.5: pass\nfor _ in range(20):\n    os.wait()\nprint(\"the end\", file=sys.stderr)\nsys.exit(3)\n"
 --> {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": {"command": "hotline.run", "arguments": [{"uri": "${WORK_URI}/flood.py"}]}}
