@@ -5,7 +5,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$(cd "${1:?usage: nvim-e2e.sh BUILD_DIR}" && pwd)
-command -v nvim >/dev/null || dpkg -s neovim >/dev/null 2>&1 || apt-get install -y neovim >/dev/null
+command -v nvim >/dev/null || dpkg -s neovim >/dev/null 2>&1 || apt-get install -y neovim >/dev/null \
+  || { apt-get update -qq >/dev/null && apt-get install -y neovim >/dev/null; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$here/project" "$work/project"
