@@ -1,7 +1,8 @@
 -- End-to-end test of editors/nvim in a real headless Neovim: loads the
 -- plugin, opens the test project's app/main.py, runs :HotlineRun, and checks
 -- what a user sees: the executing sign + library-call text on the long line
--- while it runs, then lenses, diagnostics and hint text on the right lines.
+-- while it runs, then lenses, diagnostics and hint text on the right lines,
+-- :HotlineShow's report and :HotlineClear removing it all.
 -- Environment: HOTLINE_BIN (the server), HOTLINE_PLUGIN (editors/nvim),
 -- HOTLINE_PROJECT (a writable copy of tests/editors/project).
 -- Exits 0 on success, 1 on the first failed check (cquit).
@@ -122,6 +123,20 @@ local ok, err = pcall(function()
   if hint_on(l_def - 1) then
     fail('unexpected hint on line ' .. l_def)
   end
+
+  -- :HotlineShow opens the text report in a scratch split
+  vim.cmd('HotlineShow')
+  wait(':HotlineShow shows the report', function()
+    local b = vim.api.nvim_get_current_buf()
+    local text = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n')
+    return b ~= buf and vim.bo[b].buftype == 'nofile' and text:find('hot', 1, true) ~= nil
+  end)
+  vim.cmd('close')
+  -- :HotlineClear removes lenses, hints and diagnostics
+  vim.cmd('HotlineClear')
+  wait(':HotlineClear clears lenses, hints and diagnostics', function()
+    return #vim.lsp.codelens.get(buf) == 0 and not hint_on(l_loop) and #vim.diagnostic.get(buf) == 0
+  end)
   log('PASS')
 end)
 if not ok then
