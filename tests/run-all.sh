@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
-#   1. normal build (RelWithDebInfo), every ctest;
+#   1. normal build (RelWithDebInfo), every ctest, then the editor
+#      end-to-end tests (real Neovim, real VS Code in code-server);
 #   2. ASan+UBSan build of protocol/ and server/, every ctest again (the
 #      transcript harness fails a case whose server prints a sanitizer or
 #      leak report);
@@ -18,6 +19,9 @@ cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j"$jobs"
 step "tests"
 ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
+
+step "editors (Neovim, VS Code in code-server)"
+bash "$root/tests/editors/run.sh" "$root/build"
 
 step "build (ASan+UBSan)"
 cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DHOTLINE_SANITIZE=ON >/dev/null
