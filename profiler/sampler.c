@@ -35,7 +35,7 @@
  * every PROBE_GAP, until each running thread is decided or the rounds run
  * out (then the thread keeps its previous category). */
 #define PROBE_MIN_FROZEN 100e-6
-#define PROBE_MAX_ROUNDS 16
+#define PROBE_MAX_ROUNDS 12
 /* CPU burnt, frame frozen, without holding the GIL at either end of a probe
  * pair: bytecode cannot run without the GIL, and a thread waiting for it
  * is off CPU, so this is C code (e.g. numpy with the GIL released). */

@@ -32,6 +32,19 @@ def case_signals():
             "signals: reads disturbed: %r" % out)
 
 
+def case_churn():
+    prog = T("churn.py")
+    res = harness.run([prog], config={"interval_ms": 1})
+    out = res.stdout.decode()
+    print("churn: rc %r, %s, %d threads seen, %d stacks" % (
+        res.rc, out.strip(), len(res.main.threads), len(res.main.stacks)))
+    c.check(res.rc == 0 and out.startswith("ok"), "churn: rc %r out %r err %s"
+            % (res.rc, out, res.stderr[-800:]))
+    c.check(res.main.end is not None, "churn: no end")
+    depth = max((len(s) for s in res.main.stacks.values()), default=0)
+    c.check(depth >= 100, "churn: deepest stack %d frames" % depth)
+
+
 def case_fork():
     prog = T("forky.py")
     res = harness.run([prog])
@@ -177,7 +190,7 @@ def case_standalone():
         shutil.rmtree(d, ignore_errors=True)
 
 
-for case in (case_signals, case_fork, case_endings, case_stdout, case_paths, case_chain,
+for case in (case_signals, case_churn, case_fork, case_endings, case_stdout, case_paths, case_chain,
              case_missing_agent, case_requests, case_standalone):
     try:
         case()
