@@ -118,6 +118,7 @@ struct agent {
     /* configuration (set before the thread starts, then read-only) */
     double interval_s;
     int profile_all;
+    int die_with_server; /* LSP mode: SIGKILL ourselves when the server goes */
     char **include, **exclude;
     int ninclude, nexclude;
     char *hello; /* first line, without newline */

@@ -16,6 +16,8 @@
 #include "linetable.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,13 +85,15 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"hello", "path", "socket", "interval_ms", "include", "exclude",
-                             "profile_all", NULL};
+                             "profile_all", "die_with_server", "server_pid", NULL};
     const char *hello, *path;
-    int is_socket = 1, profile_all = 0;
+    int is_socket = 1, profile_all = 0, die_with_server = 0;
+    long long server_pid = 0;
     double interval_ms = 10.0;
     PyObject *inc = NULL, *exc = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOp", kwlist, &hello, &path, &is_socket,
-                                     &interval_ms, &inc, &exc, &profile_all))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppL", kwlist, &hello, &path, &is_socket,
+                                     &interval_ms, &inc, &exc, &profile_all,
+                                     &die_with_server, &server_pid))
         return NULL;
     if (g_agent) {
         PyErr_SetString(PyExc_RuntimeError, "hotline agent already running");
@@ -106,6 +110,14 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     a->fd = -1;
     a->interval_s = (interval_ms >= 0.1 && interval_ms <= 10000 ? interval_ms : 10.0) / 1000.0;
     a->profile_all = profile_all;
+    a->die_with_server = die_with_server;
+    if (die_with_server && server_pid > 0 && (long long)getppid() == server_pid) {
+        /* Started by the server itself: die with it. Re-check the parent
+         * after arming: the server may have died just before. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if ((long long)getppid() != server_pid)
+            kill(getpid(), SIGKILL);
+    }
     a->interp = PyInterpreterState_Get();
     a->t0 = sampler_mono();
     a->tid_off = walk_tid_offset();
@@ -229,7 +241,7 @@ static PyMethodDef methods[] = {
      "_addr2line(table, firstlineno, addr) -> (line, last): test hook for the decoders"},
     {"start", (PyCFunction)(void (*)(void))py_start, METH_VARARGS | METH_KEYWORDS,
      "start(hello, path, socket=True, interval_ms=10, include=None, exclude=None, "
-     "profile_all=False)"},
+     "profile_all=False, die_with_server=False, server_pid=0)"},
     {"stop", py_stop, METH_VARARGS, "stop(reason='stop'): last delta, end, close"},
     {"forget", py_forget, METH_NOARGS, "drop the parent's agent in a forked child"},
     {"is_running", py_running, METH_NOARGS, "sampler thread alive"},

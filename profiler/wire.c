@@ -9,6 +9,7 @@
 #include "agent.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -123,6 +124,16 @@ int wire_open(agent_t *a, const char *path, int is_socket)
     return 0;
 }
 
+/* The server's end of the socket closed under us (not our own close). In
+ * LSP mode (die_with_server) the server was killed: take the whole process
+ * down so that nothing it started runs on unseen (forked children have their
+ * own connection and do the same). SIGKILL: no handler of the program runs. */
+static void wire_server_gone(agent_t *a)
+{
+    if (a->die_with_server && a->is_socket)
+        kill(getpid(), SIGKILL);
+}
+
 void wire_flush(agent_t *a)
 {
     size_t off = 0;
@@ -139,6 +150,7 @@ void wire_flush(agent_t *a)
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         a->closed = 1; /* peer gone: drop output from now on */
+        wire_server_gone(a);
         off = a->out.len;
     }
     if (off) {
@@ -199,6 +211,7 @@ int wire_poll_in(agent_t *a)
         ssize_t r = recv(a->fd, a->inbuf + a->inlen, sizeof a->inbuf - 1 - a->inlen, MSG_DONTWAIT);
         if (r == 0) {
             a->closed = 1; /* server went away: stop profiling */
+            wire_server_gone(a);
             return 1;
         }
         if (r < 0) {
@@ -207,6 +220,7 @@ int wire_poll_in(agent_t *a)
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 break;
             a->closed = 1;
+            wire_server_gone(a);
             return 1;
         }
         a->inlen += (size_t)r;

@@ -441,6 +441,9 @@ static char *config_json(const struct session_opts *o, const char *main_path)
     json_object_set_new(c, "memory", json_boolean(o->memory));
     json_object_set_new(c, "main", json_string(main_path));
     json_object_set_new(c, "server_pid", json_integer(getpid()));
+    /* LSP mode: the program must not outlive a SIGKILLed server. */
+    if (!o->inherit_stdio)
+        json_object_set_new(c, "die_with_server", json_true());
     if (o->ninclude) {
         json_t *a = json_array();
         for (int i = 0; i < o->ninclude; i++)

@@ -26,7 +26,9 @@ def _start_with(cfg):
         path = "%s.%d" % (path, os.getpid())
     _agent.start(_config.hello(cfg), path, socket=is_socket,
                  interval_ms=cfg["interval_ms"], include=cfg["include"],
-                 exclude=cfg["exclude"], profile_all=cfg["profile_all"])
+                 exclude=cfg["exclude"], profile_all=cfg["profile_all"],
+                 die_with_server=bool(cfg.get("die_with_server", False)),
+                 server_pid=int(cfg.get("server_pid") or 0))
     _state["cfg"] = cfg
 
 
