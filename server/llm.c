@@ -30,9 +30,9 @@ int llm_describe(struct llm_call *c, const json_t *st, char *err, size_t errlen)
                  prov);
         return -EINVAL;
     }
-    const char *base = str_setting(st, "base_url", c->provider == LLM_OPENAI
-                                                       ? "https://api.openai.com/v1"
-                                                       : "https://api.anthropic.com");
+    const char *base = str_setting(st, "base_url",
+                                   c->provider == LLM_OPENAI ? "https://api.openai.com/v1"
+                                                             : "https://api.anthropic.com");
     const char *model =
         str_setting(st, "model", c->provider == LLM_OPENAI ? "gpt-4o-mini" : "claude-sonnet-4-0");
     const char *sep = strstr(base, "://");
@@ -43,9 +43,9 @@ int llm_describe(struct llm_call *c, const json_t *st, char *err, size_t errlen)
     size_t blen = strlen(base);
     while (blen && base[blen - 1] == '/')
         blen--;
-    const char *path = c->provider == LLM_OPENAI ? "/chat/completions"
+    const char *path = c->provider == LLM_OPENAI                          ? "/chat/completions"
                        : blen >= 3 && !strncmp(base + blen - 3, "/v1", 3) ? "/messages"
-                                                                           : "/v1/messages";
+                                                                          : "/v1/messages";
     if ((size_t)snprintf(c->url, sizeof c->url, "%.*s%s", (int)blen, base, path) >= sizeof c->url ||
         strlen(model) >= sizeof c->model) {
         snprintf(err, errlen, "llm.base_url or llm.model is too long");
@@ -72,8 +72,8 @@ static int add_header(struct llm_call *c, const char *name, const char *value)
     return 0;
 }
 
-int llm_build(struct llm_call *c, const json_t *st, const char *sys, const char *prompt,
-              char *err, size_t errlen)
+int llm_build(struct llm_call *c, const json_t *st, const char *sys, const char *prompt, char *err,
+              size_t errlen)
 {
     int rc = llm_describe(c, st, err, errlen);
     if (rc) return rc;
@@ -90,8 +90,8 @@ int llm_build(struct llm_call *c, const json_t *st, const char *sys, const char 
     if (key && *key) c->key = strdup(key);
     json_t *body;
     if (c->provider == LLM_OPENAI)
-        body = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}]}", "model", c->model, "messages",
-                         "role", "system", "content", sys, "role", "user", "content", prompt);
+        body = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}]}", "model", c->model, "messages", "role",
+                         "system", "content", sys, "role", "user", "content", prompt);
     else
         body = json_pack("{s:s, s:i, s:s, s:[{s:s, s:s}]}", "model", c->model, "max_tokens", 4096,
                          "system", sys, "messages", "role", "user", "content", prompt);
@@ -129,7 +129,9 @@ int llm_build(struct llm_call *c, const json_t *st, const char *sys, const char 
 
 void llm_call_free(struct llm_call *c)
 {
-    curl_slist_free_all(c->headers); /* header text holds the key: wipe is libcurl's own free */
+    for (struct curl_slist *h = c->headers; h; h = h->next) /* one of them holds the key */
+        memset(h->data, 0, strlen(h->data));
+    curl_slist_free_all(c->headers);
     c->headers = NULL;
     free(c->body);
     c->body = NULL;
@@ -313,7 +315,8 @@ static void check_done(struct llm_client *cl)
         } else if (r->too_big) {
             why = "the answer is larger than the cap";
         } else {
-            snprintf(why_buf, sizeof why_buf, "%s", r->errbuf[0] ? r->errbuf : curl_easy_strerror(res));
+            snprintf(why_buf, sizeof why_buf, "%s",
+                     r->errbuf[0] ? r->errbuf : curl_easy_strerror(res));
             if (res == CURLE_OPERATION_TIMEDOUT) snprintf(why_buf, sizeof why_buf, "timed out");
             why = why_buf;
         }
@@ -402,7 +405,8 @@ static int timer_cb(CURLM *m, long timeout_ms, void *userp)
 
 struct llm_client *llm_client_new(uv_loop_t *loop)
 {
-    static int curl_ready; /* curl_global_init once per process (not thread-safe: the loop thread) */
+    static int
+        curl_ready; /* curl_global_init once per process (not thread-safe: the loop thread) */
     if (!curl_ready) {
         if (curl_global_init(CURL_GLOBAL_DEFAULT)) return NULL;
         curl_ready = 1;

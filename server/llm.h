@@ -77,8 +77,8 @@ struct llm_req;
 
 /* status: HTTP status, 0 on a transport error (curl_err set: timeout,
  * connection refused, TLS ...). body borrowed for the call. */
-typedef void (*llm_done_cb)(struct llm_req *r, long status, const char *curl_err,
-                            long retry_after, const char *body, size_t len, void *ud);
+typedef void (*llm_done_cb)(struct llm_req *r, long status, const char *curl_err, long retry_after,
+                            const char *body, size_t len, void *ud);
 
 /* New client on loop, or NULL. */
 struct llm_client *llm_client_new(uv_loop_t *loop);

@@ -32,10 +32,10 @@ struct opt_op {
     json_t *id;     /* owned: the resolve / executeCommand request */
     json_t *action; /* owned: the action being resolved, or NULL (command path) */
     char *uri, *path;
-    int version;           /* of the document when the region was taken */
-    uint32_t l0, l1;       /* region: document lines [l0, l1) */
-    char *region;          /* owned text of the region */
-    char *indent;          /* owned leading whitespace of its first line */
+    int version;     /* of the document when the region was taken */
+    uint32_t l0, l1; /* region: document lines [l0, l1) */
+    char *region;    /* owned text of the region */
+    char *indent;    /* owned leading whitespace of its first line */
     char *imports, *context, *table, *modules;
     double before_s;
     int runs_at;
@@ -249,8 +249,8 @@ static char *profile_table(struct server *s, struct doc *d, const char *path, ui
 {
     const struct profile *p = s->feat ? s->feat->prof : NULL;
     static const char *const extra[][2] = {
-        {"alloc_mb", "alloc MB"},    {"kept_mb", "kept MB"}, {"copy_mb_s", "copy MB/s"},
-        {"gpu_percent", "GPU %"},    {"gpu_mb", "GPU MB"},
+        {"alloc_mb", "alloc MB"}, {"kept_mb", "kept MB"}, {"copy_mb_s", "copy MB/s"},
+        {"gpu_percent", "GPU %"}, {"gpu_mb", "GPU MB"},
     };
     int idx[5], nx = 0;
     const char *names[5];
@@ -292,9 +292,10 @@ static char *profile_table(struct server *s, struct doc *d, const char *path, ui
         for (char *q = code; *q; q++)
             if (*q == '|') *q = '/';
         if (!st) {
-            if (cl) n += (size_t)snprintf(out + n, cap - n, "| %u | - | - | - | -%s%s%s | %s |\n",
-                                          l + 1, nx ? " | -" : "", nx > 1 ? " | -" : "",
-                                          nx > 2 ? " | -" : "", code);
+            if (cl)
+                n += (size_t)snprintf(out + n, cap - n, "| %u | - | - | - | -%s%s%s | %s |\n",
+                                      l + 1, nx ? " | -" : "", nx > 1 ? " | -" : "",
+                                      nx > 2 ? " | -" : "", code);
             continue;
         }
         *before += agent_stats_time(st);
@@ -531,6 +532,14 @@ static void remember(struct opt_op *op)
     dn->path = strdup(op->path);
     dn->code = strdup(op->code);
     dn->program = op->program ? strdup(op->program) : NULL;
+    if (!dn->uri || !dn->path || !dn->code || (op->program && !dn->program)) {
+        free(dn->uri);
+        free(dn->path);
+        free(dn->code);
+        free(dn->program);
+        free(dn);
+        return;
+    }
     dn->before_s = op->before_s;
     dn->runs_at = op->runs_at;
     dn->next = o->done;
@@ -618,8 +627,8 @@ static void on_probed(struct opt_op *op, int64_t status, const char *out)
     }
     char *table = profile_table(s, d, op->path, op->l0, op->l1, &op->before_s, total, sizeof total);
     const char *base = strrchr(op->path, '/');
-    const char *keys[] = {"file",    "python",  "libraries", "imports",    "context",
-                          "region",  "profile", "first_line", "last_line", "total"};
+    const char *keys[] = {"file",   "python",  "libraries",  "imports",   "context",
+                          "region", "profile", "first_line", "last_line", "total"};
     const char *vals[] = {base ? base + 1 : op->path,
                           python,
                           libs,
@@ -790,9 +799,9 @@ static void on_checked(struct opt_op *op, int64_t status, const char *out)
     }
     json_t *range = json_pack("{s:{s:i, s:i}, s:{s:I, s:I}}", "start", "line", (int)op->l0,
                               "character", 0, "end", "line", el, "character", ec);
-    op->edit = json_pack("{s:[{s:{s:s, s:i}, s:[{s:o, s:s}]}]}", "documentChanges",
-                         "textDocument", "uri", op->uri, "version", op->version, "edits", "range",
-                         range, "newText", op->code);
+    op->edit =
+        json_pack("{s:[{s:{s:s, s:i}, s:[{s:o, s:s}]}]}", "documentChanges", "textDocument", "uri",
+                  op->uri, "version", op->version, "edits", "range", range, "newText", op->code);
     if (op->action) { /* resolve: the client applies the edit of the action */
         json_object_set(op->action, "edit", op->edit);
         progress(op, "end", "suggestion ready");
@@ -903,8 +912,8 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
                                     json_pack("{s:s}", "token", op->token));
         op->progress = 1;
     }
-    lsp_log(s, LSP_MSG_INFO, "optimize: sending lines %u-%u of %s to %s (%s)", r0 + 1, r1,
-            op->path, op->call.host, op->call.model);
+    lsp_log(s, LSP_MSG_INFO, "optimize: sending lines %u-%u of %s to %s (%s)", r0 + 1, r1, op->path,
+            op->call.host, op->call.model);
     int rc = proc_start(op, probe_py, op->modules, on_probed);
     if (rc) on_probed(op, -1, ""); /* no interpreter: versions unknown, go on */
 }
@@ -957,11 +966,12 @@ void lsp_opt_code_action(struct server *s, json_t *id, json_t *params)
         json_t *pv;
         json_array_foreach(props, i, pv) resolve |= !strcmp(json_string_value(pv) ?: "", "edit");
         if (resolve)
-            json_object_set_new(a, "data", json_pack("{s:s, s:O}", "hotline", "optimize", "args", args));
+            json_object_set_new(a, "data",
+                                json_pack("{s:s, s:O}", "hotline", "optimize", "args", args));
         else
-            json_object_set_new(a, "command", json_pack("{s:s, s:s, s:[O]}", "title", title,
-                                                         "command", "hotline.optimize",
-                                                         "arguments", args));
+            json_object_set_new(a, "command",
+                                json_pack("{s:s, s:s, s:[O]}", "title", title, "command",
+                                          "hotline.optimize", "arguments", args));
         json_decref(args);
         json_array_append_new(out, a);
     }
@@ -978,8 +988,8 @@ void lsp_opt_code_action_resolve(struct server *s, json_t *id, json_t *params)
         lsp_reply(s, id, json_incref(params)); /* not ours: nothing to add */
         return;
     }
-    op_start(s, id, json_string_value(json_object_get(args, "uri")),
-             json_object_get(args, "range"), json_deep_copy(params));
+    op_start(s, id, json_string_value(json_object_get(args, "uri")), json_object_get(args, "range"),
+             json_deep_copy(params));
 }
 
 void lsp_opt_execute_command(struct server *s, json_t *id, json_t *params)
@@ -1041,11 +1051,13 @@ static json_t *done_lens(struct server *s, struct opt_done *dn, struct doc *d)
                      "then re-run)",
                      dn->before_s);
         else if (after > 0 && dn->before_s >= after)
-            snprintf(title, sizeof title, "Hotline: was %.2f s \u2192 now %.2f s, %.1f\u00d7 faster",
-                     dn->before_s, after, dn->before_s / after);
+            snprintf(title, sizeof title,
+                     "Hotline: was %.2f s \u2192 now %.2f s, %.1f\u00d7 faster", dn->before_s,
+                     after, dn->before_s / after);
         else if (after > 0)
-            snprintf(title, sizeof title, "Hotline: was %.2f s \u2192 now %.2f s, %.1f\u00d7 slower",
-                     dn->before_s, after, after / (dn->before_s > 0 ? dn->before_s : after));
+            snprintf(title, sizeof title,
+                     "Hotline: was %.2f s \u2192 now %.2f s, %.1f\u00d7 slower", dn->before_s,
+                     after, after / (dn->before_s > 0 ? dn->before_s : after));
         else
             snprintf(title, sizeof title,
                      "Hotline: was %.2f s \u2192 now below the sampling resolution", dn->before_s);
@@ -1147,8 +1159,7 @@ int lsp_opt_response(struct server *s, json_t *id, json_t *result, json_t *error
                 progress(op, "end", "applied");
                 lsp_reply(s, op->id,
                           json_pack("{s:b, s:s, s:s}", "applied", 1, "explanation",
-                                    op->explanation ? op->explanation : "", "host",
-                                    op->call.host));
+                                    op->explanation ? op->explanation : "", "host", op->call.host));
                 show_explanation(op);
                 remember(op);
                 op_free(op);

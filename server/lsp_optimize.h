@@ -17,10 +17,10 @@
 struct server;
 
 #define LSP_OPT_KIND "refactor.rewrite.hotline.optimize"
-#define LSP_OPT_MAX_OPS 8         /* optimizations in flight at once */
-#define LSP_OPT_MAX_DONE 64       /* applied suggestions remembered for the lens */
-#define LSP_OPT_MAX_REGION 400    /* lines in one region */
-#define LSP_OPT_CONTEXT_LINES 8   /* lines above the region sent as context */
+#define LSP_OPT_MAX_OPS 8       /* optimizations in flight at once */
+#define LSP_OPT_MAX_DONE 64     /* applied suggestions remembered for the lens */
+#define LSP_OPT_MAX_REGION 400  /* lines in one region */
+#define LSP_OPT_CONTEXT_LINES 8 /* lines above the region sent as context */
 #define LSP_OPT_PROC_TIMEOUT_MS 15000
 
 struct lsp_opt;

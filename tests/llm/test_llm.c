@@ -159,13 +159,13 @@ static void test_parse(void)
     CHECK(a.ok && !strcmp(a.text, "```python\nx\n```"));
     llm_answer_free(&a);
 
-    parse(&c, 200, -1, "{\"choices\":[{\"message\":{\"content\":\"x\"},\"finish_reason\":\"length\"}]}",
-          &a);
+    parse(&c, 200, -1,
+          "{\"choices\":[{\"message\":{\"content\":\"x\"},\"finish_reason\":\"length\"}]}", &a);
     CHECK(!a.ok && a.truncated && strstr(a.error, "token limit"));
     llm_answer_free(&a);
 
-    parse(&c, 401, -1, "{\"error\":{\"message\":\"Incorrect API key provided: sk-unit-secret-1234\"}}",
-          &a);
+    parse(&c, 401, -1,
+          "{\"error\":{\"message\":\"Incorrect API key provided: sk-unit-secret-1234\"}}", &a);
     CHECK(!a.ok && strstr(a.error, "(401)") && strstr(a.error, "provided: ***"));
     CHECK(strstr(a.error, "sk-unit-secret") == NULL);
     llm_answer_free(&a);
@@ -190,11 +190,13 @@ static void test_parse(void)
     st = settings("{\"provider\": \"anthropic\"}");
     CHECK(llm_describe(&c, st, err, sizeof err) == 0);
     parse(&c, 200, -1,
-          "{\"content\":[{\"type\":\"text\",\"text\":\"hello\"}],\"stop_reason\":\"end_turn\"}", &a);
+          "{\"content\":[{\"type\":\"text\",\"text\":\"hello\"}],\"stop_reason\":\"end_turn\"}",
+          &a);
     CHECK(a.ok && !strcmp(a.text, "hello"));
     llm_answer_free(&a);
     parse(&c, 200, -1,
-          "{\"content\":[{\"type\":\"text\",\"text\":\"hel\"}],\"stop_reason\":\"max_tokens\"}", &a);
+          "{\"content\":[{\"type\":\"text\",\"text\":\"hel\"}],\"stop_reason\":\"max_tokens\"}",
+          &a);
     CHECK(!a.ok && a.truncated);
     llm_answer_free(&a);
     json_decref(st);
@@ -219,8 +221,8 @@ static void test_scrub_and_fill(void)
     CHECK(s && !strcmp(s, "{{"));
     free(s);
     /* the template names every placeholder lsp_optimize.c fills */
-    const char *need[] = {"{{file}}",   "{{python}}",  "{{libraries}}",  "{{imports}}",
-                          "{{context}}", "{{region}}", "{{profile}}",    "{{first_line}}",
+    const char *need[] = {"{{file}}",      "{{python}}", "{{libraries}}", "{{imports}}",
+                          "{{context}}",   "{{region}}", "{{profile}}",   "{{first_line}}",
                           "{{last_line}}", "{{total}}"};
     for (size_t i = 0; i < sizeof need / sizeof *need; i++)
         CHECK(strstr(prompt_user, need[i]) != NULL);
