@@ -19,7 +19,8 @@ plus these lines, which this driver takes out before running it:
                                  {"path", "headers" (lower-case names), "body"}
     llm-requests N               exactly N requests reached the endpoint
 
-Substitutions: ${LLM_URL} (http://127.0.0.1:PORT), ${KEY} (a fresh secret the
+In llm-expect lines ${PY_VERSION} is the version of python3 on PATH (regex-
+escaped, for "re:" patterns). Substitutions: ${LLM_URL} (http://127.0.0.1:PORT), ${KEY} (a fresh secret the
 server gets in HOTLINE_TEST_LLM_KEY; also in llm-script, so that an answer can
 echo it), and those of transcript.py.
 
@@ -33,7 +34,9 @@ Usage: llm_case.py HOTLINE CASE [CASE...]
 """
 import json
 import os
+import re
 import secrets
+import subprocess
 import sys
 import tempfile
 import threading
@@ -151,7 +154,7 @@ def run(hotline, case):
     if leaks:
         raise transcript.Failure("the API key leaked: " + "; ".join(leaks))
     work = info["work"]
-    subst = {"WORK": work, "LLM_URL": url, "KEY": key}
+    subst = {"WORK": work, "LLM_URL": url, "KEY": key, "PY_VERSION": python_version()}
     for e in expects:
         for k, v in subst.items():
             e = e.replace("${%s}" % k, v)
@@ -162,6 +165,14 @@ def run(hotline, case):
     if count is not None and len(fake.requests) != count:
         raise transcript.Failure("%d requests reached the endpoint, expected %d" %
                                  (len(fake.requests), count))
+
+
+def python_version():
+    """The version of `python3` on PATH (the server's default interpreter),
+    escaped for a regular expression."""
+    out = subprocess.run(["python3", "-c", "import sys; print(sys.version.split()[0])"],
+                         capture_output=True, text=True, timeout=30).stdout.strip()
+    return re.escape(out).replace("\\", "\\\\")
 
 
 def check_key(key, info, fake):
