@@ -279,6 +279,7 @@ static void client_maybe_free(struct llm_client *cl)
     if (cl->closing && cl->timer_closed && cl->nsocks == 0) {
         curl_multi_cleanup(cl->multi);
         free(cl);
+        curl_global_cleanup();
     }
 }
 
@@ -405,18 +406,15 @@ static int timer_cb(CURLM *m, long timeout_ms, void *userp)
 
 struct llm_client *llm_client_new(uv_loop_t *loop)
 {
-    static int
-        curl_ready; /* curl_global_init once per process (not thread-safe: the loop thread) */
-    if (!curl_ready) {
-        if (curl_global_init(CURL_GLOBAL_DEFAULT)) return NULL;
-        curl_ready = 1;
-    }
+    /* reference-counted and thread-safe since curl 7.84 (feature "threadsafe"):
+     * paired with curl_global_cleanup when the client is freed */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT)) return NULL;
     struct llm_client *cl = calloc(1, sizeof *cl);
-    if (!cl) return NULL;
-    cl->loop = loop;
-    cl->multi = curl_multi_init();
-    if (!cl->multi) {
+    if (cl) cl->loop = loop;
+    if (cl) cl->multi = curl_multi_init();
+    if (!cl || !cl->multi) {
         free(cl);
+        curl_global_cleanup();
         return NULL;
     }
     uv_timer_init(loop, &cl->timer);

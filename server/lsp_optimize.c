@@ -839,6 +839,7 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
     struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
     char err[LLM_MAX_TEXT];
     struct llm_call desc;
+    if (o && !o->http && s->loop && s->state == LSP_RUNNING) o->http = llm_client_new(s->loop);
     if (!o || !o->http) {
         json_decref(action);
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot reach an LLM endpoint");
@@ -1178,7 +1179,7 @@ int lsp_opt_init(struct server *s)
 {
     s->opt = calloc(1, sizeof *s->opt);
     if (!s->opt) return -ENOMEM;
-    if (s->loop) s->opt->http = llm_client_new(s->loop);
+    /* the HTTP client (and libcurl's TLS setup) waits for the first use */
     return 0;
 }
 
