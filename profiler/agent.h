@@ -119,6 +119,7 @@ struct agent {
     double interval_s;
     int profile_all;
     int die_with_server; /* LSP mode: SIGKILL ourselves when the server goes */
+    int memory;          /* memhooks.c active */
     char **include, **exclude;
     int ninclude, nexclude;
     char *hello; /* first line, without newline */
@@ -183,6 +184,7 @@ int agg_emit_delta(agent_t *a, double ts);
 int walk_threads(agent_t *a, walk_thread_t *out, int cap);
 int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap);
 int walk_probe(uintptr_t tstate, uint64_t *sig);
+int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out);
 long walk_tid_offset(void); /* >0 or -errno */
 void walk_gil_init(agent_t *a); /* with the GIL held */
 uintptr_t walk_gil_holder(agent_t *a); /* tstate, 0 = free, 1 = unknown */
@@ -192,6 +194,16 @@ void walk_free(agent_t *a);
 int sampler_start(agent_t *a);  /* 0 or -errno; a is borrowed by the thread */
 void sampler_stop(agent_t *a, const char *reason); /* joins */
 double sampler_mono(void);
+
+/* memhooks.c: memory profiling (docs/memory.md). mem_start with the GIL
+ * held before sampler_start; mem_stop with the GIL held after sampler_stop.
+ * mem_emit / mem_thread_ignore: sampler thread only. */
+int mem_start(agent_t *a, double mean_kb); /* 0 or -errno */
+void mem_stop(agent_t *a);
+void mem_emit(agent_t *a, double ts);
+void mem_thread_ignore(void);
+void mem_after_fork(void); /* child: forget the parent's samples */
+int mem_shim_loaded(void);  /* 1 when the LD_PRELOAD shim registered */
 
 /* wire.c */
 int wire_open(agent_t *a, const char *path, int is_socket); /* 0 or -errno */

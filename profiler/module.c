@@ -85,15 +85,18 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"hello", "path", "socket", "interval_ms", "include", "exclude",
-                             "profile_all", "die_with_server", "server_pid", NULL};
+                             "profile_all", "die_with_server", "server_pid", "memory",
+                             "mem_interval_kb", NULL};
     const char *hello, *path;
     int is_socket = 1, profile_all = 0, die_with_server = 0;
     long long server_pid = 0;
+    int memory = 0;
+    double mem_kb = 256;
     double interval_ms = 10.0;
     PyObject *inc = NULL, *exc = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppL", kwlist, &hello, &path, &is_socket,
-                                     &interval_ms, &inc, &exc, &profile_all,
-                                     &die_with_server, &server_pid))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpd", kwlist, &hello, &path,
+                                     &is_socket, &interval_ms, &inc, &exc, &profile_all,
+                                     &die_with_server, &server_pid, &memory, &mem_kb))
         return NULL;
     if (g_agent) {
         PyErr_SetString(PyExc_RuntimeError, "hotline agent already running");
@@ -146,8 +149,13 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     buf_add(&a->out, a->hello, strlen(a->hello));
     buf_add(&a->out, "\n", 1);
     wire_flush(a);
+    if (memory && mem_start(a, mem_kb) != 0)
+        memory = 0; /* no tables: time profiling only */
+    a->memory = memory;
     r = sampler_start(a);
     if (r != 0) {
+        if (memory)
+            mem_stop(a);
         wire_close(a);
         errno = -r;
         PyErr_SetFromErrno(PyExc_OSError);
@@ -173,6 +181,8 @@ static PyObject *py_stop(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     sampler_stop(a, reason);
     Py_END_ALLOW_THREADS
+    if (a->memory)
+        mem_stop(a);
     agent_free(a);
     Py_RETURN_NONE;
 }
@@ -186,6 +196,7 @@ static PyObject *py_forget(PyObject *self, PyObject *noargs)
     (void)noargs;
     agent_t *a = g_agent;
     g_agent = NULL;
+    mem_after_fork();
     if (a && a->fd >= 0)
         close(a->fd);
     Py_RETURN_NONE;
@@ -206,12 +217,13 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
     if (!a)
         Py_RETURN_NONE;
     /* racy reads of counters, good enough for a measurement */
-    return Py_BuildValue("{s:K,s:K,s:d,s:i,s:K,s:K,s:K}", "ticks", (unsigned long long)a->ticks,
+    return Py_BuildValue("{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:i,s:i}", "ticks", (unsigned long long)a->ticks,
                          "thread_samples", (unsigned long long)a->thread_samples, "cost_s",
                          a->cost_s, "mem_errors", a->mem_errors, "probe_py",
                          (unsigned long long)a->probe_stats[0], "probe_nat",
                          (unsigned long long)a->probe_stats[1], "probe_idle",
-                         (unsigned long long)a->probe_stats[2]);
+                         (unsigned long long)a->probe_stats[2], "memory", a->memory,
+                         "shim", mem_shim_loaded());
 }
 
 /* Test hook: our decoder on a code object's own table (no sampling). */
@@ -241,7 +253,8 @@ static PyMethodDef methods[] = {
      "_addr2line(table, firstlineno, addr) -> (line, last): test hook for the decoders"},
     {"start", (PyCFunction)(void (*)(void))py_start, METH_VARARGS | METH_KEYWORDS,
      "start(hello, path, socket=True, interval_ms=10, include=None, exclude=None, "
-     "profile_all=False, die_with_server=False, server_pid=0)"},
+     "profile_all=False, die_with_server=False, server_pid=0, memory=False, "
+     "mem_interval_kb=256)"},
     {"stop", py_stop, METH_VARARGS, "stop(reason='stop'): last delta, end, close"},
     {"forget", py_forget, METH_NOARGS, "drop the parent's agent in a forked child"},
     {"is_running", py_running, METH_NOARGS, "sampler thread alive"},

@@ -456,6 +456,7 @@ static void *sampler_main(void *arg)
 {
     agent_t *a = arg;
     prctl(PR_SET_NAME, "hotline-sampler", 0, 0, 0);
+    mem_thread_ignore(); /* our own tables are not the program's memory */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: probes sleep ~20 us */
     /* A starved sampler charges long gaps to whatever line it wakes up on.
      * Ask for a larger CPU share (works with CAP_SYS_NICE; harmless when
@@ -500,6 +501,7 @@ static void *sampler_main(void *arg)
         if (now >= a->next_delta) {
             if (a->out.len < AGENT_OUT_SOFT) {
                 agg_emit_delta(a, now - a->t0);
+                mem_emit(a, now - a->t0);
                 a->delta_seq++;
             }
             a->next_delta = now + DELTA_PERIOD;
@@ -516,6 +518,7 @@ static void *sampler_main(void *arg)
         tick(a);
         a->out.max = 0; /* the closing messages always fit */
         agg_emit_delta(a, sampler_mono() - a->t0);
+        mem_emit(a, sampler_mono() - a->t0);
         buf_printf(&a->out, "{\"t\":\"end\",\"ts\":%.6f,\"reason\":\"%s\",\"samples\":%llu,"
                    "\"cost_us\":%.3f,\"late_max_ms\":%.3f}\n",
                    sampler_mono() - a->t0, reason, (unsigned long long)a->thread_samples,

@@ -296,6 +296,25 @@ int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap)
     return n;
 }
 
+/* One raw frame (code object address, instruction as compat_frame_instr
+ * gives it) captured elsewhere (memhooks.c) -> out. 0, or -EFAULT when the
+ * code object cannot be read any more. Sampler thread only (code cache). */
+int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out)
+{
+    agent_code_t *e = code_get(a, code);
+    if (!e)
+        return -EFAULT;
+    long addr = compat_instr_addr(code, instr);
+    int line = lt_line(compat_linetable_format(), e->tab, e->tab_n, e->firstline, addr);
+    out->file_id = e->file_id;
+    out->name_id = e->name_id;
+    out->line = line > 0 ? line : e->firstline;
+    out->first = e->firstline;
+    out->last = e->lastline;
+    out->profiled = e->profiled;
+    return 0;
+}
+
 /* Signature of what the innermost frame's interpreter state looks like now:
  * frame address, instruction, and the first PROBE_WORDS words of its local
  * variables and value stack (stale slots above the stack top included). A

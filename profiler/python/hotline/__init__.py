@@ -28,7 +28,9 @@ def _start_with(cfg):
                  interval_ms=cfg["interval_ms"], include=cfg["include"],
                  exclude=cfg["exclude"], profile_all=cfg["profile_all"],
                  die_with_server=bool(cfg.get("die_with_server", False)),
-                 server_pid=int(cfg.get("server_pid") or 0))
+                 server_pid=int(cfg.get("server_pid") or 0),
+                 memory=bool(cfg.get("memory", True)),
+                 mem_interval_kb=float(cfg.get("mem_interval_kb", 256)))
     _state["cfg"] = cfg
 
 

@@ -1,0 +1,689 @@
+/* memhooks.c: memory profiling inside the agent (docs/memory.md).
+ *
+ * Why: per line, how much memory is allocated, freed, kept and copied, and
+ * by whom (Python objects vs native code), at a cost that does not depend on
+ * how many objects the program makes.
+ *
+ * Two sources feed one sampler:
+ *   - PyMem_SetAllocator wrappers on the MEM and OBJ domains (origin python).
+ *     The RAW domain is not wrapped: it is malloc, which the shim sees.
+ *   - the LD_PRELOAD shim (shim/memshim.c, origin native), when loaded.
+ * Around every call into Python's own allocator the shim's per-thread guard
+ * is raised, so pymalloc's (or PYTHONMALLOC=malloc's) underlying mallocs are
+ * never counted a second time.
+ *
+ * Sampling is by bytes: a per-thread countdown with randomised gaps (uniform
+ * in [mean/2, 3*mean/2)); an allocation that contains k sample points stands
+ * for k*mean bytes (exactly its size when it is larger than any gap). A
+ * sampled allocation records the raw innermost frames of the *allocating
+ * thread itself* (GIL held: direct reads; from the shim: safe mem_read
+ * reads of the thread state cached the last time this thread allocated
+ * Python memory) and enters a hash of live sampled pointers. Every free
+ * checks a counting filter on the pointer only (one load for the common
+ * unsampled case); a hit removes the entry and queues a free event.
+ *
+ * Events go into double-buffered queues under one mutex (samples are rare);
+ * the sampler thread swaps them every delta (mem_emit), resolves frames with
+ * its code cache (walk_frame), charges the innermost profiled line, and
+ * sends the per-line increments as an extra `delta` message.
+ *
+ * Global state: g_mem (the allocator hooks cannot carry a pointer to the
+ * agent beyond their ctx, and the shim's callbacks none) and the per-thread
+ * t_mem. Both are the documented agent-part exception of STYLE.md.
+ */
+#define PY_SSIZE_T_CLEAN
+#define Py_BUILD_CORE 1
+#include <Python.h>
+
+#include "agent.h"
+#include "shim/memshim.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat_frame.h"
+
+#define MEM_FRAMES 24           /* raw frames kept per sampled event */
+#define MEM_LIVE_CAP (1 << 17)  /* live sampled allocations (slots) */
+#define MEM_LIVE_MAX (MEM_LIVE_CAP / 2)
+#define MEM_FILTER (1 << 18)    /* counting filter cells */
+#define MEM_EVENTS 8192         /* alloc/copy events per delta period */
+#define MEM_FREES (MEM_LIVE_MAX + MEM_EVENTS) /* cannot overflow */
+#define MEM_ROWS 65536          /* lines with memory data */
+#define MEM_SIDS (1 << 18)      /* sampler side: live sample id -> row */
+
+enum { EV_ALLOC = 1, EV_COPY = 2 };
+enum { ORIGIN_PY = 0, ORIGIN_NAT = 1 };
+
+typedef struct {
+    uintptr_t code;
+    intptr_t instr;
+} mem_rawfr_t;
+
+typedef struct {
+    uint64_t seq;
+    double w;
+    uint8_t kind, origin, nfr;
+    mem_rawfr_t fr[MEM_FRAMES];
+} mem_ev_t;
+
+typedef struct {
+    uint64_t seq, sid;
+    double w;
+} mem_free_t;
+
+typedef struct {
+    uintptr_t p;
+    uint64_t sid;
+    double w;
+} mem_live_t;
+
+typedef struct {
+    PyMemAllocatorEx orig;
+} mem_dom_t;
+
+typedef struct {
+    uint32_t file, line;
+    double alloc, freed, pyalloc, copy; /* since the last emit */
+    double live, peak;                  /* since start */
+    uint8_t dirty;
+} mem_row_t;
+
+static struct {
+    int installed; /* Python wrappers in place (inherited by forked children) */
+    atomic_int on;
+    double mean, copy_mean;
+    pthread_mutex_t mu;
+    /* producer side (under mu) */
+    mem_live_t *live;
+    int nlive;
+    _Atomic uint16_t *filter;
+    mem_ev_t *ev[2];
+    mem_free_t *fr[2];
+    int nev, nfr, cur;
+    uint64_t seq;
+    uint64_t dropped;
+    /* sampler side */
+    mem_row_t *rows;
+    int nrows;
+    int *row_slots; /* MEM_ROWS * 2, row index + 1 */
+    uint64_t *sid_key;
+    int32_t *sid_row; /* -1 unattributed; slot empty when key == 0 */
+    double total_live, total_peak;
+    int peak_file, peak_line;
+    int changed;
+    /* Python domains and the shim */
+    mem_dom_t dom_mem, dom_obj;
+    struct hotline_shim_hooks hooks;
+    hotline_shim_register_fn shim_register;
+    hotline_shim_guard_fn shim_guard;
+} g_mem = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread struct {
+    int *guard;
+    int dummy;
+    uintptr_t tstate;
+    int64_t left;
+    uint64_t rng;
+} t_mem;
+
+static int *guard_ptr(void)
+{
+    if (!t_mem.guard)
+        t_mem.guard = g_mem.shim_guard ? g_mem.shim_guard() : &t_mem.dummy;
+    return t_mem.guard;
+}
+
+void mem_thread_ignore(void)
+{
+    (*guard_ptr())++; /* this thread's allocations are never reported */
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+static double countdown_gap(void)
+{
+    if (!t_mem.rng)
+        t_mem.rng = mix((uint64_t)(uintptr_t)&t_mem ^ (uint64_t)getpid()) | 1;
+    t_mem.rng ^= t_mem.rng << 13;
+    t_mem.rng ^= t_mem.rng >> 7;
+    t_mem.rng ^= t_mem.rng << 17;
+    double u = (double)(t_mem.rng >> 11) * 0x1.0p-53;
+    return g_mem.mean * (0.5 + u);
+}
+
+static uint64_t countdown(size_t n)
+{
+    if (t_mem.left == 0)
+        t_mem.left = (int64_t)countdown_gap() + 1;
+    t_mem.left -= (int64_t)n;
+    if (t_mem.left > 0)
+        return 0;
+    uint64_t k = 0;
+    if ((double)(-t_mem.left) > 64 * g_mem.mean) {
+        k = (uint64_t)((double)(-t_mem.left) / g_mem.mean);
+        t_mem.left += (int64_t)((double)k * g_mem.mean);
+    }
+    while (t_mem.left <= 0) {
+        k++;
+        t_mem.left += (int64_t)countdown_gap() + 1;
+    }
+    return k;
+}
+
+/* ---- frames of the calling thread ---- */
+
+static uintptr_t ts_frame_direct(PyThreadState *ts)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return (uintptr_t)ts->current_frame;
+#elif PY_VERSION_HEX >= 0x030B0000
+    return ts->cframe ? (uintptr_t)ts->cframe->current_frame : 0;
+#else
+    return (uintptr_t)ts->frame;
+#endif
+}
+
+/* direct: the caller holds the GIL and tstate is its own, current one. */
+static int capture(uintptr_t tstate, int direct, mem_rawfr_t *out)
+{
+    if (!tstate)
+        return 0;
+    uintptr_t f;
+    if (direct) {
+        f = ts_frame_direct((PyThreadState *)tstate);
+    } else {
+        PyThreadState ts;
+        if (mem_read(tstate, &ts, sizeof ts) != 0)
+            return 0;
+        f = compat_ts_frame(&ts);
+    }
+    int n = 0;
+    for (int guard = 0; f && n < MEM_FRAMES && guard < 4 * MEM_FRAMES; guard++) {
+        compat_frame_t copy;
+        const compat_frame_t *fr;
+        if (direct) {
+            fr = (const compat_frame_t *)f;
+        } else {
+            if (mem_read(f, &copy, sizeof copy) != 0)
+                break;
+            fr = &copy;
+        }
+        if (!compat_frame_is_shim(fr)) {
+            out[n].code = compat_frame_code(fr);
+            out[n].instr = compat_frame_instr(fr);
+            n++;
+        }
+        f = compat_frame_back(fr);
+    }
+    return n;
+}
+
+/* ---- live hash and filter (under mu) ---- */
+
+static unsigned filter_cell(uintptr_t p)
+{
+    return (unsigned)(mix(p) & (MEM_FILTER - 1));
+}
+
+static unsigned live_slot(uintptr_t p)
+{
+    return (unsigned)((mix(p) >> 20) & (MEM_LIVE_CAP - 1));
+}
+
+static void live_put(uintptr_t p, uint64_t sid, double w)
+{
+    unsigned i = live_slot(p);
+    while (g_mem.live[i].p && g_mem.live[i].p != p)
+        i = (i + 1) & (MEM_LIVE_CAP - 1);
+    if (!g_mem.live[i].p) {
+        g_mem.nlive++;
+        atomic_fetch_add_explicit(&g_mem.filter[filter_cell(p)], 1, memory_order_relaxed);
+    }
+    g_mem.live[i].p = p;
+    g_mem.live[i].sid = sid;
+    g_mem.live[i].w = w;
+}
+
+/* 1 and the entry in *out when p was live (removed), else 0. */
+static int live_take(uintptr_t p, mem_live_t *out)
+{
+    unsigned i = live_slot(p);
+    while (g_mem.live[i].p && g_mem.live[i].p != p)
+        i = (i + 1) & (MEM_LIVE_CAP - 1);
+    if (!g_mem.live[i].p)
+        return 0;
+    *out = g_mem.live[i];
+    atomic_fetch_sub_explicit(&g_mem.filter[filter_cell(p)], 1, memory_order_relaxed);
+    g_mem.nlive--;
+    /* backward-shift deletion keeps probe chains intact without tombstones */
+    unsigned j = i;
+    for (;;) {
+        g_mem.live[i].p = 0;
+        for (;;) {
+            j = (j + 1) & (MEM_LIVE_CAP - 1);
+            if (!g_mem.live[j].p)
+                return 1;
+            unsigned k = live_slot(g_mem.live[j].p);
+            if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+                continue;
+            break;
+        }
+        g_mem.live[i] = g_mem.live[j];
+        i = j;
+    }
+}
+
+/* ---- producers ---- */
+
+static void record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_t tstate,
+                   int direct)
+{
+    double mean = kind == EV_COPY ? g_mem.copy_mean : g_mem.mean;
+    double w = (double)n >= 1.5 * mean ? (double)n : (double)k * mean;
+    mem_rawfr_t fr[MEM_FRAMES];
+    int nfr = capture(tstate, direct, fr);
+    pthread_mutex_lock(&g_mem.mu);
+    if (!atomic_load_explicit(&g_mem.on, memory_order_relaxed) || g_mem.nev >= MEM_EVENTS ||
+        (kind == EV_ALLOC && g_mem.nlive >= MEM_LIVE_MAX)) {
+        g_mem.dropped++;
+        pthread_mutex_unlock(&g_mem.mu);
+        return;
+    }
+    mem_ev_t *e = &g_mem.ev[g_mem.cur][g_mem.nev++];
+    e->seq = ++g_mem.seq;
+    e->w = w;
+    e->kind = (uint8_t)kind;
+    e->origin = (uint8_t)origin;
+    e->nfr = (uint8_t)nfr;
+    memcpy(e->fr, fr, (size_t)nfr * sizeof *fr);
+    if (kind == EV_ALLOC)
+        live_put((uintptr_t)p, e->seq, w);
+    pthread_mutex_unlock(&g_mem.mu);
+}
+
+static void mem_free_ptr(void *p)
+{
+    if (!atomic_load_explicit(&g_mem.filter[filter_cell((uintptr_t)p)], memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&g_mem.mu);
+    mem_live_t le;
+    if (g_mem.live && live_take((uintptr_t)p, &le) && g_mem.nfr < MEM_FREES) {
+        mem_free_t *f = &g_mem.fr[g_mem.cur][g_mem.nfr++];
+        f->seq = ++g_mem.seq;
+        f->sid = le.sid;
+        f->w = le.w;
+    }
+    pthread_mutex_unlock(&g_mem.mu);
+}
+
+static void py_sample(void *p, size_t n)
+{
+    uint64_t k = countdown(n);
+    if (!k)
+        return;
+    PyThreadState *ts = PyGILState_GetThisThreadState();
+    t_mem.tstate = (uintptr_t)ts;
+    int *g = guard_ptr();
+    (*g)++;
+    record(p, n, k, EV_ALLOC, ORIGIN_PY, (uintptr_t)ts, 1);
+    (*g)--;
+}
+
+static void *py_malloc(void *ctx, size_t n)
+{
+    mem_dom_t *d = ctx;
+    int *g = guard_ptr();
+    (*g)++;
+    void *p = d->orig.malloc(d->orig.ctx, n);
+    (*g)--;
+    if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed) && !*g)
+        py_sample(p, n);
+    return p;
+}
+
+static void *py_calloc(void *ctx, size_t a, size_t b)
+{
+    mem_dom_t *d = ctx;
+    int *g = guard_ptr();
+    (*g)++;
+    void *p = d->orig.calloc(d->orig.ctx, a, b);
+    (*g)--;
+    if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed) && !*g)
+        py_sample(p, a * b);
+    return p;
+}
+
+static void *py_realloc(void *ctx, void *old, size_t n)
+{
+    mem_dom_t *d = ctx;
+    int on = atomic_load_explicit(&g_mem.on, memory_order_relaxed);
+    if (old && on)
+        mem_free_ptr(old);
+    int *g = guard_ptr();
+    (*g)++;
+    void *p = d->orig.realloc(d->orig.ctx, old, n);
+    (*g)--;
+    if (p && on && !*g)
+        py_sample(p, n);
+    return p;
+}
+
+static void py_free(void *ctx, void *p)
+{
+    mem_dom_t *d = ctx;
+    if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed))
+        mem_free_ptr(p);
+    int *g = guard_ptr();
+    (*g)++;
+    d->orig.free(d->orig.ctx, p);
+    (*g)--;
+}
+
+/* shim callbacks: run with the shim's guard raised */
+static void shim_on_alloc(void *p, size_t n, uint64_t k)
+{
+    if (atomic_load_explicit(&g_mem.on, memory_order_relaxed))
+        record(p, n, k, EV_ALLOC, ORIGIN_NAT, t_mem.tstate, 0);
+}
+
+static void shim_on_free(void *p)
+{
+    if (atomic_load_explicit(&g_mem.on, memory_order_relaxed))
+        mem_free_ptr(p);
+}
+
+static void shim_on_copy(size_t n, uint64_t k)
+{
+    if (atomic_load_explicit(&g_mem.on, memory_order_relaxed) && t_mem.tstate)
+        record(NULL, n, k, EV_COPY, ORIGIN_NAT, t_mem.tstate, 0);
+}
+
+/* ---- sampler side ---- */
+
+static int row_get(uint32_t file, uint32_t line)
+{
+    unsigned h = (unsigned)(mix(((uint64_t)file << 32) | line) & (MEM_ROWS * 2 - 1));
+    for (;;) {
+        int r = g_mem.row_slots[h];
+        if (!r)
+            break;
+        if (g_mem.rows[r - 1].file == file && g_mem.rows[r - 1].line == line)
+            return r - 1;
+        h = (h + 1) & (MEM_ROWS * 2 - 1);
+    }
+    if (g_mem.nrows >= MEM_ROWS)
+        return -1;
+    mem_row_t *row = &g_mem.rows[g_mem.nrows];
+    memset(row, 0, sizeof *row);
+    row->file = file;
+    row->line = line;
+    g_mem.row_slots[h] = ++g_mem.nrows;
+    return g_mem.nrows - 1;
+}
+
+static unsigned sid_slot(uint64_t sid)
+{
+    return (unsigned)(mix(sid) & (MEM_SIDS - 1));
+}
+
+static void sid_put(uint64_t sid, int row)
+{
+    unsigned i = sid_slot(sid);
+    while (g_mem.sid_key[i])
+        i = (i + 1) & (MEM_SIDS - 1);
+    g_mem.sid_key[i] = sid;
+    g_mem.sid_row[i] = row;
+}
+
+/* row of a live sample id (removed), -1 unattributed, -2 unknown */
+static int sid_take(uint64_t sid)
+{
+    unsigned i = sid_slot(sid);
+    while (g_mem.sid_key[i] && g_mem.sid_key[i] != sid)
+        i = (i + 1) & (MEM_SIDS - 1);
+    if (!g_mem.sid_key[i])
+        return -2;
+    int row = g_mem.sid_row[i];
+    unsigned j = i;
+    for (;;) {
+        g_mem.sid_key[i] = 0;
+        for (;;) {
+            j = (j + 1) & (MEM_SIDS - 1);
+            if (!g_mem.sid_key[j])
+                return row;
+            unsigned k = sid_slot(g_mem.sid_key[j]);
+            if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+                continue;
+            break;
+        }
+        g_mem.sid_key[i] = g_mem.sid_key[j];
+        g_mem.sid_row[i] = g_mem.sid_row[j];
+        i = j;
+    }
+}
+
+/* Innermost profiled line of an event: row index, or -1. */
+static int resolve(agent_t *a, const mem_ev_t *e)
+{
+    for (int i = 0; i < e->nfr; i++) {
+        agent_frame_t f;
+        if (walk_frame(a, e->fr[i].code, e->fr[i].instr, &f) != 0)
+            continue;
+        if (f.profiled)
+            return row_get((uint32_t)f.file_id, (uint32_t)f.line);
+    }
+    return -1;
+}
+
+static void apply_alloc(agent_t *a, const mem_ev_t *e)
+{
+    int r = resolve(a, e);
+    if (e->kind == EV_COPY) {
+        if (r >= 0) {
+            g_mem.rows[r].copy += e->w;
+            g_mem.rows[r].dirty = 1;
+        }
+        return;
+    }
+    sid_put(e->seq, r);
+    g_mem.total_live += e->w;
+    if (r >= 0) {
+        mem_row_t *row = &g_mem.rows[r];
+        row->alloc += e->w;
+        if (e->origin == ORIGIN_PY)
+            row->pyalloc += e->w;
+        row->live += e->w;
+        if (row->live > row->peak)
+            row->peak = row->live;
+        row->dirty = 1;
+    }
+    if (g_mem.total_live > g_mem.total_peak) {
+        g_mem.total_peak = g_mem.total_live;
+        g_mem.peak_file = r >= 0 ? (int)g_mem.rows[r].file : 0;
+        g_mem.peak_line = r >= 0 ? (int)g_mem.rows[r].line : 0;
+    }
+    g_mem.changed = 1;
+}
+
+static void apply_free(const mem_free_t *f)
+{
+    int r = sid_take(f->sid);
+    if (r == -2)
+        return; /* sampled before this agent started (fork) */
+    g_mem.total_live -= f->w;
+    if (g_mem.total_live < 0)
+        g_mem.total_live = 0;
+    if (r >= 0) {
+        mem_row_t *row = &g_mem.rows[r];
+        row->freed += f->w;
+        row->live -= f->w;
+        row->dirty = 1;
+    }
+    g_mem.changed = 1;
+}
+
+#define MB (1024.0 * 1024.0)
+
+void mem_emit(agent_t *a, double ts)
+{
+    if (!g_mem.rows || !atomic_load(&g_mem.on))
+        return;
+    pthread_mutex_lock(&g_mem.mu);
+    int b = g_mem.cur, nev = g_mem.nev, nfr = g_mem.nfr;
+    g_mem.cur ^= 1;
+    g_mem.nev = g_mem.nfr = 0;
+    pthread_mutex_unlock(&g_mem.mu);
+    /* in sequence order, so that peaks see allocs and frees interleaved */
+    int i = 0, j = 0;
+    while (i < nev || j < nfr) {
+        if (j >= nfr || (i < nev && g_mem.ev[b][i].seq < g_mem.fr[b][j].seq))
+            apply_alloc(a, &g_mem.ev[b][i++]);
+        else
+            apply_free(&g_mem.fr[b][j++]);
+    }
+    if (!g_mem.changed && !nev)
+        return;
+    g_mem.changed = 0;
+    buf_printf(&a->out, "{\"t\":\"delta\",\"ts\":%.6f,\"samples\":0,\"lines\":[", ts);
+    int first = 1;
+    for (int r = 0; r < g_mem.nrows; r++) {
+        mem_row_t *row = &g_mem.rows[r];
+        if (!row->dirty)
+            continue;
+        buf_printf(&a->out,
+                   "%s{\"f\":%u,\"l\":%u,\"alloc_mb\":%.6f,\"freed_mb\":%.6f,"
+                   "\"pyalloc_mb\":%.6f,\"copy_mb\":%.6f,\"peak_mb\":%.6f}",
+                   first ? "" : ",", row->file, row->line, row->alloc / MB, row->freed / MB,
+                   row->pyalloc / MB, row->copy / MB, row->peak / MB);
+        first = 0;
+        row->alloc = row->freed = row->pyalloc = row->copy = 0;
+        row->dirty = 0;
+    }
+    buf_printf(&a->out,
+               "],\"mem\":{\"live_mb\":%.6f,\"peak_mb\":%.6f,\"peak_f\":%d,\"peak_l\":%d,"
+               "\"dropped\":%llu}}\n",
+               g_mem.total_live / MB, g_mem.total_peak / MB, g_mem.peak_file, g_mem.peak_line,
+               (unsigned long long)g_mem.dropped);
+}
+
+static void reset_tables(void)
+{
+    memset(g_mem.live, 0, MEM_LIVE_CAP * sizeof *g_mem.live);
+    memset((void *)g_mem.filter, 0, MEM_FILTER * sizeof *g_mem.filter);
+    memset(g_mem.sid_key, 0, MEM_SIDS * sizeof *g_mem.sid_key);
+    memset(g_mem.row_slots, 0, MEM_ROWS * 2 * sizeof *g_mem.row_slots);
+    g_mem.nlive = g_mem.nev = g_mem.nfr = g_mem.nrows = 0;
+    g_mem.total_live = g_mem.total_peak = 0;
+    g_mem.peak_file = g_mem.peak_line = 0;
+    g_mem.dropped = 0;
+    g_mem.changed = 0;
+}
+
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&g_mem.mu);
+}
+
+static void atfork_parent(void)
+{
+    pthread_mutex_unlock(&g_mem.mu);
+}
+
+static void atfork_child(void)
+{
+    /* the child's agent restarts: nothing of the parent's samples applies */
+    pthread_mutex_init(&g_mem.mu, NULL);
+    atomic_store(&g_mem.on, 0);
+}
+
+void mem_after_fork(void)
+{
+    atomic_store(&g_mem.on, 0);
+}
+
+int mem_start(agent_t *a, double mean_kb)
+{
+    (void)a;
+    static int atfork_done;
+    if (!g_mem.live) {
+        g_mem.live = calloc(MEM_LIVE_CAP, sizeof *g_mem.live);
+        g_mem.filter = calloc(MEM_FILTER, sizeof *g_mem.filter);
+        g_mem.ev[0] = malloc(MEM_EVENTS * sizeof(mem_ev_t));
+        g_mem.ev[1] = malloc(MEM_EVENTS * sizeof(mem_ev_t));
+        g_mem.fr[0] = malloc(MEM_FREES * sizeof(mem_free_t));
+        g_mem.fr[1] = malloc(MEM_FREES * sizeof(mem_free_t));
+        g_mem.rows = malloc(MEM_ROWS * sizeof *g_mem.rows);
+        g_mem.row_slots = calloc(MEM_ROWS * 2, sizeof *g_mem.row_slots);
+        g_mem.sid_key = calloc(MEM_SIDS, sizeof *g_mem.sid_key);
+        g_mem.sid_row = malloc(MEM_SIDS * sizeof *g_mem.sid_row);
+        if (!g_mem.live || !g_mem.filter || !g_mem.ev[0] || !g_mem.ev[1] || !g_mem.fr[0] ||
+            !g_mem.fr[1] || !g_mem.rows || !g_mem.row_slots || !g_mem.sid_key || !g_mem.sid_row)
+            return -ENOMEM; /* kept for a later try; freed never (process lifetime) */
+    }
+    pthread_mutex_lock(&g_mem.mu);
+    reset_tables();
+    g_mem.mean = (mean_kb >= 1 && mean_kb <= 1 << 20 ? mean_kb : 256) * 1024.0;
+    g_mem.copy_mean = g_mem.mean;
+    pthread_mutex_unlock(&g_mem.mu);
+    t_mem.left = 0;
+    if (!atfork_done) {
+        atfork_done = 1;
+        pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    }
+    g_mem.shim_register = (hotline_shim_register_fn)dlsym(RTLD_DEFAULT, "hotline_shim_register");
+    g_mem.shim_guard = (hotline_shim_guard_fn)dlsym(RTLD_DEFAULT, "hotline_shim_guard");
+    if (!g_mem.shim_register || !g_mem.shim_guard)
+        g_mem.shim_register = NULL, g_mem.shim_guard = NULL;
+    t_mem.guard = NULL;
+    if (!g_mem.installed) {
+        PyMemAllocatorEx w;
+        PyMem_GetAllocator(PYMEM_DOMAIN_MEM, &g_mem.dom_mem.orig);
+        PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &g_mem.dom_obj.orig);
+        w.malloc = py_malloc;
+        w.calloc = py_calloc;
+        w.realloc = py_realloc;
+        w.free = py_free;
+        w.ctx = &g_mem.dom_mem;
+        PyMem_SetAllocator(PYMEM_DOMAIN_MEM, &w);
+        w.ctx = &g_mem.dom_obj;
+        PyMem_SetAllocator(PYMEM_DOMAIN_OBJ, &w);
+        g_mem.installed = 1;
+    }
+    t_mem.tstate = (uintptr_t)PyGILState_GetThisThreadState();
+    atomic_store(&g_mem.on, 1);
+    if (g_mem.shim_register) {
+        g_mem.hooks.abi = HOTLINE_SHIM_ABI;
+        g_mem.hooks.mean_bytes = g_mem.mean;
+        g_mem.hooks.copy_mean = g_mem.copy_mean;
+        g_mem.hooks.on_alloc = shim_on_alloc;
+        g_mem.hooks.on_free = shim_on_free;
+        g_mem.hooks.on_copy = shim_on_copy;
+        g_mem.shim_register(&g_mem.hooks);
+    }
+    return 0;
+}
+
+/* The wrappers stay installed (objects they saw are still alive); with `on`
+ * cleared they only forward. */
+void mem_stop(agent_t *a)
+{
+    (void)a;
+    atomic_store(&g_mem.on, 0);
+    if (g_mem.shim_register)
+        g_mem.shim_register(NULL);
+}
+
+int mem_shim_loaded(void)
+{
+    return g_mem.shim_register != NULL;
+}
