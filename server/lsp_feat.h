@@ -81,6 +81,8 @@ void lsp_feat_response(struct server *s, json_t *id, json_t *result, json_t *err
 
 /* request / notification handlers */
 void lsp_feat_execute_command(struct server *s, json_t *id, json_t *params);
+/* New reference: the profile lenses of params.textDocument (possibly empty). */
+json_t *lsp_feat_code_lens_list(struct server *s, json_t *params);
 void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params);
 void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params);
 void lsp_feat_hover(struct server *s, json_t *id, json_t *params);

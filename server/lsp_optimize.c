@@ -1006,22 +1006,6 @@ void lsp_opt_execute_command(struct server *s, json_t *id, json_t *params)
 
 /* ---- before / after lens ------------------------------------------------- */
 
-struct capture {
-    char *buf;
-    size_t len;
-};
-
-static void capture_write(struct server *s, const char *buf, size_t len)
-{
-    struct capture *c = s->transport;
-    char *nb = realloc(c->buf, c->len + len + 1);
-    if (!nb) return;
-    memcpy(nb + c->len, buf, len);
-    c->len += len;
-    nb[c->len] = 0;
-    c->buf = nb;
-}
-
 /* The lens for one applied suggestion still in the document, or NULL (new). */
 static json_t *done_lens(struct server *s, struct opt_done *dn, struct doc *d)
 {
@@ -1086,25 +1070,12 @@ void lsp_opt_code_lens(struct server *s, json_t *id, json_t *params)
     int mine = 0;
     for (struct opt_done *dn = s->opt ? s->opt->done : NULL; dn && d; dn = dn->next)
         mine |= !strcmp(dn->uri, uri);
-    if (!mine || !s->write) {
+    if (!mine) {
         lsp_feat_code_lens(s, id, params);
         return;
     }
-    /* the profile lenses, captured from lsp_view.c's answer, plus ours */
-    struct capture c = {0};
-    void (*w)(struct server *, const char *, size_t) = s->write;
-    void *tr = s->transport;
-    s->write = capture_write;
-    s->transport = &c;
-    lsp_feat_code_lens(s, id, params);
-    s->write = w;
-    s->transport = tr;
-    const char *body = c.buf ? strstr(c.buf, "\r\n\r\n") : NULL;
-    json_t *msg = body ? json_loads(body + 4, 0, NULL) : NULL;
-    json_t *res = json_object_get(msg, "result");
-    json_t *out = json_is_array(res) ? json_incref(res) : json_array();
-    json_decref(msg);
-    free(c.buf);
+    /* the profile lenses plus ours */
+    json_t *out = lsp_feat_code_lens_list(s, params);
     for (struct opt_done *dn = s->opt->done; dn; dn = dn->next) {
         json_t *l = strcmp(dn->uri, uri) ? NULL : done_lens(s, dn, d);
         if (l) json_array_insert_new(out, 0, l); /* first: the lens the user just asked for */

@@ -221,14 +221,13 @@ static void class_lenses(const struct view *v, const struct profile *p, const in
     }
 }
 
-void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params)
+json_t *lsp_feat_code_lens_list(struct server *s, json_t *params)
 {
     struct view v = {0};
     json_t *out = json_array();
     if (!lsp__setting_bool(s, "lenses.enabled", 1) || view_open(s, params, &v)) {
         view_close(&v);
-        lsp_reply(s, id, out);
-        return;
+        return out;
     }
     const struct profile *p = s->feat->prof;
     char title[256];
@@ -250,7 +249,12 @@ void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params)
     class_lenses(&v, p, inv, out);
     free(inv);
     view_close(&v);
-    lsp_reply(s, id, out);
+    return out;
+}
+
+void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params)
+{
+    lsp_reply(s, id, lsp_feat_code_lens_list(s, params));
 }
 
 /* ---- inlay hints ---- */
