@@ -17,14 +17,28 @@ const struct agent_stat_desc agent_stat_descs[AGENT_NSTATS] = {
 #undef AGENT__DESC
 };
 
+void agent_stats_derive(struct agent_stats *s)
+{
+    double *v = s->v;
+    double t = v[AGENT_STAT_PY] + v[AGENT_STAT_NAT] + v[AGENT_STAT_SYS];
+    double kept = v[AGENT_STAT_ALLOC] - v[AGENT_STAT_FREED];
+    v[AGENT_STAT_KEPT] = kept > 0 ? kept : 0;
+    v[AGENT_STAT_PYFRAC] = v[AGENT_STAT_ALLOC] > 0 ? v[AGENT_STAT_PYALLOC] / v[AGENT_STAT_ALLOC] : 0;
+    if (v[AGENT_STAT_PYFRAC] > 1) v[AGENT_STAT_PYFRAC] = 1;
+    v[AGENT_STAT_COPYRATE] = t > 0 ? v[AGENT_STAT_COPY] / t : 0;
+    v[AGENT_STAT_GPUPCT] = t > 0 ? 100.0 * v[AGENT_STAT_GPUBUSY] / t : 0;
+    if (v[AGENT_STAT_GPUPCT] > 100) v[AGENT_STAT_GPUPCT] = 100;
+}
+
 void agent_stats_merge(struct agent_stats *dst, const struct agent_stats *src)
 {
     for (int i = 0; i < AGENT_NSTATS; i++) {
         if (agent_stat_descs[i].merge == AGENT_MERGE_MAX)
             dst->v[i] = src->v[i] > dst->v[i] ? src->v[i] : dst->v[i];
-        else
+        else if (agent_stat_descs[i].merge == AGENT_MERGE_SUM)
             dst->v[i] += src->v[i];
     }
+    agent_stats_derive(dst);
 }
 
 double agent_stats_time(const struct agent_stats *s)

@@ -22,13 +22,27 @@
 /* ---- statistics table ---------------------------------------------------
  * X(ENUM, wire key in delta entries, key in the saved profile, merge rule)
  * merge rule: AGENT_MERGE_SUM adds deltas, AGENT_MERGE_MAX keeps the max. */
-enum agent_merge { AGENT_MERGE_SUM, AGENT_MERGE_MAX };
+enum agent_merge { AGENT_MERGE_SUM, AGENT_MERGE_MAX, AGENT_MERGE_DERIVED };
+/* AGENT_MERGE_DERIVED: computed from the other fields after every merge
+ * (agent_stats_derive); a value read from the wire or JSON is replaced.
+ * Rows after N (memory, GPU) are left out of the JSON when 0. */
 #define AGENT_STATS(X)                                                                             \
     X(PY, "py", "python_s", AGENT_MERGE_SUM)                                                       \
     X(NAT, "nat", "native_s", AGENT_MERGE_SUM)                                                     \
     X(SYS, "sys", "system_s", AGENT_MERGE_SUM)                                                     \
     X(CPU, "cpu", "cpu_s", AGENT_MERGE_SUM)                                                        \
-    X(N, "n", "samples", AGENT_MERGE_SUM)
+    X(N, "n", "samples", AGENT_MERGE_SUM)                                                          \
+    X(ALLOC, "alloc_mb", "alloc_mb", AGENT_MERGE_SUM)                                              \
+    X(FREED, "freed_mb", "freed_mb", AGENT_MERGE_SUM)                                              \
+    X(KEPT, "kept_mb", "kept_mb", AGENT_MERGE_DERIVED)                                             \
+    X(PEAK, "peak_mb", "peak_mb", AGENT_MERGE_MAX)                                                 \
+    X(PYALLOC, "pyalloc_mb", "python_alloc_mb", AGENT_MERGE_SUM)                                   \
+    X(PYFRAC, "python_alloc_fraction", "python_alloc_fraction", AGENT_MERGE_DERIVED)               \
+    X(COPY, "copy_mb", "copy_mb", AGENT_MERGE_SUM)                                                 \
+    X(COPYRATE, "copy_mb_s", "copy_mb_s", AGENT_MERGE_DERIVED)                                     \
+    X(GPUBUSY, "gpu_busy_s", "gpu_busy_s", AGENT_MERGE_SUM)                                        \
+    X(GPUPCT, "gpu_percent", "gpu_percent", AGENT_MERGE_DERIVED)                                   \
+    X(GPUMB, "gpu_mb", "gpu_mb", AGENT_MERGE_MAX)
 
 enum agent_stat {
 #define AGENT__ENUM(e, w, j, m) AGENT_STAT_##e,
@@ -48,8 +62,13 @@ struct agent_stats {
     double v[AGENT_NSTATS];
 };
 
-/* Merge src into dst following each field's merge rule. */
+/* Merge src into dst following each field's merge rule, then derive. */
 void agent_stats_merge(struct agent_stats *dst, const struct agent_stats *src);
+/* Recompute the AGENT_MERGE_DERIVED fields: kept = alloc - freed (>= 0),
+ * python_alloc_fraction = python alloc / alloc, copy_mb_s = copy MB per
+ * second of the line's own time (py+nat+sys), gpu_percent = 100 * GPU-busy
+ * seconds per second of the line's time. */
+void agent_stats_derive(struct agent_stats *s);
 /* Wall seconds charged (py + nat + sys). */
 double agent_stats_time(const struct agent_stats *s);
 /* Read every known stat present as a number in obj (borrowed) using wire

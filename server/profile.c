@@ -2,6 +2,7 @@
  * names) are interned once per store; files, functions and stacks are found
  * through small open-addressing hash maps keyed by strings. */
 #include "profile.h"
+#include "memprof.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -156,6 +157,7 @@ void profile_free(struct profile *p)
     free(p->meta.python_version);
     free(p->meta.reason);
     json_decref(p->meta.argv);
+    memprof_free(p);
     struct prof_idx *ix = IDX(p);
     smap_free(&ix->strs);
     smap_free(&ix->files);
@@ -519,6 +521,22 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
             continue;
         }
         add_line(p, path, e.line, &e.st);
+        if (e.st.v[AGENT_STAT_ALLOC] > 0 || e.st.v[AGENT_STAT_FREED] > 0) {
+            const struct agent_stats *ls = profile_line(p, path, e.line);
+            if (ls) memprof_line_point(p, path, e.line, m->u.delta.ts, ls->v[AGENT_STAT_KEPT]);
+        }
+    }
+    const json_t *mem = json_object_get(m->json, "mem");
+    if (json_is_object(mem)) {
+        const json_t *live = json_object_get(mem, "live_mb"), *pk = json_object_get(mem, "peak_mb");
+        const json_t *pf = json_object_get(mem, "peak_f"), *pl = json_object_get(mem, "peak_l");
+        if (json_is_number(live) && json_is_number(pk)) {
+            const char *ppath = json_is_integer(pf) && json_integer_value(pf) > 0
+                                    ? conn_str(c, json_integer_value(pf))
+                                    : NULL;
+            memprof_footprint(p, m->u.delta.ts, json_number_value(live), json_number_value(pk),
+                              ppath, json_is_integer(pl) ? (int)json_integer_value(pl) : 0);
+        }
     }
     a = m->u.delta.funcs;
     for (size_t i = 0; i < json_array_size(a); i++) {
@@ -739,6 +757,7 @@ static json_t *stats_json(const struct agent_stats *st)
     json_t *o = json_object();
     for (int i = 0; i < AGENT_NSTATS; i++) {
         double v = st->v[i];
+        if (i > AGENT_STAT_N && v == 0) continue; /* memory/GPU fields: only when measured */
         if (i == AGENT_STAT_N)
             json_object_set_new(o, agent_stat_descs[i].json, json_integer((json_int_t)llround(v)));
         else
@@ -780,7 +799,9 @@ json_t *profile_to_json(const struct profile *p)
             if (!f->has[l]) continue;
             char k[16];
             snprintf(k, sizeof k, "%d", l);
-            json_object_set_new(lines, k, stats_json(&f->lines[l]));
+            json_t *lo = stats_json(&f->lines[l]);
+            memprof_json_line(p, f->path, l, lo);
+            json_object_set_new(lines, k, lo);
         }
         json_t *funcs = json_array();
         for (size_t j = 0; j < f->nfuncs; j++) {
@@ -790,11 +811,13 @@ json_t *profile_to_json(const struct profile *p)
             json_object_set_new(o, "last_line", json_integer(f->funcs[j]->last_line));
             json_array_append_new(funcs, o);
         }
-        json_object_set_new(files, f->path,
-                            json_pack("{s:o,s:o,s:o}", "lines", lines, "functions", funcs, "totals",
-                                      stats_json(&f->total)));
+        json_t *fo = json_pack("{s:o,s:o,s:o}", "lines", lines, "functions", funcs, "totals",
+                               stats_json(&f->total));
+        memprof_json_file(p, f->path, fo);
+        json_object_set_new(files, f->path, fo);
     }
     json_object_set_new(root, "files", files);
+    memprof_json_top(p, root);
 
     const struct prof_stack **top = malloc((p->nstacks ? p->nstacks : 1) * sizeof *top);
     size_t ns = top ? profile_top_stacks(p, NULL, 0, top, PROFILE_JSON_STACKS) : 0;
@@ -915,6 +938,8 @@ static int load_files(struct profile *p, const json_t *files, char *err, size_t 
             if (!json_is_object(lo) || agent_stats_read(&st, lo, 1))
                 return jfail(err, errlen, "a line entry has a field of the wrong type");
             add_line(p, path, (int)l, &st);
+            const struct prof_file *pf = profile_file(p, path);
+            if (pf) memprof_load_line(p, pf->path, (int)l, lo);
         }
         for (size_t i = 0; i < json_array_size(funcs); i++) {
             json_t *o = json_array_get(funcs, i);
@@ -987,6 +1012,7 @@ static int load_rest(struct profile *p, const json_t *root, char *err, size_t er
     }
     json_t *d = json_object_get(root, "dropped");
     if (json_is_integer(d)) p->dropped = json_integer_value(d);
+    memprof_load_top(p, root);
     return 0;
 }
 

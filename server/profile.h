@@ -98,6 +98,7 @@ struct profile {
     long long dropped; /* records dropped by caps or bad entries */
     struct agent_stats total;
     void *p__idx; /* private hash indexes */
+    void *p__mem; /* memory timelines and leak analysis (memprof.c) */
 };
 
 /* New empty store, or NULL on ENOMEM. */

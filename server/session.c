@@ -464,20 +464,23 @@ static char *config_json(const struct session_opts *o, const char *main_path)
 static int env_skip(const char *e)
 {
     static const char *names[] = {
-        "PYTHONPATH=", "HOTLINE_SOCKET=", "HOTLINE_CONFIG=", "HOTLINE_BOOT="};
+        "PYTHONPATH=", "HOTLINE_SOCKET=", "HOTLINE_CONFIG=", "HOTLINE_BOOT=", "LD_PRELOAD="};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strncmp(e, names[i], strlen(names[i]))) return 1;
     return 0;
 }
 
-/* New NULL-terminated environment; the 4 strings we add are owned by it
- * (entries [n..n+4)), the inherited ones borrowed from environ. */
-static char **build_env(const char *agent_dir, const char *sock, const char *config, int *nown)
+/* New NULL-terminated environment; the 4-5 strings we add are owned by it
+ * (entries [nown..)), the inherited ones borrowed from environ. With memory
+ * profiling the allocation shim (docs/memory.md) goes first in LD_PRELOAD
+ * when it was built next to the agent. */
+static char **build_env(const char *agent_dir, const char *sock, const char *config, int memory,
+                        int *nown)
 {
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 5, sizeof *env);
+    char **env = calloc(n + 6, sizeof *env);
     if (!env) return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
@@ -489,6 +492,13 @@ static char **build_env(const char *agent_dir, const char *sock, const char *con
     env[k++] = strf("HOTLINE_SOCKET=%s", sock);
     env[k++] = strf("HOTLINE_CONFIG=%s", config);
     env[k++] = strf("HOTLINE_BOOT=1");
+    const char *pre = getenv("LD_PRELOAD");
+    char *shim = strf("%s/hotline/libhotline_memshim.so", agent_dir);
+    if (memory && shim && access(shim, R_OK) == 0)
+        env[k++] = pre && *pre ? strf("LD_PRELOAD=%s:%s", shim, pre) : strf("LD_PRELOAD=%s", shim);
+    else if (pre)
+        env[k++] = strf("LD_PRELOAD=%s", pre);
+    free(shim);
     return env;
 }
 
@@ -625,7 +635,7 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     char **args = calloc((size_t)o->nargs + 4, sizeof *args);
     char *config = config_json(o, main_path);
     int nown = 0;
-    char **env = config ? build_env(agent_dir, s->sockpath, config, &nown) : NULL;
+    char **env = config ? build_env(agent_dir, s->sockpath, config, o->memory, &nown) : NULL;
     if (!args || !env) {
         free(args);
         free(config);

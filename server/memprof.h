@@ -1,0 +1,57 @@
+/* memprof: the memory side of the profile store (docs/memory.md).
+ *
+ * Per-line memory totals ride the AGENT_STATS rows like every statistic;
+ * what does not fit a row lives here: the footprint of the program over
+ * time (top-level `memory_timeline`, `peak_mb` and where it happened), a
+ * short kept-MB timeline per line (sparkline, a few dozen points), and the
+ * leak analysis that turns those timelines into per-file `leaks`.
+ * Owned by a struct profile (p->p__mem); profile.c calls in. */
+#ifndef HOTLINE_MEMPROF_H
+#define HOTLINE_MEMPROF_H
+
+#include <jansson.h>
+
+#define MEMPROF_POINTS 64   /* points kept per timeline (halved when full) */
+#define MEMPROF_MAX_LINES 100000 /* lines with a timeline */
+#define MEMPROF_MIN_LEAK_MB 1.0  /* smaller amounts kept are never a leak */
+
+struct profile;
+
+struct memprof_leak {
+    int line;
+    double likelihood; /* 0..1 */
+    double rate_mb_s;  /* slope of the line's kept MB over its run */
+    double kept_mb;    /* kept at the end */
+};
+
+/* Free p's memory side (p borrowed). */
+void memprof_free(struct profile *p);
+/* Line (path interned by the store, borrowed for p's lifetime) holds kept_mb
+ * at ts. 0 or -ENOMEM (point dropped). */
+int memprof_line_point(struct profile *p, const char *path, int line, double ts, double kept_mb);
+/* Program footprint at ts; peak with its place (peak_path interned or NULL). */
+int memprof_footprint(struct profile *p, double ts, double live_mb, double peak_mb,
+                      const char *peak_path, int peak_line);
+/* Leaks of one file: fills out[0..ret) (at most n), most likely first. */
+size_t memprof_leaks(const struct profile *p, const char *path, struct memprof_leak *out,
+                     size_t n);
+/* Pure analysis of one step-function timeline t[0..n), v[0..n) (MB) ending
+ * at t_end: 1 and *out filled when it looks like a leak, else 0. Exposed for
+ * unit tests. */
+int memprof_analyse(const double *t, const double *v, int n, double t_end,
+                    struct memprof_leak *out);
+
+/* JSON: add top-level keys (peak_mb, peak_at, memory_timeline) to root, and
+ * per-line `memory_timeline` / per-file `leaks` into a file object (both
+ * borrowed). */
+void memprof_json_top(const struct profile *p, json_t *root);
+void memprof_json_line(const struct profile *p, const char *path, int line, json_t *lineobj);
+void memprof_json_file(const struct profile *p, const char *path, json_t *fileobj);
+/* Read back what the three writers wrote (path interned). Malformed
+ * memory entries are skipped (they are optional). */
+void memprof_load_top(struct profile *p, const json_t *root);
+void memprof_load_line(struct profile *p, const char *path, int line, const json_t *lineobj);
+/* Peak footprint (MB) and where (path borrowed, may be NULL). */
+double memprof_peak_mb(const struct profile *p, const char **path, int *line);
+
+#endif
