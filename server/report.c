@@ -1,5 +1,6 @@
 /* report: render a profile as text (see report.h). */
 #include "report.h"
+#include "memprof.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -105,6 +106,70 @@ static void header(FILE *out, const struct profile *p, const char *cwd)
             agent_stats_time(t), t->v[AGENT_STAT_PY], t->v[AGENT_STAT_NAT], t->v[AGENT_STAT_SYS]);
 }
 
+static int cmp_alloc(const void *a, const void *b)
+{
+    double x = ((const struct prof_line_ref *)a)->st->v[AGENT_STAT_ALLOC],
+           y = ((const struct prof_line_ref *)b)->st->v[AGENT_STAT_ALLOC];
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Lines that allocated most, their kept/peak/copy, and the likely leaks
+ * (docs/memory.md). Nothing when the run had no memory data. */
+static void memory_section(FILE *out, const struct profile *p, int top, const char *cwd)
+{
+    const char *ppath;
+    int pline;
+    double peak = memprof_peak_mb(p, &ppath, &pline);
+    size_t n = 0, cap = 0;
+    struct prof_line_ref *v = NULL;
+    for (size_t i = 0; i < p->nfiles; i++) {
+        const struct prof_file *f = p->files[i];
+        for (int l = 0; l < f->nlines; l++) {
+            if (!f->has[l] || f->lines[l].v[AGENT_STAT_ALLOC] <= 0) continue;
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 64;
+                void *nv = realloc(v, nc * sizeof *v);
+                if (!nv) break;
+                v = nv;
+                cap = nc;
+            }
+            v[n++] = (struct prof_line_ref){f, l, &f->lines[l]};
+        }
+    }
+    if (!n && peak <= 0) {
+        free(v);
+        return;
+    }
+    fprintf(out, "\n  memory: peak %.1f MB", peak);
+    if (ppath) fprintf(out, " (reached at %s:%d)", shown_path(ppath, cwd), pline);
+    fputc('\n', out);
+    if (n) qsort(v, n, sizeof *v, cmp_alloc);
+    if (n) fprintf(out, "  %9s %9s %9s %9s %5s %9s  %s\n", "alloc MB", "freed MB", "kept MB",
+                   "peak MB", "py%", "copy MB", "line");
+    for (size_t i = 0; i < n && i < (size_t)top; i++) {
+        const double *x = v[i].st->v;
+        char src[REPORT_SOURCE_WIDTH * 4 + 8];
+        report_source_line(v[i].file->path, v[i].line, REPORT_SOURCE_WIDTH, src, sizeof src);
+        fprintf(out, "  %9.1f %9.1f %9.1f %9.1f %4.0f%% %9.1f  %s:%d  %s\n", x[AGENT_STAT_ALLOC],
+                x[AGENT_STAT_FREED], x[AGENT_STAT_KEPT], x[AGENT_STAT_PEAK],
+                100 * x[AGENT_STAT_PYFRAC], x[AGENT_STAT_COPY], shown_path(v[i].file->path, cwd),
+                v[i].line, src);
+    }
+    free(v);
+    int first = 1;
+    for (size_t i = 0; i < p->nfiles; i++) {
+        struct memprof_leak lk[16];
+        size_t nk = memprof_leaks(p, p->files[i]->path, lk, 16);
+        for (size_t j = 0; j < nk; j++) {
+            if (first) fprintf(out, "\n  likely leaks\n");
+            first = 0;
+            fprintf(out, "  %s:%d  keeps %.1f MB/s, %.1f MB kept at the end (likelihood %.0f%%)\n",
+                    shown_path(p->files[i]->path, cwd), lk[j].line, lk[j].rate_mb_s, lk[j].kept_mb,
+                    100 * lk[j].likelihood);
+        }
+    }
+}
+
 void report_print(FILE *out, const struct profile *p, int top, const char *cwd)
 {
     if (top <= 0) top = REPORT_DEFAULT_TOP;
@@ -148,6 +213,7 @@ void report_print(FILE *out, const struct profile *p, int top, const char *cwd)
         }
     }
     free(fns);
+    memory_section(out, p, top, cwd);
     if (p->dropped)
         fprintf(out, "\n  note: %lld records were dropped (caps or malformed agent data)\n",
                 p->dropped);
