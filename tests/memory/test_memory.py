@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""Memory profiling tests (docs/memory.md): run a small program under
+`hotline run --json` and check per-line memory fields and leaks against
+what the program did (amounts it allocated, rates it measured itself).
+
+  test_memory.py --hotline BIN --python PY --lib libhotline_memtest.so --case NAME
+
+Cases whose ground truth needs numpy run the numpy variant when the
+interpreter has numpy and the ctypes variant (libhotline_memtest) otherwise.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+MB = 1 << 20
+
+PRELUDE = r'''
+import ctypes, json, os, sys, time
+LIB = ctypes.CDLL(os.environ["MT_LIB"])
+LIB.mt_alloc.restype = ctypes.c_void_p
+LIB.mt_alloc.argtypes = [ctypes.c_size_t]
+LIB.mt_free.argtypes = [ctypes.c_void_p]
+LIB.mt_copy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+def truth(**kw):
+    with open(os.environ["MT_TRUTH"], "w") as f:
+        json.dump(kw, f)
+'''
+
+PROGRAMS = {
+    "amounts": r'''
+CH = 65536
+def main():
+    a = [bytearray(CH) for _ in range(5 * 16)]      # L5
+    b = [bytearray(CH) for _ in range(50 * 16)]     # L50
+    c = [bytearray(CH) for _ in range(500 * 16)]    # L500
+    d = [bytes(CH) for _ in range(20 * 16)]         # LB20
+    return a, b, c, d
+keep = main()
+''',
+    "native": r'''
+keep = []
+def main():
+    for _ in range(30):
+        keep.append(LIB.mt_alloc(MB))               # LNAT30
+    for _ in range(20):
+        p = LIB.mt_alloc(MB); LIB.mt_free(p)        # LNATCHURN
+    if HAVE_NP:
+        keep.append(np.ones(40 * MB // 8))          # LNP40
+main()
+''',
+    "copy": r'''
+def main():
+    src = LIB.mt_alloc(100 * MB)
+    dst = LIB.mt_alloc(100 * MB)
+    for _ in range(3):
+        LIB.mt_copy(dst, src, 100 * MB)             # LCOPY300
+    if HAVE_NP:
+        a = np.ones(100 * MB // 8)
+        for _ in range(4):
+            b = np.array(a)                         # LNPCOPY400
+            del b
+main()
+''',
+    "leak": r'''
+keep = []
+def main():
+    t0 = time.perf_counter()
+    for i in range(40):
+        keep.append(bytearray(MB))                  # LLEAK
+        tmp = [bytearray(65536) for _ in range(32)] # LCHURN1
+        del tmp
+        s = bytearray(3 * MB); del s                # LCHURN2
+        time.sleep(0.05)
+    truth(rate=40.0 / (time.perf_counter() - t0))
+main()
+''',
+    "leak_small": r'''
+keep = []
+def main():
+    t0 = time.perf_counter()
+    for i in range(50):
+        keep.append(bytearray(100 * 1024))          # LLEAK
+        s = bytearray(MB); del s                    # LCHURN1
+        t = [bytearray(1000) for _ in range(1500)]  # LCHURN2
+        del t
+        time.sleep(0.04)
+    truth(rate=50 * 100 * 1024 / MB / (time.perf_counter() - t0))
+main()
+''',
+    "leak_native": r'''
+keep = []
+def main():
+    t0 = time.perf_counter()
+    for i in range(40):
+        keep.append(LIB.mt_alloc(MB))               # LLEAK
+        p = LIB.mt_alloc(2 * MB); LIB.mt_free(p)    # LCHURN1
+        time.sleep(0.05)
+    truth(rate=40.0 / (time.perf_counter() - t0))
+main()
+''',
+    "cache": r'''
+cache = {}
+def main():
+    for i in range(60):
+        if len(cache) < 20:
+            cache[i] = bytearray(MB)                # LCACHE
+        tmp = bytearray(2 * MB); del tmp            # LCHURN1
+        time.sleep(0.04)
+main()
+''',
+    "noleak": r'''
+def main():
+    for i in range(40):
+        t = [bytearray(65536) for _ in range(64)]   # LCHURN1
+        del t
+        u = LIB.mt_alloc(3 * MB); LIB.mt_free(u)    # LCHURN2
+        time.sleep(0.04)
+main()
+''',
+    "freed_at_exit": r'''
+keep = []
+def main():
+    for i in range(40):
+        keep.append(bytearray(MB))                  # LGROW
+        time.sleep(0.04)
+    keep.clear()                                    # LCLEAR
+main()
+''',
+    "threads": r'''
+import threading
+def work(out):
+    for _ in range(40):
+        out.append(bytearray(512 * 1024))           # LTHREAD
+        LIB.mt_free(LIB.mt_alloc(256 * 1024))
+        x = [str(i) for i in range(2000)]
+def main():
+    outs = [[] for _ in range(4)]
+    ts = [threading.Thread(target=work, args=(o,)) for o in outs]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    return outs
+keep = main()
+''',
+    "fork": r'''
+def main():
+    a = [bytearray(65536) for _ in range(10 * 16)]  # LPARENT
+    pid = os.fork()
+    if pid == 0:
+        b = [bytearray(65536) for _ in range(20 * 16)]  # LCHILD
+        time.sleep(0.3)
+        sys.exit(0)
+    _, st = os.waitpid(pid, 0)
+    assert st == 0, st
+    return a
+keep = main()
+''',
+    "pymalloc_off": r'''
+def main():
+    a = [bytearray(65536) for _ in range(50 * 16)]  # L50
+    b = [str(i) * 20 for i in range(200000)]        # LSMALL
+    return a, b
+keep = main()
+''',
+    "malloc_trim": r'''
+trim = ctypes.CDLL(None).malloc_trim
+keep = []
+def main():
+    for i in range(30):
+        keep.append(bytearray(MB))                  # L30
+        s = bytearray(4 * MB); del s
+        trim(0)
+main()
+''',
+    "oom": r'''
+import resource
+keep = []
+def main():
+    soft = 400 * MB
+    with open("/proc/self/status") as f:
+        vm = [int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize")][0]
+    resource.setrlimit(resource.RLIMIT_AS, (vm + soft, resource.RLIM_INFINITY))
+    for i in range(100000):
+        keep.append(bytearray(4 * MB))              # LOOM
+main()
+''',
+}
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def marker_lines(src):
+    out = {}
+    for i, line in enumerate(src.splitlines(), 1):
+        if "# L" in line:
+            out[line.split("# ")[-1].strip()] = i
+    return out
+
+
+def run(args, case, env_extra=None, expect_rc=0):
+    has_np = subprocess.run([args.python, "-c", "import numpy"], capture_output=True).returncode == 0
+    body = PROGRAMS[case]
+    src = PRELUDE + "MB = 1 << 20\nHAVE_NP = %r\n" % has_np
+    if has_np:
+        src += "import numpy as np\n"
+    src += body
+    work = tempfile.mkdtemp(prefix="hotline-mem-")
+    prog = os.path.join(work, "prog.py")
+    with open(prog, "w") as f:
+        f.write(src)
+    out = os.path.join(work, "out.json")
+    truth = os.path.join(work, "truth.json")
+    env = dict(os.environ, MT_LIB=args.lib, MT_TRUTH=truth)
+    env.update(env_extra or {})
+    p = subprocess.run([args.hotline, "run", "--python", args.python, "--json", out, prog],
+                       cwd=work, env=env, capture_output=True, text=True, timeout=100)
+    print(p.stdout[-3000:])
+    print(p.stderr[-2000:])
+    if expect_rc is not None and p.returncode != expect_rc:
+        fail("hotline run exited %d (expected %d)" % (p.returncode, expect_rc))
+    with open(out) as f:
+        prof = json.load(f)
+    lines = prof["files"].get(os.path.realpath(prog)) or prof["files"].get(prog)
+    if lines is None:
+        fail("program file missing from the profile: %s" % list(prof["files"]))
+    t = None
+    if os.path.exists(truth):
+        with open(truth) as f:
+            t = json.load(f)
+    return prof, lines, marker_lines(src), t, has_np
+
+
+def field(fileobj, line, key):
+    return fileobj["lines"].get(str(line), {}).get(key, 0.0)
+
+
+def near(name, got, want, tol):
+    ok = abs(got - want) <= tol * want
+    print("%-28s got %9.2f want %9.2f (+-%d%%) %s" % (name, got, want, tol * 100,
+                                                     "ok" if ok else "WRONG"))
+    return ok
+
+
+def leaks_of(fileobj):
+    return {l["line"]: l for l in fileobj.get("leaks", [])}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hotline", required=True)
+    ap.add_argument("--python", required=True)
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--case", required=True, choices=sorted(PROGRAMS))
+    args = ap.parse_args()
+    c = args.case
+    ok = True
+    if c in ("amounts", "pymalloc_off"):
+        env = {"PYTHONMALLOC": "malloc"} if c == "pymalloc_off" else None
+        prof, f, L, _, _ = run(args, c, env)
+        want = {"L5": 5, "L50": 50, "L500": 500, "LB20": 20} if c == "amounts" else {"L50": 50}
+        for k, mb in want.items():
+            ok &= near(k + " kept_mb", field(f, L[k], "kept_mb"), mb, 0.10)
+            ok &= near(k + " python share", field(f, L[k], "python_alloc_fraction"), 1.0, 0.05)
+        if c == "pymalloc_off":
+            # ~200000 strs of ~45-70 bytes: counted once, not twice
+            got = field(f, L["LSMALL"], "kept_mb")
+            print("LSMALL kept_mb", got)
+            ok &= 6 <= got <= 25
+        if prof.get("peak_mb", 0) < sum(want.values()) * 0.9:
+            fail("peak_mb %.1f below what was kept" % prof.get("peak_mb", 0))
+    elif c == "native":
+        prof, f, L, _, has_np = run(args, c)
+        ok &= near("LNAT30 kept_mb", field(f, L["LNAT30"], "kept_mb"), 30, 0.10)
+        ok &= field(f, L["LNAT30"], "python_alloc_fraction") < 0.1
+        ok &= near("LNATCHURN alloc_mb", field(f, L["LNATCHURN"], "alloc_mb"), 20, 0.10)
+        ok &= field(f, L["LNATCHURN"], "kept_mb") < 2
+        if has_np:
+            ok &= near("LNP40 kept_mb", field(f, L["LNP40"], "kept_mb"), 40, 0.10)
+            ok &= field(f, L["LNP40"], "python_alloc_fraction") < 0.1
+    elif c == "copy":
+        prof, f, L, _, has_np = run(args, c)
+        ok &= near("LCOPY300 copy_mb", field(f, L["LCOPY300"], "copy_mb"), 300, 0.15)
+        if has_np:
+            ok &= near("LNPCOPY400 copy_mb", field(f, L["LNPCOPY400"], "copy_mb"), 400, 0.15)
+    elif c in ("leak", "leak_small", "leak_native"):
+        prof, f, L, t, _ = run(args, c)
+        lk = leaks_of(f)
+        print("leaks:", lk)
+        if set(lk) != {L["LLEAK"]}:
+            fail("flagged lines %s, expected exactly line %d" % (sorted(lk), L["LLEAK"]))
+        ok &= near("leak rate_mb_s", lk[L["LLEAK"]]["rate_mb_s"], t["rate"], 0.25)
+    elif c in ("cache", "noleak", "freed_at_exit"):
+        prof, f, L, _, _ = run(args, c)
+        lk = leaks_of(f)
+        print("leaks:", lk)
+        if lk:
+            fail("leaks reported: %s" % lk)
+        if c == "cache":
+            ok &= near("LCACHE kept_mb", field(f, L["LCACHE"], "kept_mb"), 20, 0.10)
+        if c == "freed_at_exit":
+            ok &= near("LGROW alloc_mb", field(f, L["LGROW"], "alloc_mb"), 40, 0.10)
+            ok &= field(f, L["LGROW"], "kept_mb") < 2
+    elif c == "threads":
+        prof, f, L, _, _ = run(args, c)
+        ok &= near("LTHREAD kept_mb", field(f, L["LTHREAD"], "kept_mb"), 80, 0.10)
+    elif c == "fork":
+        prof, f, L, _, _ = run(args, c)
+        ok &= near("LPARENT kept_mb", field(f, L["LPARENT"], "kept_mb"), 10, 0.10)
+        ok &= near("LCHILD kept_mb", field(f, L["LCHILD"], "kept_mb"), 20, 0.10)
+    elif c == "malloc_trim":
+        prof, f, L, _, _ = run(args, c)
+        ok &= near("L30 kept_mb", field(f, L["L30"], "kept_mb"), 30, 0.10)
+    elif c == "oom":
+        prof, f, L, _, _ = run(args, c, expect_rc=None)
+        got = field(f, L["LOOM"], "kept_mb")
+        print("LOOM kept_mb", got, "exit", prof.get("exit"))
+        ok &= 150 <= got <= 450
+    if not ok:
+        fail("see above")
+    print("PASS", c)
+
+
+if __name__ == "__main__":
+    main()
