@@ -632,7 +632,7 @@ int mem_start(agent_t *a, double mean_kb)
     }
     pthread_mutex_lock(&g_mem.mu);
     reset_tables();
-    g_mem.mean = (mean_kb >= 1 && mean_kb <= 1 << 20 ? mean_kb : 256) * 1024.0;
+    g_mem.mean = (mean_kb >= 1 && mean_kb <= 1 << 20 ? mean_kb : 64) * 1024.0;
     g_mem.copy_mean = g_mem.mean;
     pthread_mutex_unlock(&g_mem.mu);
     t_mem.left = 0;

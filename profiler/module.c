@@ -91,7 +91,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     int is_socket = 1, profile_all = 0, die_with_server = 0;
     long long server_pid = 0;
     int memory = 0;
-    double mem_kb = 256;
+    double mem_kb = 64;
     double interval_ms = 10.0;
     PyObject *inc = NULL, *exc = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpd", kwlist, &hello, &path,
@@ -254,7 +254,7 @@ static PyMethodDef methods[] = {
     {"start", (PyCFunction)(void (*)(void))py_start, METH_VARARGS | METH_KEYWORDS,
      "start(hello, path, socket=True, interval_ms=10, include=None, exclude=None, "
      "profile_all=False, die_with_server=False, server_pid=0, memory=False, "
-     "mem_interval_kb=256)"},
+     "mem_interval_kb=64)"},
     {"stop", py_stop, METH_VARARGS, "stop(reason='stop'): last delta, end, close"},
     {"forget", py_forget, METH_NOARGS, "drop the parent's agent in a forked child"},
     {"is_running", py_running, METH_NOARGS, "sampler thread alive"},
