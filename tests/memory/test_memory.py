@@ -176,6 +176,14 @@ def main():
         trim(0)
 main()
 ''',
+    "no_memory": r'''
+keep = []
+def main():
+    for i in range(20):
+        keep.append(bytearray(MB))                  # LKEEP
+        keep.append(LIB.mt_alloc(MB))
+main()
+''',
     "oom": r'''
 import resource
 keep = []
@@ -204,7 +212,7 @@ def marker_lines(src):
     return out
 
 
-def run(args, case, env_extra=None, expect_rc=0):
+def run(args, case, env_extra=None, expect_rc=0, extra=()):
     has_np = subprocess.run([args.python, "-c", "import numpy"], capture_output=True).returncode == 0
     body = PROGRAMS[case]
     src = PRELUDE + "MB = 1 << 20\nHAVE_NP = %r\n" % has_np
@@ -219,7 +227,8 @@ def run(args, case, env_extra=None, expect_rc=0):
     truth = os.path.join(work, "truth.json")
     env = dict(os.environ, MT_LIB=args.lib, MT_TRUTH=truth)
     env.update(env_extra or {})
-    p = subprocess.run([args.hotline, "run", "--python", args.python, "--json", out, prog],
+    p = subprocess.run([args.hotline, "run", "--python", args.python, "--json", out] + list(extra) +
+                       [prog],
                        cwd=work, env=env, capture_output=True, text=True, timeout=100)
     print(p.stdout[-3000:])
     print(p.stderr[-2000:])
@@ -315,6 +324,15 @@ def main():
     elif c == "malloc_trim":
         prof, f, L, _, _ = run(args, c)
         ok &= near("L30 kept_mb", field(f, L["L30"], "kept_mb"), 30, 0.10)
+    elif c == "no_memory":
+        prof, f, L, _, _ = run(args, c, extra=["--no-memory"])
+        mem_keys = {"alloc_mb", "freed_mb", "kept_mb", "peak_mb", "copy_mb"}
+        for fo in prof["files"].values():
+            for lo in fo["lines"].values():
+                if mem_keys & set(lo):
+                    fail("memory fields with --no-memory: %s" % lo)
+        if "peak_mb" in prof or "memory_timeline" in prof:
+            fail("top-level memory fields with --no-memory")
     elif c == "oom":
         prof, f, L, _, _ = run(args, c, expect_rc=None)
         got = field(f, L["LOOM"], "kept_mb")
