@@ -66,19 +66,19 @@ class Conn:
             self.stacks[m["id"]] = tuple(fr)
         elif t == "delta":
             self.deltas += 1
-            for e in m["lines"]:
+            for e in m.get("lines", []):
                 self._need(e["f"])
                 self._add(self.lines, (self.strs.get(e["f"]), e["l"]), e)
-            for e in m["funcs"]:
+            for e in m.get("funcs", []):
                 self._need(e["f"])
                 self._need(e["fn"])
                 self._add(self.funcs, (self.strs.get(e["f"]), self.strs.get(e["fn"])), e)
-            for sid, n, sec in m["stacks"]:
+            for sid, n, sec in m.get("stacks", []):
                 if sid not in self.stacks:
                     self.problems.append("stack %d used before definition" % sid)
                 key = self.stacks.get(sid)
                 self.stack_time[key] = self.stack_time.get(key, 0.0) + sec
-            for e in m["threads"]:
+            for e in m.get("threads", []):
                 r = self.threads.setdefault(e["tid"], {"name": e.get("name"), "py": 0.0,
                                                        "nat": 0.0, "sys": 0.0})
                 for k in ("py", "nat", "sys"):
