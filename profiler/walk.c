@@ -69,9 +69,14 @@ long walk_tid_offset(void)
     unsigned char buf[4096];
     uintptr_t self = (uintptr_t)pthread_self();
     int tid = (int)gettid();
-    if (mem_read(self, buf, sizeof buf) != 0)
-        return -EFAULT;
-    for (size_t off = 0; off + sizeof(int) <= sizeof buf; off += sizeof(int)) {
+    /* The main thread's struct pthread can sit near the end of its mapping
+     * (where it lands depends on the static TLS before it, e.g. an
+     * LD_PRELOADed library's): read less when 4 KiB would cross it. */
+    size_t len = sizeof buf;
+    while (mem_read(self, buf, len) != 0)
+        if ((len /= 2) < 1024)
+            return -EFAULT;
+    for (size_t off = 0; off + sizeof(int) <= len; off += sizeof(int)) {
         int v;
         memcpy(&v, buf + off, sizeof v);
         if (v == tid)
@@ -207,6 +212,39 @@ static uint8_t *read_bytes(uintptr_t addr, size_t *n)
     return p;
 }
 
+/* Collapse "//", "/./" and "dir/.." in an absolute path, in place, as
+ * os.path.normpath does (no file system access, symlinks untouched), so that
+ * a module imported through "app/../lib" is "lib", both for the
+ * include/exclude test and for the editor, which knows files by their
+ * normal paths. Relative paths ("<string>", "<frozen ...>") are left alone. */
+static void normalize_path(char *s)
+{
+    if (s[0] != '/')
+        return;
+    char *out = s + 1; /* write position, after the root '/' */
+    const char *p = s + 1;
+    while (*p) {
+        const char *end = strchr(p, '/');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        const char *next = p + n + (end ? 1 : 0); /* read before writing */
+        if (n == 0 || (n == 1 && p[0] == '.')) {
+            /* skip */
+        } else if (n == 2 && p[0] == '.' && p[1] == '.') {
+            while (out > s + 1 && out[-1] != '/') /* drop the last component */
+                out--;
+            if (out > s + 1)
+                out--; /* and its separator */
+        } else {
+            if (out > s + 1)
+                *out++ = '/';
+            memmove(out, p, n);
+            out += n;
+        }
+        p = next;
+    }
+    *out = 0;
+}
+
 /* Cached description of the code object at addr (borrowed) or NULL. */
 static agent_code_t *code_get(agent_t *a, uintptr_t addr)
 {
@@ -227,6 +265,7 @@ static agent_code_t *code_get(agent_t *a, uintptr_t addr)
     char s[WALK_MAX_STR * 4 + 8];
     if (read_str(compat_code_filename(c), s, sizeof s) < 0)
         return NULL;
+    normalize_path(s);
     int fid = agg_intern(a, s, strlen(s));
     if (read_str(compat_code_qualname(c), s, sizeof s) < 0)
         return NULL;

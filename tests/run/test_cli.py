@@ -558,6 +558,34 @@ def real_unicode_paths(c):
 
 
 @case
+def real_dotdot_paths(c):
+    """A module imported through "app/../lib" is known by its normal path: it
+    is not the program's own code (the time goes to the calling line), and
+    with --profile-all it is reported as lib/slowlib.py."""
+    c.write("lib/slowlib.py", "import time\n"
+            "def spin():\n"
+            "    end = time.perf_counter() + 0.4\n"
+            "    while time.perf_counter() < end:\n"
+            "        pass\n")
+    prog = c.write("app/main.py", "import os, sys\n"
+                   "sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))\n"
+                   "import slowlib\n"
+                   "slowlib.spin()\n")
+    lib = os.path.join(c.tmp, "lib", "slowlib.py")
+    out_json = os.path.join(c.tmp, "p.json")
+    rc, out, err = real_run(c, ["--json", out_json, prog])
+    check(rc == 0, "exit status", err)
+    j = load(out_json)
+    check(set(j["files"]) == {prog}, "only the program's own file is charged: %r" % list(j["files"]))
+    check(j["files"][prog]["lines"].get("4", {}).get("python_s", 0) > 0.15,
+          "the call line carries the library's time", err)
+    rc, out, err = real_run(c, ["--profile-all", "--json", out_json, prog])
+    j = load(out_json)
+    check(lib in j["files"], "normal path of the library %r" % list(j["files"]))
+    check(not any("/../" in f for f in j["files"]), "no '..' in paths %r" % list(j["files"]))
+
+
+@case
 def real_no_agent_build(c):
     """An agent directory without the native module for this Python: the
     bootstrap's `error` is shown with the version, the program is not profiled."""
