@@ -120,6 +120,7 @@ struct agent {
     int profile_all;
     int die_with_server; /* LSP mode: SIGKILL ourselves when the server goes */
     int memory;          /* memhooks.c active */
+    int gpu;             /* poll NVML (nvml.c) */
     char **include, **exclude;
     int ninclude, nexclude;
     char *hello; /* first line, without newline */
@@ -204,6 +205,10 @@ void mem_emit(agent_t *a, double ts);
 void mem_thread_ignore(void);
 void mem_after_fork(void); /* child: forget the parent's samples */
 int mem_shim_loaded(void);  /* 1 when the LD_PRELOAD shim registered */
+
+/* nvml.c: GPU through NVML (dlopen), sampler thread only */
+void gpu_emit(agent_t *a, double ts);
+int gpu_available(void);
 
 /* wire.c */
 int wire_open(agent_t *a, const char *path, int is_socket); /* 0 or -errno */

@@ -86,17 +86,17 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     (void)self;
     static char *kwlist[] = {"hello", "path", "socket", "interval_ms", "include", "exclude",
                              "profile_all", "die_with_server", "server_pid", "memory",
-                             "mem_interval_kb", NULL};
+                             "mem_interval_kb", "gpu", NULL};
     const char *hello, *path;
     int is_socket = 1, profile_all = 0, die_with_server = 0;
     long long server_pid = 0;
-    int memory = 0;
+    int memory = 0, gpu = 1;
     double mem_kb = 64;
     double interval_ms = 10.0;
     PyObject *inc = NULL, *exc = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpd", kwlist, &hello, &path,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpdp", kwlist, &hello, &path,
                                      &is_socket, &interval_ms, &inc, &exc, &profile_all,
-                                     &die_with_server, &server_pid, &memory, &mem_kb))
+                                     &die_with_server, &server_pid, &memory, &mem_kb, &gpu))
         return NULL;
     if (g_agent) {
         PyErr_SetString(PyExc_RuntimeError, "hotline agent already running");
@@ -152,6 +152,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     if (memory && mem_start(a, mem_kb) != 0)
         memory = 0; /* no tables: time profiling only */
     a->memory = memory;
+    a->gpu = gpu;
     r = sampler_start(a);
     if (r != 0) {
         if (memory)
@@ -217,13 +218,13 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
     if (!a)
         Py_RETURN_NONE;
     /* racy reads of counters, good enough for a measurement */
-    return Py_BuildValue("{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:i,s:i}", "ticks", (unsigned long long)a->ticks,
+    return Py_BuildValue("{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:i,s:i,s:i}", "ticks", (unsigned long long)a->ticks,
                          "thread_samples", (unsigned long long)a->thread_samples, "cost_s",
                          a->cost_s, "mem_errors", a->mem_errors, "probe_py",
                          (unsigned long long)a->probe_stats[0], "probe_nat",
                          (unsigned long long)a->probe_stats[1], "probe_idle",
                          (unsigned long long)a->probe_stats[2], "memory", a->memory,
-                         "shim", mem_shim_loaded());
+                         "shim", mem_shim_loaded(), "gpu", gpu_available());
 }
 
 /* Test hook: our decoder on a code object's own table (no sampling). */
@@ -254,7 +255,7 @@ static PyMethodDef methods[] = {
     {"start", (PyCFunction)(void (*)(void))py_start, METH_VARARGS | METH_KEYWORDS,
      "start(hello, path, socket=True, interval_ms=10, include=None, exclude=None, "
      "profile_all=False, die_with_server=False, server_pid=0, memory=False, "
-     "mem_interval_kb=64)"},
+     "mem_interval_kb=64, gpu=True)"},
     {"stop", py_stop, METH_VARARGS, "stop(reason='stop'): last delta, end, close"},
     {"forget", py_forget, METH_NOARGS, "drop the parent's agent in a forked child"},
     {"is_running", py_running, METH_NOARGS, "sampler thread alive"},

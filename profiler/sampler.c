@@ -502,6 +502,7 @@ static void *sampler_main(void *arg)
             if (a->out.len < AGENT_OUT_SOFT) {
                 agg_emit_delta(a, now - a->t0);
                 mem_emit(a, now - a->t0);
+                gpu_emit(a, now - a->t0);
                 a->delta_seq++;
             }
             a->next_delta = now + DELTA_PERIOD;
@@ -519,6 +520,7 @@ static void *sampler_main(void *arg)
         a->out.max = 0; /* the closing messages always fit */
         agg_emit_delta(a, sampler_mono() - a->t0);
         mem_emit(a, sampler_mono() - a->t0);
+        gpu_emit(a, sampler_mono() - a->t0);
         buf_printf(&a->out, "{\"t\":\"end\",\"ts\":%.6f,\"reason\":\"%s\",\"samples\":%llu,"
                    "\"cost_us\":%.3f,\"late_max_ms\":%.3f}\n",
                    sampler_mono() - a->t0, reason, (unsigned long long)a->thread_samples,

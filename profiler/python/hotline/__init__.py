@@ -30,7 +30,8 @@ def _start_with(cfg):
                  die_with_server=bool(cfg.get("die_with_server", False)),
                  server_pid=int(cfg.get("server_pid") or 0),
                  memory=bool(cfg.get("memory", True)),
-                 mem_interval_kb=float(cfg.get("mem_interval_kb", 64)))
+                 mem_interval_kb=float(cfg.get("mem_interval_kb", 64)),
+                 gpu=bool(cfg.get("gpu", True)))
     _state["cfg"] = cfg
 
 
