@@ -232,14 +232,15 @@ int cmd_run(int argc, char **argv)
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
     fputc('\n', stderr);
-    if (c.s.nconns_total == 0)
-        fprintf(stderr, "hotline: no profile: %s\n",
-                c.s.agent_error[0] ? c.s.agent_error
-                                   : "the agent never connected (see docs/cli.md, "
-                                     "\"no profile\")");
-    else if (c.s.agent_error[0] && c.p->meta.samples == 0)
-        fprintf(stderr, "hotline: no profile: %s\n", c.s.agent_error);
-    report_print(stderr, c.p, top, cwd);
+    /* no profile: say so once (the agent's error was already shown), no empty report */
+    int none = c.s.nconns_total == 0 || (c.s.agent_error[0] && c.p->meta.samples == 0);
+    if (none && c.s.agent_error[0])
+        fprintf(stderr, "hotline: no profile (agent error above)\n");
+    else if (none)
+        fprintf(stderr, "hotline: no profile: the agent never connected (see docs/cli.md, "
+                        "\"no profile\")\n");
+    else
+        report_print(stderr, c.p, top, cwd);
     if (json_out) {
         int e = profile_save(c.p, json_out);
         if (e)
