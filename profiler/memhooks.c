@@ -16,9 +16,9 @@
  * in [mean/2, 3*mean/2)); an allocation that contains k sample points stands
  * for k*mean bytes (exactly its size when it is larger than any gap). A
  * sampled allocation records the raw innermost frames of the *allocating
- * thread itself* (GIL held: direct reads; from the shim: safe mem_read
- * reads of the thread state cached the last time this thread allocated
- * Python memory) and enters a hash of live sampled pointers. Every free
+ * thread itself* (direct reads of its own frames: with the GIL from the
+ * Python allocator; from the shim via the thread state that
+ * PyGILState_GetThisThreadState finds for it, see own_tstate) and enters a hash of live sampled pointers. Every free
  * checks a counting filter on the pointer only (one load for the common
  * unsampled case); a hit removes the entry and queues a free event.
  *
@@ -49,7 +49,7 @@
 #define MEM_FRAMES 24           /* raw frames kept per sampled event */
 #define MEM_LIVE_CAP (1 << 17)  /* live sampled allocations (slots) */
 #define MEM_LIVE_MAX (MEM_LIVE_CAP / 2)
-#define MEM_FILTER (1 << 18)    /* counting filter cells */
+#define MEM_FILTER (1 << 17)    /* counting filter cells (1 byte: stays in cache) */
 #define MEM_EVENTS 8192         /* alloc/copy events per delta period */
 #define MEM_FREES (MEM_LIVE_MAX + MEM_EVENTS) /* cannot overflow */
 #define MEM_ROWS 65536          /* lines with memory data */
@@ -94,13 +94,14 @@ typedef struct {
 
 static struct {
     int installed; /* Python wrappers in place (inherited by forked children) */
+    int pymalloc;  /* MEM/OBJ are pymalloc (PYTHONMALLOC unset or "pymalloc") */
     atomic_int on;
     double mean, copy_mean;
     pthread_mutex_t mu;
     /* producer side (under mu) */
     mem_live_t *live;
     int nlive;
-    _Atomic uint16_t *filter;
+    _Atomic uint8_t *filter; /* counts; 255 = saturated, never decremented */
     mem_ev_t *ev[2];
     mem_free_t *fr[2];
     int nev, nfr, cur;
@@ -247,7 +248,9 @@ static void live_put(uintptr_t p, uint64_t sid, double w)
         i = (i + 1) & (MEM_LIVE_CAP - 1);
     if (!g_mem.live[i].p) {
         g_mem.nlive++;
-        atomic_fetch_add_explicit(&g_mem.filter[filter_cell(p)], 1, memory_order_relaxed);
+        _Atomic uint8_t *c = &g_mem.filter[filter_cell(p)];
+        if (atomic_load_explicit(c, memory_order_relaxed) < 255)
+            atomic_fetch_add_explicit(c, 1, memory_order_relaxed); /* writers hold mu */
     }
     g_mem.live[i].p = p;
     g_mem.live[i].sid = sid;
@@ -263,7 +266,9 @@ static int live_take(uintptr_t p, mem_live_t *out)
     if (!g_mem.live[i].p)
         return 0;
     *out = g_mem.live[i];
-    atomic_fetch_sub_explicit(&g_mem.filter[filter_cell(p)], 1, memory_order_relaxed);
+    _Atomic uint8_t *c = &g_mem.filter[filter_cell(p)];
+    if (atomic_load_explicit(c, memory_order_relaxed) < 255)
+        atomic_fetch_sub_explicit(c, 1, memory_order_relaxed);
     g_mem.nlive--;
     /* backward-shift deletion keeps probe chains intact without tombstones */
     unsigned j = i;
@@ -339,14 +344,29 @@ static void py_sample(void *p, size_t n)
     (*g)--;
 }
 
+/* pymalloc serves requests up to 512 bytes from its own arenas (mmap, not
+ * seen by the shim): only larger ones, or every one when PYTHONMALLOC names
+ * another allocator, reach malloc and need the shim's guard. Frees need none:
+ * the sampled entry is gone before the block is, so the shim's on_free
+ * finds nothing. */
+#define MEM_PYMALLOC_MAX 512
+
 static void *py_malloc(void *ctx, size_t n)
 {
     mem_dom_t *d = ctx;
-    int *g = guard_ptr();
-    (*g)++;
-    void *p = d->orig.malloc(d->orig.ctx, n);
-    (*g)--;
-    if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed) && !*g)
+    void *p;
+    int *g = NULL;
+    if (n > MEM_PYMALLOC_MAX || !g_mem.pymalloc) {
+        g = guard_ptr();
+        (*g)++;
+        p = d->orig.malloc(d->orig.ctx, n);
+        (*g)--;
+        if (*g)
+            return p; /* nested inside a hook of ours */
+    } else {
+        p = d->orig.malloc(d->orig.ctx, n);
+    }
+    if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed))
         py_sample(p, n);
     return p;
 }
@@ -383,17 +403,24 @@ static void py_free(void *ctx, void *p)
     mem_dom_t *d = ctx;
     if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed))
         mem_free_ptr(p);
-    int *g = guard_ptr();
-    (*g)++;
     d->orig.free(d->orig.ctx, p);
-    (*g)--;
+}
+
+/* The calling thread's own thread state, or 0. PyGILState_GetThisThreadState
+ * is a thread-specific-storage read (no GIL needed, no allocation); it is
+ * cleared when the thread state is deleted, so unlike a cached pointer it is
+ * never stale. Reading our *own* thread's frames directly is then safe
+ * without the GIL: only this thread (now inside malloc) changes them. */
+static uintptr_t own_tstate(void)
+{
+    return (uintptr_t)PyGILState_GetThisThreadState();
 }
 
 /* shim callbacks: run with the shim's guard raised */
 static void shim_on_alloc(void *p, size_t n, uint64_t k)
 {
     if (atomic_load_explicit(&g_mem.on, memory_order_relaxed))
-        record(p, n, k, EV_ALLOC, ORIGIN_NAT, t_mem.tstate, 0);
+        record(p, n, k, EV_ALLOC, ORIGIN_NAT, own_tstate(), 1);
 }
 
 static void shim_on_free(void *p)
@@ -404,8 +431,9 @@ static void shim_on_free(void *p)
 
 static void shim_on_copy(size_t n, uint64_t k)
 {
-    if (atomic_load_explicit(&g_mem.on, memory_order_relaxed) && t_mem.tstate)
-        record(NULL, n, k, EV_COPY, ORIGIN_NAT, t_mem.tstate, 0);
+    uintptr_t ts;
+    if (atomic_load_explicit(&g_mem.on, memory_order_relaxed) && (ts = own_tstate()))
+        record(NULL, n, k, EV_COPY, ORIGIN_NAT, ts, 1);
 }
 
 /* ---- sampler side ---- */
@@ -633,7 +661,7 @@ int mem_start(agent_t *a, double mean_kb)
     pthread_mutex_lock(&g_mem.mu);
     reset_tables();
     g_mem.mean = (mean_kb >= 1 && mean_kb <= 1 << 20 ? mean_kb : 64) * 1024.0;
-    g_mem.copy_mean = g_mem.mean;
+    g_mem.copy_mean = 16 * g_mem.mean; /* copies are volume: a coarser grain is enough */
     pthread_mutex_unlock(&g_mem.mu);
     t_mem.left = 0;
     if (!atfork_done) {
@@ -646,6 +674,8 @@ int mem_start(agent_t *a, double mean_kb)
         g_mem.shim_register = NULL, g_mem.shim_guard = NULL;
     t_mem.guard = NULL;
     if (!g_mem.installed) {
+        const char *pm = getenv("PYTHONMALLOC");
+        g_mem.pymalloc = !pm || !*pm || !strcmp(pm, "pymalloc");
         PyMemAllocatorEx w;
         PyMem_GetAllocator(PYMEM_DOMAIN_MEM, &g_mem.dom_mem.orig);
         PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &g_mem.dom_obj.orig);

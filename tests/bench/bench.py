@@ -25,15 +25,22 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-WORKLOADS = ["pycalls", "churn", "numeric", "threads", "io"]
+WORKLOADS = ["pycalls", "churn", "numeric", "threads", "io", "alloc", "npalloc"]
 
 
-def wall(cmd, env=None):
+RSS = {}  # mode -> [max RSS in KiB of the process tree's largest process]
+
+
+def wall(cmd, env=None, mode=None):
     t0 = time.perf_counter()
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, ru = os.wait4(p.pid, 0)
     dt = time.perf_counter() - t0
-    if r.returncode != 0:
-        raise RuntimeError("%s failed with %d" % (" ".join(cmd), r.returncode))
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed with %d" % (" ".join(cmd), p.returncode))
+    if mode:
+        RSS.setdefault(mode, []).append(ru.ru_maxrss)
     return dt
 
 
@@ -69,9 +76,10 @@ def main():
         print("(scalene not importable by %s: apt-get install python3-scalene)" % a.python)
 
     names = [n for n in WORKLOADS if not a.only or n in a.only.split(",")]
-    if "numeric" in names and not has_module(a.python, "numpy"):
-        print("(numpy missing for %s: skipping the numeric workload)" % a.python)
-        names.remove("numeric")
+    for np_w in ("numeric", "npalloc"):
+        if np_w in names and not has_module(a.python, "numpy"):
+            print("(numpy missing for %s: skipping the %s workload)" % (a.python, np_w))
+            names.remove(np_w)
 
     print("python %s, %d reps, modes: %s" % (a.python, a.reps, ", ".join(modes)))
     empty = os.path.join(HERE, "workloads", "empty.py")
@@ -85,20 +93,25 @@ def main():
         if m != "plain":
             print("  %-8s +%.1f ms" % (m, (statistics.median(start[m]) - base) * 1e3))
 
-    print("\n%-10s %6s %9s %9s %9s" % ("workload", "target", "plain s", "hotline", "scalene"))
+    print("\n%-10s %6s %9s %9s %9s %s" % ("workload", "target", "plain s", "hotline", "scalene",
+                                         "  max RSS MB plain/hotline/scalene"))
     for target in [float(x) for x in a.seconds.split(",")]:
         for n in names:
             w = os.path.join(HERE, "workloads", n + ".py")
             t1 = wall(modes["plain"](w, 1))
             scale = max(0.05, target / t1)
             times = {m: [] for m in modes}
+            RSS.clear()
             for _ in range(a.reps):
                 for m, cmd in modes.items():
-                    times[m].append(wall(cmd(w, scale)))
+                    times[m].append(wall(cmd(w, scale), mode=m))
             p = statistics.median(times["plain"])
             cols = ["%.2fx" % (statistics.median(times[m]) / p) if m in times else "-"
                     for m in ("hotline", "scalene")]
-            print("%-10s %5.0fs %9.2f %9s %9s" % (n, target, p, cols[0], cols[1]))
+            rss = "/".join("%.0f" % (statistics.median(RSS[m]) / 1024) if m in RSS else "-"
+                           for m in ("plain", "hotline", "scalene"))
+            print("%-10s %5.0fs %9.2f %9s %9s   %s" % (n, target, p, cols[0], cols[1], rss),
+                  flush=True)
     return 0
 
 
