@@ -12,7 +12,8 @@
  * is raised, so pymalloc's (or PYTHONMALLOC=malloc's) underlying mallocs are
  * never counted a second time.
  *
- * Sampling is by bytes: a per-thread countdown with randomised gaps (uniform
+ * Sampling is by bytes: a countdown (the shim's per thread, the Python
+ * domains' per process under the GIL) with randomised gaps (uniform
  * in [mean/2, 3*mean/2)); an allocation that contains k sample points stands
  * for k*mean bytes (exactly its size when it is larger than any gap). A
  * sampled allocation records the raw innermost frames of the *allocating
@@ -95,6 +96,8 @@ typedef struct {
 static struct {
     int installed; /* Python wrappers in place (inherited by forked children) */
     int pymalloc;  /* MEM/OBJ are pymalloc (PYTHONMALLOC unset or "pymalloc") */
+    int64_t py_left; /* Python domains' byte countdown (GIL-serialised) */
+    uint64_t rng;    /* its gap generator (GIL-serialised) */
     atomic_int on;
     double mean, copy_mean;
     pthread_mutex_t mu;
@@ -127,8 +130,6 @@ static __thread struct {
     int *guard;
     int dummy;
     uintptr_t tstate;
-    int64_t left;
-    uint64_t rng;
 } t_mem;
 
 static int *guard_ptr(void)
@@ -151,32 +152,36 @@ static uint64_t mix(uint64_t x)
     return x;
 }
 
+/* The Python domains' countdown is one per process, not per thread: MEM and
+ * OBJ are only ever called with the GIL held, which serialises it, and a
+ * global costs no thread-local lookup on the hot path (this module is
+ * dlopen'ed: its TLS goes through __tls_get_addr). The shim keeps its own
+ * per-thread countdowns (initial-exec TLS, cheap there). */
 static double countdown_gap(void)
 {
-    if (!t_mem.rng)
-        t_mem.rng = mix((uint64_t)(uintptr_t)&t_mem ^ (uint64_t)getpid()) | 1;
-    t_mem.rng ^= t_mem.rng << 13;
-    t_mem.rng ^= t_mem.rng >> 7;
-    t_mem.rng ^= t_mem.rng << 17;
-    double u = (double)(t_mem.rng >> 11) * 0x1.0p-53;
+    if (!g_mem.rng)
+        g_mem.rng = mix((uint64_t)(uintptr_t)&g_mem ^ (uint64_t)getpid()) | 1;
+    g_mem.rng ^= g_mem.rng << 13;
+    g_mem.rng ^= g_mem.rng >> 7;
+    g_mem.rng ^= g_mem.rng << 17;
+    double u = (double)(g_mem.rng >> 11) * 0x1.0p-53;
     return g_mem.mean * (0.5 + u);
 }
 
+/* Number of sample points in n more bytes; GIL held. */
 static uint64_t countdown(size_t n)
 {
-    if (t_mem.left == 0)
-        t_mem.left = (int64_t)countdown_gap() + 1;
-    t_mem.left -= (int64_t)n;
-    if (t_mem.left > 0)
+    g_mem.py_left -= (int64_t)n;
+    if (__builtin_expect(g_mem.py_left > 0, 1))
         return 0;
     uint64_t k = 0;
-    if ((double)(-t_mem.left) > 64 * g_mem.mean) {
-        k = (uint64_t)((double)(-t_mem.left) / g_mem.mean);
-        t_mem.left += (int64_t)((double)k * g_mem.mean);
+    if ((double)(-g_mem.py_left) > 64 * g_mem.mean) {
+        k = (uint64_t)((double)(-g_mem.py_left) / g_mem.mean);
+        g_mem.py_left += (int64_t)((double)k * g_mem.mean);
     }
-    while (t_mem.left <= 0) {
+    while (g_mem.py_left <= 0) {
         k++;
-        t_mem.left += (int64_t)countdown_gap() + 1;
+        g_mem.py_left += (int64_t)countdown_gap() + 1;
     }
     return k;
 }
@@ -500,15 +505,45 @@ static int sid_take(uint64_t sid)
     }
 }
 
+/* (code, instruction) -> row (or -1: not profiled), sampler thread only.
+ * Saves a code-object read per sampled event; emptied every second (epoch)
+ * so that a code object freed and another allocated at its address are
+ * confused for at most that long. */
+#define MEM_RCACHE 4096
+static struct {
+    uintptr_t code;
+    intptr_t instr;
+    int row; /* row index, -1 not profiled, -2 unreadable */
+    unsigned epoch;
+} g_rcache[MEM_RCACHE];
+static unsigned g_repoch = 1;
+
+static int frame_row(agent_t *a, const mem_rawfr_t *fr)
+{
+    unsigned h = (unsigned)(mix(fr->code ^ ((uint64_t)fr->instr << 17)) & (MEM_RCACHE - 1));
+    if (g_rcache[h].epoch == g_repoch && g_rcache[h].code == fr->code &&
+        g_rcache[h].instr == fr->instr)
+        return g_rcache[h].row;
+    agent_frame_t f;
+    int row = -2;
+    if (walk_frame(a, fr->code, fr->instr, &f) == 0)
+        row = f.profiled ? row_get((uint32_t)f.file_id, (uint32_t)f.line) : -1;
+    if (row == -1 || row >= 0) {
+        g_rcache[h].code = fr->code;
+        g_rcache[h].instr = fr->instr;
+        g_rcache[h].row = row;
+        g_rcache[h].epoch = g_repoch;
+    }
+    return row;
+}
+
 /* Innermost profiled line of an event: row index, or -1. */
 static int resolve(agent_t *a, const mem_ev_t *e)
 {
     for (int i = 0; i < e->nfr; i++) {
-        agent_frame_t f;
-        if (walk_frame(a, e->fr[i].code, e->fr[i].instr, &f) != 0)
-            continue;
-        if (f.profiled)
-            return row_get((uint32_t)f.file_id, (uint32_t)f.line);
+        int r = frame_row(a, &e->fr[i]);
+        if (r >= 0)
+            return r;
     }
     return -1;
 }
@@ -564,8 +599,13 @@ static void apply_free(const mem_free_t *f)
 
 void mem_emit(agent_t *a, double ts)
 {
+    static double epoch_ts;
     if (!g_mem.rows || !atomic_load(&g_mem.on))
         return;
+    if (ts - epoch_ts >= 1.0 || ts < epoch_ts) {
+        epoch_ts = ts;
+        g_repoch++;
+    }
     pthread_mutex_lock(&g_mem.mu);
     int b = g_mem.cur, nev = g_mem.nev, nfr = g_mem.nfr;
     g_mem.cur ^= 1;
@@ -606,6 +646,7 @@ void mem_emit(agent_t *a, double ts)
 
 static void reset_tables(void)
 {
+    g_repoch++; /* row indices of the resolve cache are gone */
     memset(g_mem.live, 0, MEM_LIVE_CAP * sizeof *g_mem.live);
     memset((void *)g_mem.filter, 0, MEM_FILTER * sizeof *g_mem.filter);
     memset(g_mem.sid_key, 0, MEM_SIDS * sizeof *g_mem.sid_key);
@@ -663,7 +704,7 @@ int mem_start(agent_t *a, double mean_kb)
     g_mem.mean = (mean_kb >= 1 && mean_kb <= 1 << 20 ? mean_kb : 64) * 1024.0;
     g_mem.copy_mean = 16 * g_mem.mean; /* copies are volume: a coarser grain is enough */
     pthread_mutex_unlock(&g_mem.mu);
-    t_mem.left = 0;
+    g_mem.py_left = (int64_t)countdown_gap() + 1;
     if (!atfork_done) {
         atfork_done = 1;
         pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

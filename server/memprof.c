@@ -127,6 +127,12 @@ int memprof_line_point(struct profile *p, const char *path, int line, double ts,
     return 0;
 }
 
+void memprof_touch(struct profile *p, double ts)
+{
+    struct memprof *m = MP(p);
+    if (m && ts > m->t_end) m->t_end = ts;
+}
+
 int memprof_footprint(struct profile *p, double ts, double live_mb, double peak_mb,
                       const char *peak_path, int peak_line)
 {

@@ -29,6 +29,10 @@ void memprof_free(struct profile *p);
 /* Line (path interned by the store, borrowed for p's lifetime) holds kept_mb
  * at ts. 0 or -ENOMEM (point dropped). */
 int memprof_line_point(struct profile *p, const char *path, int line, double ts, double kept_mb);
+/* The run reached ts (any agent message with a time): the end of every
+ * timeline moves there, so a line that stopped changing reads as flat.
+ * No-op for runs without memory data. */
+void memprof_touch(struct profile *p, double ts);
 /* Program footprint at ts; peak with its place (peak_path interned or NULL). */
 int memprof_footprint(struct profile *p, double ts, double live_mb, double peak_mb,
                       const char *peak_path, int peak_line);

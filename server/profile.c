@@ -511,6 +511,7 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
     int rc = 0;
     p->meta.samples += m->u.delta.samples;
     if (c->proc) p->procs[c->proc - 1].last_ts = m->u.delta.ts;
+    memprof_touch(p, m->u.delta.ts);
     struct agent_line_entry e;
     const json_t *a = m->u.delta.lines;
     for (size_t i = 0; i < json_array_size(a); i++) {
@@ -609,6 +610,7 @@ int profile_conn_apply(struct prof_conn *c, const struct agent_msg *m)
         if (c->proc) {
             struct prof_proc *pr = &c->p->procs[c->proc - 1];
             pr->last_ts = m->u.end.ts;
+            memprof_touch(c->p, m->u.end.ts);
             return profile_set_str(&pr->end_reason, m->u.end.reason);
         }
         return 0;

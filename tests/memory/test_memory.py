@@ -111,6 +111,15 @@ def main():
         time.sleep(0.04)
 main()
 ''',
+    "cache_idle": r'''
+cache = []
+def main():
+    for i in range(20):
+        cache.append(bytearray(MB))                 # LCACHE
+        time.sleep(0.04)
+    time.sleep(2.0)                                 # LIDLE: no allocation at all
+main()
+''',
     "noleak": r'''
 def main():
     for i in range(40):
@@ -303,13 +312,13 @@ def main():
         if set(lk) != {L["LLEAK"]}:
             fail("flagged lines %s, expected exactly line %d" % (sorted(lk), L["LLEAK"]))
         ok &= near("leak rate_mb_s", lk[L["LLEAK"]]["rate_mb_s"], t["rate"], 0.25)
-    elif c in ("cache", "noleak", "freed_at_exit"):
+    elif c in ("cache", "cache_idle", "noleak", "freed_at_exit"):
         prof, f, L, _, _ = run(args, c)
         lk = leaks_of(f)
         print("leaks:", lk)
         if lk:
             fail("leaks reported: %s" % lk)
-        if c == "cache":
+        if c in ("cache", "cache_idle"):
             ok &= near("LCACHE kept_mb", field(f, L["LCACHE"], "kept_mb"), 20, 0.10)
         if c == "freed_at_exit":
             ok &= near("LGROW alloc_mb", field(f, L["LGROW"], "alloc_mb"), 40, 0.10)
