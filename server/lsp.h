@@ -85,6 +85,10 @@ void lsp_drain(struct server *s);
 /* Send a message (stolen). */
 void lsp_send(struct server *s, json_t *msg);
 void lsp_reply(struct server *s, json_t *id /*borrowed*/, json_t *result /*stolen*/);
+/* A reply whose result is already serialised: result (borrowed) must be one
+ * valid JSON value of len bytes (no NUL needed). For big answers (code lenses)
+ * that would be slow to build as a jansson tree. */
+void lsp_reply_raw(struct server *s, json_t *id /*borrowed*/, const char *result, size_t len);
 void lsp_reply_error(struct server *s, json_t *id /*borrowed, may be NULL*/, int code,
                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void lsp_notify(struct server *s, const char *method, json_t *params /*stolen*/);

@@ -81,8 +81,12 @@ void lsp_feat_response(struct server *s, json_t *id, json_t *result, json_t *err
 
 /* request / notification handlers */
 void lsp_feat_execute_command(struct server *s, json_t *id, json_t *params);
-/* New reference: the profile lenses of params.textDocument (possibly empty). */
-json_t *lsp_feat_code_lens_list(struct server *s, json_t *params);
+/* New malloc'd JSON text (not NUL-terminated, *len bytes): the array of the
+ * profile lenses of params.textDocument, after the lenses of `first`
+ * (borrowed array, may be NULL). NULL on ENOMEM. Serialised directly, without
+ * a jansson tree: thousands of lenses must answer in about a millisecond. */
+char *lsp_feat_code_lens_json(struct server *s, json_t *params, const json_t *first,
+                              size_t *len);
 void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params);
 void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params);
 void lsp_feat_hover(struct server *s, json_t *id, json_t *params);

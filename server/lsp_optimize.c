@@ -1074,13 +1074,21 @@ void lsp_opt_code_lens(struct server *s, json_t *id, json_t *params)
         lsp_feat_code_lens(s, id, params);
         return;
     }
-    /* the profile lenses plus ours */
-    json_t *out = lsp_feat_code_lens_list(s, params);
+    /* ours first (the lens the user just asked for), then the profile lenses */
+    json_t *first = json_array();
     for (struct opt_done *dn = s->opt->done; dn; dn = dn->next) {
         json_t *l = strcmp(dn->uri, uri) ? NULL : done_lens(s, dn, d);
-        if (l) json_array_insert_new(out, 0, l); /* first: the lens the user just asked for */
+        if (l) json_array_insert_new(first, 0, l);
     }
-    lsp_reply(s, id, out);
+    size_t len;
+    char *text = lsp_feat_code_lens_json(s, params, first, &len);
+    json_decref(first);
+    if (!text) {
+        lsp_reply_error(s, id, RPC_INTERNAL_ERROR, "out of memory");
+        return;
+    }
+    lsp_reply_raw(s, id, text, len);
+    free(text);
 }
 
 /* ---- cancel, responses, lifecycle ---------------------------------------- */

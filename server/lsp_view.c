@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lsp.h"
+#include "jsonrpc.h"
 #include "lsp_feat.h"
 #include "uri.h"
 
@@ -136,25 +137,183 @@ static void memory_suffix(const struct agent_stats *st, const char *fmt, char *b
         snprintf(buf, n, fmt, alloc, "alloc");
 }
 
-static void lens_title(const struct profile *p, const struct agent_stats *st, char *buf, size_t n)
+/* The lens answer is written straight into a text buffer: a file with
+ * thousands of functions gives thousands of lenses (~200 bytes each), and
+ * building and dumping them as a jansson tree cost ~25 ms per request. */
+struct lensbuf {
+    char *p; /* owned */
+    size_t n, cap;
+    int oom;
+};
+
+static char *lb_room(struct lensbuf *b, size_t need)
 {
-    char mem[64];
-    memory_suffix(st, " \u00b7 +%.0f MB %s", mem, sizeof mem);
-    double t = agent_stats_time(&p->total);
-    double k = t > 0 ? 100.0 / t : 0;
-    snprintf(buf, n, "\u23f1 %.0f%% \u00b7 py %.0f \u00b7 native %.0f \u00b7 sys %.0f%s",
-             lsp__share(p, st), st->v[AGENT_STAT_PY] * k, st->v[AGENT_STAT_NAT] * k,
-             st->v[AGENT_STAT_SYS] * k, mem);
+    if (b->oom) return NULL;
+    if (b->cap - b->n < need) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap - b->n < need)
+            cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->oom = 1;
+            return NULL;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+    return b->p + b->n;
 }
 
-static json_t *lens(long line, const char *title, const char *uri, int pline, const char *fn)
+static void lb_put(struct lensbuf *b, const char *s, size_t n)
 {
-    json_t *arg = json_pack("{s:s, s:i}", "uri", uri, "line", pline > 0 ? pline - 1 : 0);
-    if (fn) json_object_set_new(arg, "function", json_string(fn));
-    return json_pack("{s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:{s:s, s:s, s:[o]}}", "range", "start",
-                     "line", (json_int_t)line, "character", 0, "end", "line", (json_int_t)line,
-                     "character", 0, "command", "title", title, "command", "hotline.showProfile",
-                     "arguments", arg);
+    char *w = lb_room(b, n);
+    if (!w) return;
+    memcpy(w, s, n);
+    b->n += n;
+}
+
+#define LB_LIT(b, lit) lb_put((b), (lit), sizeof(lit) - 1)
+
+static void lb_long(struct lensbuf *b, long v)
+{
+    char tmp[24];
+    char *e = tmp + sizeof tmp, *q = e;
+    unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+    do
+        *--q = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0) *--q = '-';
+    lb_put(b, q, (size_t)(e - q));
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t k;
+    unsigned cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) k = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef) k = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4) k = 4, cp = c & 0x07;
+    else return 0;
+    if (n < k) return 0;
+    for (size_t i = 1; i < k; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+        (k == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return k;
+}
+
+/* s as a JSON string, quotes included; invalid UTF-8 becomes U+FFFD. */
+static void lb_str(struct lensbuf *b, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strlen(s);
+    /* worst case: every byte as \u00XX */
+    char *w = lb_room(b, 6 * n + 2), *w0 = w;
+    if (!w) return;
+    const unsigned char *q = (const unsigned char *)s, *e = q + n;
+    *w++ = '"';
+    while (q < e) {
+        unsigned c = *q;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            *w++ = (char)c;
+            q++;
+        } else if (c == '"' || c == '\\') {
+            *w++ = '\\', *w++ = (char)c, q++;
+        } else if (c < 0x20) {
+            *w++ = '\\', *w++ = 'u', *w++ = '0', *w++ = '0';
+            *w++ = hex[c >> 4], *w++ = hex[c & 15];
+            q++;
+        } else {
+            size_t k = utf8_len(q, (size_t)(e - q));
+            if (k) {
+                memcpy(w, q, k), w += k, q += k;
+            } else {
+                memcpy(w, "\\ufffd", 6), w += 6, q++;
+            }
+        }
+    }
+    *w++ = '"';
+    b->n += (size_t)(w - w0);
+}
+
+/* "%.0f" of x without printf (the lens titles have four numbers each):
+ * nearbyint rounds half to even like printf does. */
+static void lb_pct(struct lensbuf *b, double x)
+{
+    if (!(x >= 0 && x < 1e15)) { /* negative, huge, NaN: printf decides */
+        char tmp[64];
+        int k = snprintf(tmp, sizeof tmp, "%.0f", x);
+        if (k > 0) lb_put(b, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
+        return;
+    }
+    lb_long(b, (long)nearbyint(x));
+}
+
+/* " · +120 MB kept"-style suffix of the lens title (memory_suffix), without printf */
+static void lb_memory(struct lensbuf *b, const struct agent_stats *st)
+{
+    double kept = stat_get(st, "kept_mb"), alloc = stat_get(st, "alloc_mb");
+    double v = kept >= 0.5 ? kept : alloc >= 0.5 ? alloc : -1;
+    if (v < 0) return;
+    LB_LIT(b, " \u00b7 +");
+    lb_pct(b, v);
+    if (kept >= 0.5)
+        LB_LIT(b, " MB kept");
+    else
+        LB_LIT(b, " MB alloc");
+}
+
+/* The title of a lens, "⏱ 12% · py 10 · native 2 · sys 0[ · +120 MB kept]",
+ * as a JSON string (its characters need no escaping). */
+static void lb_title(struct lensbuf *b, const struct profile *p, const struct agent_stats *st)
+{
+    double t = agent_stats_time(&p->total);
+    double k = t > 0 ? 100.0 / t : 0;
+    LB_LIT(b, "\"\u23f1 ");
+    lb_pct(b, lsp__share(p, st));
+    LB_LIT(b, "% \u00b7 py ");
+    lb_pct(b, st->v[AGENT_STAT_PY] * k);
+    LB_LIT(b, " \u00b7 native ");
+    lb_pct(b, st->v[AGENT_STAT_NAT] * k);
+    LB_LIT(b, " \u00b7 sys ");
+    lb_pct(b, st->v[AGENT_STAT_SYS] * k);
+    lb_memory(b, st);
+    LB_LIT(b, "\"");
+}
+
+/* One lens (with a leading comma unless it is the first of the array):
+ * {"range":..,"command":{"title":..,"command":"hotline.showProfile",
+ *  "arguments":[{"uri":..,"line":..,"function":..}]}}. title: NULL for the
+ * profile title of st; juri: the document URI already as a JSON string. */
+static void lb_lens(struct lensbuf *b, long line, const char *title, const struct profile *p,
+                    const struct agent_stats *st, const char *juri, size_t njuri, int pline,
+                    const char *fn)
+{
+    if (b->n > 1) LB_LIT(b, ",");
+    LB_LIT(b, "{\"range\":{\"start\":{\"line\":");
+    lb_long(b, line);
+    LB_LIT(b, ",\"character\":0},\"end\":{\"line\":");
+    lb_long(b, line);
+    LB_LIT(b, ",\"character\":0}},\"command\":{\"title\":");
+    if (title)
+        lb_str(b, title);
+    else
+        lb_title(b, p, st);
+    LB_LIT(b, ",\"command\":\"hotline.showProfile\",\"arguments\":[{\"uri\":");
+    lb_put(b, juri, njuri);
+    LB_LIT(b, ",\"line\":");
+    lb_long(b, pline > 0 ? pline - 1 : 0);
+    if (fn) {
+        LB_LIT(b, ",\"function\":");
+        lb_str(b, fn);
+    }
+    LB_LIT(b, "}]}}");
 }
 
 /* Is document line `cur` `class <name>` (name = last component of a dotted
@@ -178,7 +337,7 @@ static int is_class_line(const struct view *v, long cur, const char *name, size_
 /* One lens per class: the sum of its methods (qualified names "Class.method"),
  * over the nearest `class Class` line above the first method. */
 static void class_lenses(const struct view *v, const struct profile *p, const int32_t *inv,
-                         json_t *out)
+                         struct lensbuf *out, const char *juri, size_t njuri)
 {
     struct cls {
         const char *qual; /* borrowed from a func name */
@@ -212,49 +371,82 @@ static void class_lenses(const struct view *v, const struct profile *p, const in
                 break;
             }
     }
-    char title[256], name[256];
+    char name[256];
     for (size_t k = 0; k < ncls; k++) {
         if (cls[k].line < 0) continue;
-        lens_title(p, &cls[k].st, title, sizeof title);
         snprintf(name, sizeof name, "%.*s", (int)cls[k].qlen, cls[k].qual);
-        json_array_append_new(out, lens(cls[k].line, title, v->d->uri, 0, name));
+        lb_lens(out, cls[k].line, NULL, p, &cls[k].st, juri, njuri, 0, name);
     }
 }
 
-json_t *lsp_feat_code_lens_list(struct server *s, json_t *params)
+/* The profile lenses of the view, appended to b. */
+static void view_lenses(struct server *s, struct view *v, struct lensbuf *b)
 {
-    struct view v = {0};
-    json_t *out = json_array();
-    if (!lsp__setting_bool(s, "lenses.enabled", 1) || view_open(s, params, &v)) {
-        view_close(&v);
-        return out;
-    }
     const struct profile *p = s->feat->prof;
-    char title[256];
-    if (lsp__snap_stale(v.snap))
-        json_array_append_new(out,
-                              lens(0, "\u26a0 profile is stale \u2014 re-run", v.d->uri, 0, NULL));
-    lens_title(p, &v.pf->total, title, sizeof title);
-    json_array_append_new(out, lens(0, title, v.d->uri, 0, "<module>"));
-    int32_t *inv = invert(&v);
-    for (size_t i = 0; i < v.pf->nfuncs; i++) {
-        const struct prof_func *fn = v.pf->funcs[i];
+    /* ~220 bytes a lens: one allocation instead of a chain of reallocs */
+    if (!lb_room(b, (v->pf->nfuncs + 8) * 256)) return;
+    struct lensbuf ju = {0};
+    lb_str(&ju, v->d->uri);
+    if (ju.oom) {
+        b->oom = 1;
+        return;
+    }
+    if (lsp__snap_stale(v->snap))
+        lb_lens(b, 0, "\u26a0 profile is stale \u2014 re-run", p, NULL, ju.p, ju.n, 0, NULL);
+    lb_lens(b, 0, NULL, p, &v->pf->total, ju.p, ju.n, 0, "<module>");
+    int32_t *inv = invert(v);
+    for (size_t i = 0; i < v->pf->nfuncs; i++) {
+        const struct prof_func *fn = v->pf->funcs[i];
         if (!strcmp(fn->name, "<module>")) continue;
         long cur =
-            inv ? current_line_inv(&v, inv, fn->first_line) : current_line(&v, fn->first_line);
+            inv ? current_line_inv(v, inv, fn->first_line) : current_line(v, fn->first_line);
         if (cur < 0) continue;
-        lens_title(p, &fn->st, title, sizeof title);
-        json_array_append_new(out, lens(cur, title, v.d->uri, fn->first_line, fn->name));
+        lb_lens(b, cur, NULL, p, &fn->st, ju.p, ju.n, fn->first_line, fn->name);
     }
-    class_lenses(&v, p, inv, out);
+    class_lenses(v, p, inv, b, ju.p, ju.n);
     free(inv);
+    free(ju.p);
+}
+
+char *lsp_feat_code_lens_json(struct server *s, json_t *params, const json_t *first, size_t *len)
+{
+    struct lensbuf b = {0};
+    struct view v = {0};
+    LB_LIT(&b, "[");
+    size_t i;
+    json_t *l;
+    json_array_foreach(first, i, l) {
+        char *t = json_dumps(l, JSON_COMPACT);
+        if (!t) {
+            b.oom = 1;
+            break;
+        }
+        if (b.n > 1) LB_LIT(&b, ",");
+        lb_put(&b, t, strlen(t));
+        free(t);
+    }
+    if (lsp__setting_bool(s, "lenses.enabled", 1) && !view_open(s, params, &v))
+        view_lenses(s, &v, &b);
     view_close(&v);
-    return out;
+    LB_LIT(&b, "]");
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    *len = b.n;
+    return b.p;
 }
 
 void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params)
 {
-    lsp_reply(s, id, lsp_feat_code_lens_list(s, params));
+    size_t len;
+    char *text = lsp_feat_code_lens_json(s, params, NULL, &len);
+    if (!text) {
+        lsp_reply_error(s, id, RPC_INTERNAL_ERROR, "out of memory");
+        return;
+    }
+    lsp_reply_raw(s, id, text, len);
+    free(text);
 }
 
 /* ---- inlay hints ---- */
