@@ -20,7 +20,7 @@
  * thread itself* (direct reads of its own frames: with the GIL from the
  * Python allocator; from the shim via the thread state that
  * PyGILState_GetThisThreadState finds for it, see own_tstate) and enters a hash of live sampled pointers. Every free
- * checks a counting filter on the pointer only (one load for the common
+ * checks a bitmap filter on the pointer only (one L1-resident load for the common
  * unsampled case); a hit removes the entry and queues a free event.
  *
  * Events go into double-buffered queues under one mutex (samples are rare);
@@ -50,7 +50,7 @@
 #define MEM_FRAMES 24           /* raw frames kept per sampled event */
 #define MEM_LIVE_CAP (1 << 17)  /* live sampled allocations (slots) */
 #define MEM_LIVE_MAX (MEM_LIVE_CAP / 2)
-#define MEM_FILTER (1 << 17)    /* counting filter cells (1 byte: stays in cache) */
+#define MEM_FILTER (1 << 17)    /* filter bits (16 KiB: stays in L1) */
 #define MEM_EVENTS 8192         /* alloc/copy events per delta period */
 #define MEM_FREES (MEM_LIVE_MAX + MEM_EVENTS) /* cannot overflow */
 #define MEM_ROWS 65536          /* lines with memory data */
@@ -104,7 +104,15 @@ static struct {
     /* producer side (under mu) */
     mem_live_t *live;
     int nlive;
-    _Atomic uint8_t *filter; /* counts; 255 = saturated, never decremented */
+    /* Bitmap filter of live sampled pointers. Bits are only set (under mu);
+     * removals leave them, so it is rebuilt from the live hash into the
+     * other buffer and the pointer swapped (mem_emit) once stale bits
+     * outnumber live entries. A reader holds a buffer for nanoseconds; a
+     * buffer is rewritten only at the next rebuild, a second or more later. */
+    _Atomic(uint64_t *) filter;
+    uint64_t *fbuf[2];
+    int fcur;
+    uint64_t fstale;
     mem_ev_t *ev[2];
     mem_free_t *fr[2];
     int nev, nfr, cur;
@@ -253,9 +261,9 @@ static void live_put(uintptr_t p, uint64_t sid, double w)
         i = (i + 1) & (MEM_LIVE_CAP - 1);
     if (!g_mem.live[i].p) {
         g_mem.nlive++;
-        _Atomic uint8_t *c = &g_mem.filter[filter_cell(p)];
-        if (atomic_load_explicit(c, memory_order_relaxed) < 255)
-            atomic_fetch_add_explicit(c, 1, memory_order_relaxed); /* writers hold mu */
+        unsigned b = filter_cell(p);
+        uint64_t *f = atomic_load_explicit(&g_mem.filter, memory_order_relaxed);
+        __atomic_fetch_or(&f[b >> 6], 1ull << (b & 63), __ATOMIC_RELAXED);
     }
     g_mem.live[i].p = p;
     g_mem.live[i].sid = sid;
@@ -271,9 +279,7 @@ static int live_take(uintptr_t p, mem_live_t *out)
     if (!g_mem.live[i].p)
         return 0;
     *out = g_mem.live[i];
-    _Atomic uint8_t *c = &g_mem.filter[filter_cell(p)];
-    if (atomic_load_explicit(c, memory_order_relaxed) < 255)
-        atomic_fetch_sub_explicit(c, 1, memory_order_relaxed);
+    g_mem.fstale++;
     g_mem.nlive--;
     /* backward-shift deletion keeps probe chains intact without tombstones */
     unsigned j = i;
@@ -323,7 +329,9 @@ static void record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_
 
 static void mem_free_ptr(void *p)
 {
-    if (!atomic_load_explicit(&g_mem.filter[filter_cell((uintptr_t)p)], memory_order_relaxed))
+    unsigned b = filter_cell((uintptr_t)p);
+    const uint64_t *f = atomic_load_explicit(&g_mem.filter, memory_order_acquire);
+    if (!((__atomic_load_n(&f[b >> 6], __ATOMIC_RELAXED) >> (b & 63)) & 1))
         return;
     pthread_mutex_lock(&g_mem.mu);
     mem_live_t le;
@@ -610,6 +618,18 @@ void mem_emit(agent_t *a, double ts)
     int b = g_mem.cur, nev = g_mem.nev, nfr = g_mem.nfr;
     g_mem.cur ^= 1;
     g_mem.nev = g_mem.nfr = 0;
+    if (g_mem.fstale > 1024 && g_mem.fstale > (uint64_t)g_mem.nlive) {
+        uint64_t *nf = g_mem.fbuf[g_mem.fcur ^ 1];
+        memset(nf, 0, MEM_FILTER / 8);
+        for (unsigned i = 0; i < MEM_LIVE_CAP; i++)
+            if (g_mem.live[i].p) {
+                unsigned fb = filter_cell(g_mem.live[i].p);
+                nf[fb >> 6] |= 1ull << (fb & 63);
+            }
+        g_mem.fcur ^= 1;
+        g_mem.fstale = 0;
+        atomic_store_explicit(&g_mem.filter, nf, memory_order_release);
+    }
     pthread_mutex_unlock(&g_mem.mu);
     /* in sequence order, so that peaks see allocs and frees interleaved */
     int i = 0, j = 0;
@@ -648,7 +668,11 @@ static void reset_tables(void)
 {
     g_repoch++; /* row indices of the resolve cache are gone */
     memset(g_mem.live, 0, MEM_LIVE_CAP * sizeof *g_mem.live);
-    memset((void *)g_mem.filter, 0, MEM_FILTER * sizeof *g_mem.filter);
+    memset(g_mem.fbuf[0], 0, MEM_FILTER / 8);
+    memset(g_mem.fbuf[1], 0, MEM_FILTER / 8);
+    g_mem.fcur = 0;
+    g_mem.fstale = 0;
+    atomic_store(&g_mem.filter, g_mem.fbuf[0]);
     memset(g_mem.sid_key, 0, MEM_SIDS * sizeof *g_mem.sid_key);
     memset(g_mem.row_slots, 0, MEM_ROWS * 2 * sizeof *g_mem.row_slots);
     g_mem.nlive = g_mem.nev = g_mem.nfr = g_mem.nrows = 0;
@@ -686,7 +710,8 @@ int mem_start(agent_t *a, double mean_kb)
     static int atfork_done;
     if (!g_mem.live) {
         g_mem.live = calloc(MEM_LIVE_CAP, sizeof *g_mem.live);
-        g_mem.filter = calloc(MEM_FILTER, sizeof *g_mem.filter);
+        g_mem.fbuf[0] = calloc(MEM_FILTER / 64, sizeof(uint64_t));
+        g_mem.fbuf[1] = calloc(MEM_FILTER / 64, sizeof(uint64_t));
         g_mem.ev[0] = malloc(MEM_EVENTS * sizeof(mem_ev_t));
         g_mem.ev[1] = malloc(MEM_EVENTS * sizeof(mem_ev_t));
         g_mem.fr[0] = malloc(MEM_FREES * sizeof(mem_free_t));
@@ -695,7 +720,7 @@ int mem_start(agent_t *a, double mean_kb)
         g_mem.row_slots = calloc(MEM_ROWS * 2, sizeof *g_mem.row_slots);
         g_mem.sid_key = calloc(MEM_SIDS, sizeof *g_mem.sid_key);
         g_mem.sid_row = malloc(MEM_SIDS * sizeof *g_mem.sid_row);
-        if (!g_mem.live || !g_mem.filter || !g_mem.ev[0] || !g_mem.ev[1] || !g_mem.fr[0] ||
+        if (!g_mem.live || !g_mem.fbuf[0] || !g_mem.fbuf[1] || !g_mem.ev[0] || !g_mem.ev[1] || !g_mem.fr[0] ||
             !g_mem.fr[1] || !g_mem.rows || !g_mem.row_slots || !g_mem.sid_key || !g_mem.sid_row)
             return -ENOMEM; /* kept for a later try; freed never (process lifetime) */
     }
