@@ -1,0 +1,90 @@
+/* test_memprof.c: the leak rule of server/memprof.c on synthetic kept-MB
+ * timelines (no agent, no sampling noise): steady growth is a leak with its
+ * slope as rate; churn, a filled-then-flat cache, memory freed at the end,
+ * a single burst and amounts under 1 MB are not. Also the JSON round trip of
+ * timelines and leaks through the store. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memprof.h"
+#include "profile.h"
+
+static int fails;
+
+#define CHECK(c)                                                                                  \
+    do {                                                                                          \
+        if (!(c)) {                                                                               \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);                 \
+            fails++;                                                                              \
+        }                                                                                         \
+    } while (0)
+
+#define N 50
+
+static int analyse(double (*f)(double), double end, struct memprof_leak *l)
+{
+    double t[N], v[N];
+    for (int i = 0; i < N; i++) {
+        t[i] = 0.1 * (i + 1);
+        v[i] = f(t[i]);
+    }
+    return memprof_analyse(t, v, N, end, l);
+}
+
+static double leak(double t) { return 10 * t; }               /* 10 MB/s */
+static double leak_small(double t) { return floor(t * 2); }   /* steps: 2 MB/s */
+static double churn(double t) { return fmod(t * 37, 3.0); }   /* up and down */
+static double cache(double t) { return t < 2 ? 10 * t : 20; } /* fills, then flat */
+static double freed(double t) { return t < 4.9 ? 10 * t : 0; }
+static double burst(double t) { return t < 0.3 ? 0 : 30; }
+static double tiny(double t) { return 0.1 * t; }              /* 0.5 MB in all */
+
+int main(void)
+{
+    struct memprof_leak l;
+    CHECK(analyse(leak, 5.0, &l) == 1);
+    CHECK(fabs(l.rate_mb_s - 10) < 1 && fabs(l.kept_mb - 50) < 0.01 && l.likelihood > 0.9);
+    CHECK(analyse(leak_small, 5.0, &l) == 1);
+    CHECK(fabs(l.rate_mb_s - 2) < 0.5);
+    CHECK(analyse(churn, 5.0, &l) == 0);
+    CHECK(analyse(cache, 5.0, &l) == 0);
+    CHECK(analyse(freed, 5.0, &l) == 0);
+    CHECK(analyse(burst, 5.0, &l) == 0);
+    CHECK(analyse(tiny, 5.0, &l) == 0);
+    /* a leak that stopped long before the end reads as flat: not flagged */
+    CHECK(analyse(leak, 20.0, &l) == 0);
+
+    /* store round trip: timelines and the leaks computed from them */
+    struct profile *p = profile_new();
+    CHECK(p != NULL);
+    json_t *root = json_pack("{s:i,s:s,s:{s:{s:{s:{s:f,s:f,s:[[f,f],[f,f],[f,f],[f,f],[f,f]]}}}}}",
+                             "version", 1, "program", "/x/a.py", "files", "/x/a.py", "lines",
+                             "3", "alloc_mb", 50.0, "python_s", 1.0, "memory_timeline", 1.0,
+                             10.0, 2.0, 20.0, 3.0, 30.0, 4.0, 40.0, 5.0, 50.0);
+    char err[200] = "";
+    struct profile *q = profile_from_json(root, err, sizeof err);
+    CHECK(q != NULL);
+    if (q) {
+        json_t *out = profile_to_json(q);
+        json_t *lk = json_object_get(json_object_get(json_object_get(out, "files"), "/x/a.py"),
+                                     "leaks");
+        CHECK(json_array_size(lk) == 1);
+        CHECK(json_integer_value(json_object_get(json_array_get(lk, 0), "line")) == 3);
+        json_t *ln = json_object_get(
+            json_object_get(json_object_get(json_object_get(out, "files"), "/x/a.py"), "lines"),
+            "3");
+        CHECK(json_array_size(json_object_get(ln, "memory_timeline")) == 5);
+        CHECK(fabs(json_number_value(json_object_get(ln, "kept_mb")) - 50) < 1e-9);
+        json_decref(out);
+        profile_free(q);
+    } else {
+        fprintf(stderr, "load: %s\n", err);
+    }
+    json_decref(root);
+    profile_free(p);
+    if (fails) return 1;
+    puts("test_memprof: ok");
+    return 0;
+}
