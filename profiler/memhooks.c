@@ -111,6 +111,7 @@ static struct {
      * buffer is rewritten only at the next rebuild, a second or more later. */
     _Atomic(uint64_t *) filter;
     uint64_t *fbuf[2];
+    uint8_t fcount[2][MEM_FILTER / 64]; /* live entries per word (255: stuck) */
     int fcur;
     uint64_t fstale;
     mem_ev_t *ev[2];
@@ -244,9 +245,14 @@ static int capture(uintptr_t tstate, int direct, mem_rawfr_t *out)
 
 /* ---- live hash and filter (under mu) ---- */
 
-static unsigned filter_cell(uintptr_t p)
+/* Blocked Bloom filter: one 64-bit word per pointer, two bits in it, so a
+ * check is one load and false positives (each costs the lock and a probe of
+ * the live hash) are about the square of the word occupancy. */
+static unsigned filter_cell(uintptr_t p, uint64_t *mask)
 {
-    return (unsigned)(mix(p) & (MEM_FILTER - 1));
+    uint64_t h = mix(p);
+    *mask = (1ull << ((h >> 20) & 63)) | (1ull << ((h >> 26) & 63));
+    return (unsigned)(h & (MEM_FILTER / 64 - 1));
 }
 
 static unsigned live_slot(uintptr_t p)
@@ -261,9 +267,12 @@ static void live_put(uintptr_t p, uint64_t sid, double w)
         i = (i + 1) & (MEM_LIVE_CAP - 1);
     if (!g_mem.live[i].p) {
         g_mem.nlive++;
-        unsigned b = filter_cell(p);
-        uint64_t *f = atomic_load_explicit(&g_mem.filter, memory_order_relaxed);
-        __atomic_fetch_or(&f[b >> 6], 1ull << (b & 63), __ATOMIC_RELAXED);
+        uint64_t m;
+        unsigned w = filter_cell(p, &m);
+        uint64_t *f = g_mem.fbuf[g_mem.fcur];
+        __atomic_fetch_or(&f[w], m, __ATOMIC_RELAXED);
+        if (g_mem.fcount[g_mem.fcur][w] < 255)
+            g_mem.fcount[g_mem.fcur][w]++;
     }
     g_mem.live[i].p = p;
     g_mem.live[i].sid = sid;
@@ -279,7 +288,16 @@ static int live_take(uintptr_t p, mem_live_t *out)
     if (!g_mem.live[i].p)
         return 0;
     *out = g_mem.live[i];
-    g_mem.fstale++;
+    /* A freed block is reused at once by pymalloc: a stale bit on a hot
+     * address would send every later free of it through the lock. Clear the
+     * word when its last live entry goes. */
+    uint64_t m;
+    unsigned w = filter_cell(p, &m);
+    uint8_t *cnt = &g_mem.fcount[g_mem.fcur][w];
+    if (*cnt < 255 && --*cnt == 0)
+        __atomic_store_n(&g_mem.fbuf[g_mem.fcur][w], 0, __ATOMIC_RELAXED);
+    else
+        g_mem.fstale++;
     g_mem.nlive--;
     /* backward-shift deletion keeps probe chains intact without tombstones */
     unsigned j = i;
@@ -329,9 +347,10 @@ static void record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_
 
 static void mem_free_ptr(void *p)
 {
-    unsigned b = filter_cell((uintptr_t)p);
+    uint64_t m;
+    unsigned w = filter_cell((uintptr_t)p, &m);
     const uint64_t *f = atomic_load_explicit(&g_mem.filter, memory_order_acquire);
-    if (!((__atomic_load_n(&f[b >> 6], __ATOMIC_RELAXED) >> (b & 63)) & 1))
+    if ((__atomic_load_n(&f[w], __ATOMIC_RELAXED) & m) != m)
         return;
     pthread_mutex_lock(&g_mem.mu);
     mem_live_t le;
@@ -618,13 +637,18 @@ void mem_emit(agent_t *a, double ts)
     int b = g_mem.cur, nev = g_mem.nev, nfr = g_mem.nfr;
     g_mem.cur ^= 1;
     g_mem.nev = g_mem.nfr = 0;
-    if (g_mem.fstale > 1024 && g_mem.fstale > (uint64_t)g_mem.nlive) {
+    if (g_mem.fstale > 256 && g_mem.fstale > (uint64_t)g_mem.nlive) {
         uint64_t *nf = g_mem.fbuf[g_mem.fcur ^ 1];
+        uint8_t *nc = g_mem.fcount[g_mem.fcur ^ 1];
         memset(nf, 0, MEM_FILTER / 8);
+        memset(nc, 0, MEM_FILTER / 64);
         for (unsigned i = 0; i < MEM_LIVE_CAP; i++)
             if (g_mem.live[i].p) {
-                unsigned fb = filter_cell(g_mem.live[i].p);
-                nf[fb >> 6] |= 1ull << (fb & 63);
+                uint64_t m;
+                unsigned w = filter_cell(g_mem.live[i].p, &m);
+                nf[w] |= m;
+                if (nc[w] < 255)
+                    nc[w]++;
             }
         g_mem.fcur ^= 1;
         g_mem.fstale = 0;
@@ -670,6 +694,7 @@ static void reset_tables(void)
     memset(g_mem.live, 0, MEM_LIVE_CAP * sizeof *g_mem.live);
     memset(g_mem.fbuf[0], 0, MEM_FILTER / 8);
     memset(g_mem.fbuf[1], 0, MEM_FILTER / 8);
+    memset(g_mem.fcount, 0, sizeof g_mem.fcount);
     g_mem.fcur = 0;
     g_mem.fstale = 0;
     atomic_store(&g_mem.filter, g_mem.fbuf[0]);
