@@ -14,6 +14,7 @@
 #include "lsp.h"
 #include "jsonrpc.h"
 #include "lsp_feat.h"
+#include "memprof.h"
 #include "uri.h"
 
 #define VIEW_HOVER_STACKS 3
@@ -472,7 +473,8 @@ static void breakdown(const struct profile *p, const struct agent_stats *st, cha
     static const char *const mem[][2] = {
         {"alloc_mb", "allocated %.1f MB"}, {"freed_mb", "freed %.1f MB"},
         {"kept_mb", "kept %.1f MB"},       {"peak_mb", "peak %.1f MB"},
-        {"copy_mb_s", "copies %.1f MB/s"}, {"gpu_percent", "GPU %.0f%%"},
+        {"copy_mb", "copied %.1f MB"},     {"copy_mb_s", "copies %.1f MB/s"},
+        {"gpu_percent", "GPU %.0f%%"},
         {"gpu_mb", "GPU memory %.1f MB"},
     };
     for (size_t i = 0; i < sizeof mem / sizeof *mem && k > 0 && (size_t)k < n; i++) {
@@ -535,6 +537,49 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
 
 /* ---- hover ---- */
 
+#define VIEW_SPARK_COLS 32 /* characters in the hover's memory sparkline */
+
+/* The line's kept-MB timeline (memprof, docs/memory.md) as a markdown
+ * paragraph: a sparkline of at most VIEW_SPARK_COLS eighth-blocks between
+ * the timeline's min and max, then the min/max in MB and the time span.
+ * Writes "" when the line has no timeline (memory off, < 2 points). */
+static void spark(const struct profile *p, const struct prof_file *pf, int line, char *buf,
+                  size_t n)
+{
+    static const char *const blk[] = {"\u2581", "\u2582", "\u2583", "\u2584",
+                                      "\u2585", "\u2586", "\u2587", "\u2588"};
+    buf[0] = 0;
+    json_t *lo = json_object();
+    if (!lo) return;
+    memprof_json_line(p, pf->path, line, lo);
+    const json_t *tl = json_object_get(lo, "memory_timeline");
+    size_t np = json_array_size(tl);
+    double v[MEMPROF_POINTS], t0 = 0, t1 = 0, lo_mb = 0, hi_mb = 0;
+    size_t m = 0;
+    for (size_t i = 0; i < np && m < MEMPROF_POINTS; i++) {
+        const json_t *pt = json_array_get(tl, i);
+        double t = json_number_value(json_array_get(pt, 0));
+        v[m] = json_number_value(json_array_get(pt, 1));
+        if (!m || v[m] < lo_mb) lo_mb = v[m];
+        if (!m || v[m] > hi_mb) hi_mb = v[m];
+        if (!m) t0 = t;
+        t1 = t;
+        m++;
+    }
+    json_decref(lo);
+    if (m < 2) return;
+    size_t cols = m < VIEW_SPARK_COLS ? m : VIEW_SPARK_COLS;
+    int k = snprintf(buf, n, "\n**Memory kept over the run** `");
+    for (size_t c = 0; c < cols && k > 0 && (size_t)k < n; c++) {
+        double x = v[c * m / cols];
+        int b = hi_mb - lo_mb > 1e-9 ? (int)((x - lo_mb) / (hi_mb - lo_mb) * 7 + 0.5) : 0;
+        k += snprintf(buf + k, n - (size_t)k, "%s", blk[b < 0 ? 0 : b > 7 ? 7 : b]);
+    }
+    if (k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, "` min %.1f MB, max %.1f MB, over %.1f s\n", lo_mb,
+                 hi_mb, t1 - t0);
+}
+
 void lsp_feat_hover(struct server *s, json_t *id, json_t *params)
 {
     struct view v = {0};
@@ -564,6 +609,8 @@ void lsp_feat_hover(struct server *s, json_t *id, json_t *params)
     char tmp[1024];
     breakdown(p, st, tmp, sizeof tmp);
     n += (size_t)snprintf(md + n, cap - n, "**Hotline** \u2014 line %d\n\n%s\n", pl, tmp);
+    spark(p, v.pf, pl, tmp, sizeof tmp);
+    if (n < cap) n += (size_t)snprintf(md + n, cap - n, "%s", tmp);
     const struct prof_stack *stacks[VIEW_HOVER_STACKS];
     size_t ns = profile_top_stacks(p, v.path, pl, stacks, VIEW_HOVER_STACKS);
     if (ns && n < cap)
