@@ -1,7 +1,8 @@
 -- End-to-end test of editors/nvim in a real headless Neovim: loads the
 -- plugin, opens the test project's app/main.py, runs :HotlineRun, and checks
 -- what a user sees: the executing sign + library-call text on the long line
--- while it runs, then lenses, diagnostics and hint text on the right lines,
+-- while it runs, then lenses, diagnostics (hot line; the leak Warning on
+-- remember()'s append line) and hint text on the right lines,
 -- :HotlineShow's report and :HotlineClear removing it all.
 -- Environment: HOTLINE_BIN (the server), HOTLINE_PLUGIN (editors/nvim),
 -- HOTLINE_PROJECT (a writable copy of tests/editors/project).
@@ -53,7 +54,8 @@ local ok, err = pcall(function()
   end
   local l_def = line_of('def hot(')
   local l_loop = line_of('total += (i * i) % 7')
-  local l_spin = line_of('slowlib.spin(seconds)')
+  local l_spin = line_of('slowlib.spin(seconds, remember)')
+  local l_leak = line_of('kept.append(bytearray(1 << 20))')
 
   wait('the server attached', function()
     local id = hotline.state.client_id
@@ -119,6 +121,19 @@ local ok, err = pcall(function()
       end
     end
   end)
+  wait('a leak warning on the line that keeps 1 MB per call', function()
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.lnum == l_leak and d.source == 'hotline' and d.severity == vim.diagnostic.severity.WARN
+        and d.message:find('^likely leak: memory grows [%d.]+ MB/s here') then
+        return true
+      end
+    end
+  end)
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    if d.severity == vim.diagnostic.severity.WARN and d.lnum ~= l_leak then
+      fail('unexpected warning on line ' .. (d.lnum + 1) .. ': ' .. d.message)
+    end
+  end
   -- no hint on a line that did no work
   if hint_on(l_def - 1) then
     fail('unexpected hint on line ' .. l_def)

@@ -3,7 +3,10 @@ counts its frames as library frames (the executing marker names spin)."""
 import time
 
 
-def spin(seconds):
-    start = time.monotonic()
+def spin(seconds, tick=None, period=0.1):
+    """Busy-wait for seconds, calling tick() (if given) every period seconds."""
+    start = next_tick = time.monotonic()
     while time.monotonic() - start < seconds:
-        pass
+        if tick is not None and time.monotonic() >= next_tick:
+            next_tick += period
+            tick()
