@@ -279,9 +279,10 @@ void lsp_feed(struct server *s, const char *data, size_t len)
     schedule(s);
 }
 
-void lsp_drain(struct server *s)
+/* Handle up to max queued messages; stops early once the server exits. */
+static void handle_queued(struct server *s, size_t max)
 {
-    while (s->qhead && s->state != LSP_EXITED) {
+    for (size_t i = 0; i < max && s->qhead && s->state != LSP_EXITED; i++) {
         struct lsp_queued *q = s->qhead;
         s->qhead = q->next;
         if (!s->qhead)
@@ -293,20 +294,15 @@ void lsp_drain(struct server *s)
     }
 }
 
+void lsp_drain(struct server *s)
+{
+    handle_queued(s, (size_t)-1);
+}
+
 static void on_idle(uv_idle_t *h)
 {
     struct server *s = h->data;
-    /* a bounded batch per loop turn keeps reads and timers flowing */
-    for (int i = 0; i < 64 && s->qhead && s->state != LSP_EXITED; i++) {
-        struct lsp_queued *q = s->qhead;
-        s->qhead = q->next;
-        if (!s->qhead)
-            s->qtail = NULL;
-        s->qlen--;
-        handle(s, q->msg, q->cancelled);
-        json_decref(q->msg);
-        free(q);
-    }
+    handle_queued(s, 64); /* a bounded batch per loop turn keeps reads and timers flowing */
     if (!s->qhead || s->state == LSP_EXITED) {
         uv_idle_stop(&s->idle);
         s->idle_active = 0;
