@@ -326,19 +326,26 @@ static void check_done(struct session *s)
     s->cb.on_exit(s, s->ud);
 }
 
+
+/* Close every agent connection and the program's output pipes (LSP mode). */
+static void close_conns_and_outputs(struct session *s)
+{
+    for (struct session_conn *c = s->conns; c; c = c->next)
+        conn_close(c);
+    for (int i = 0; i < 2; i++)
+        if (s->out_open[i] && !uv_is_closing((uv_handle_t *)&s->io->out[i])) {
+            s->pending_closes++;
+            uv_close((uv_handle_t *)&s->io->out[i], out_closed);
+        }
+}
+
 static void on_drain_tick(uv_timer_t *t)
 {
     struct session *s = t->data;
     s->drain_ticks++;
     if (uv_hrtime() >= s->drain_deadline) {
         /* stragglers (a daemon child keeping its connection): keep what we have */
-        for (struct session_conn *c = s->conns; c; c = c->next)
-            conn_close(c);
-        for (int i = 0; i < 2; i++)
-            if (s->out_open[i] && !uv_is_closing((uv_handle_t *)&s->io->out[i])) {
-                s->pending_closes++;
-                uv_close((uv_handle_t *)&s->io->out[i], out_closed);
-            }
+        close_conns_and_outputs(s);
     }
     check_done(s);
 }
@@ -410,13 +417,7 @@ void session_close(struct session *s, void (*on_closed)(struct session *))
     close_handle(s, (uv_handle_t *)&s->io->listener);
     close_handle(s, (uv_handle_t *)&s->io->stop_timer);
     close_handle(s, (uv_handle_t *)&s->io->drain_timer);
-    for (struct session_conn *c = s->conns; c; c = c->next)
-        conn_close(c);
-    for (int i = 0; i < 2; i++)
-        if (s->out_open[i] && !uv_is_closing((uv_handle_t *)&s->io->out[i])) {
-            s->pending_closes++;
-            uv_close((uv_handle_t *)&s->io->out[i], out_closed);
-        }
+    close_conns_and_outputs(s);
     s->pending_closes--;
     check_done(s);
 }
