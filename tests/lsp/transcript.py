@@ -18,8 +18,6 @@ A transcript (tests/lsp/*.lsp) is a readable list of steps, one per line:
     write-file P TEXT   create a file P (relative to the case's work dir),
                         TEXT as a JSON string literal
     args A B ...        extra arguments for `hotline lsp` (first step only)
-    agent fake          run programs under tests/lsp/fakeagent (a pure-Python
-                        stand-in for the agent) instead of the built one
     reply {json}        answer the last server request matched by `<--` (its id
                         is filled in), e.g. reply {"result": null}
     kill-server         SIGKILL the server (and reap it)
@@ -161,12 +159,8 @@ def run_case(hotline, path, extra_subst=None, extra_env=None, info=None):
     args = []
     env = dict(os.environ)
     env.update(extra_env or {})
-    while steps and steps[0][0] in ("args", "agent"):
-        if steps[0][0] == "args":
-            args = steps[0][1].split()
-        elif steps[0][1] == "fake":
-            env["HOTLINE_AGENT_PATH"] = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                     "fakeagent")
+    while steps and steps[0][0] == "args":
+        args = steps[0][1].split()
         steps = steps[1:]
     stderr_chunks = []
     threads = []

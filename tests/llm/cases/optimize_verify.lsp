@@ -1,7 +1,6 @@
 # Closing the loop: run, optimize the hot loop, save, re-run; the lens over the
 # new code first offers Verify (hotline.run on the program), then shows before
-# and after from the two profiles. Real runs under the fake agent.
-agent fake
+# and after from the two profiles. Real runs (the real agent).
 write-file prog.py "import time\n\ndef spin(seconds):\n    t = time.monotonic()\n    while time.monotonic() - t < seconds:\n        pass\n\nspin(1.0)\n"
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"workspace": {"applyEdit": true}}, "initializationOptions": {"llm": {"base_url": "${LLM_URL}/v1", "model": "m", "api_key_env": "HOTLINE_TEST_LLM_KEY"}}}}
 <-- {"id": 1}
