@@ -128,14 +128,16 @@ static double stat_get(const struct agent_stats *st, const char *json_key)
 }
 
 /* " · +120 MB kept"-style suffix (sep between parts) into buf, "" if none. */
-static void memory_suffix(const struct agent_stats *st, const char *fmt, char *buf, size_t n)
+/* Hint suffix: "  +12 MB" when the line keeps memory, "  243 MB alloc" when
+ * it only allocates (churn: a "+" would read as memory kept). */
+static void memory_suffix(const struct agent_stats *st, char *buf, size_t n)
 {
     double kept = stat_get(st, "kept_mb"), alloc = stat_get(st, "alloc_mb");
     buf[0] = 0;
     if (kept >= 0.5)
-        snprintf(buf, n, fmt, kept, "kept");
+        snprintf(buf, n, "  +%.0f MB", kept);
     else if (alloc >= 0.5)
-        snprintf(buf, n, fmt, alloc, "alloc");
+        snprintf(buf, n, "  %.0f MB alloc", alloc);
 }
 
 /* The lens answer is written straight into a text buffer: a file with
@@ -256,7 +258,7 @@ static void lb_pct(struct lensbuf *b, double x)
     lb_long(b, (long)nearbyint(x));
 }
 
-/* " · +120 MB kept"-style suffix of the lens title (memory_suffix), without printf */
+/* " · +120 MB kept" / " · +243 MB alloc" suffix of the lens title, without printf */
 static void lb_memory(struct lensbuf *b, const struct agent_stats *st)
 {
     double kept = stat_get(st, "kept_mb"), alloc = stat_get(st, "alloc_mb");
@@ -521,7 +523,7 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
             len--;
         char label[128], tip[512];
         char mem[64];
-        memory_suffix(st, "  +%.0f MB", mem, sizeof mem);
+        memory_suffix(st, mem, sizeof mem);
         snprintf(label, sizeof label, "%s%.0f%% py/nat %.0f/%.0f%s", bar(share), share,
                  st->v[AGENT_STAT_PY] * k, st->v[AGENT_STAT_NAT] * k, mem);
         breakdown(p, st, tip, sizeof tip);
