@@ -114,15 +114,7 @@ def make_handler(fake):
 
 def run(hotline, case):
     script, expects, count, rest = None, [], None, []
-    with open(case, encoding="utf-8") as f:
-        lines = f.read().split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        while line.endswith("\\") and i < len(lines):
-            line = line[:-1] + lines[i]
-            i += 1
+    for line, _ in transcript.logical_lines(case):
         op, _, arg = line.strip().partition(" ")
         if op == "llm-script":
             script = arg

@@ -127,8 +127,9 @@ def processes_with(text):
     return out
 
 
-def parse_steps(path, subst):
-    steps = []
+def logical_lines(path):
+    """The lines of a case file, a trailing backslash joining a line to the
+    next; yields (line, number of the last physical line read)."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     i = 0
@@ -138,6 +139,12 @@ def parse_steps(path, subst):
         while line.endswith("\\") and i < len(lines):
             line = line[:-1] + lines[i]
             i += 1
+        yield line, i
+
+
+def parse_steps(path, subst):
+    steps = []
+    for line, i in logical_lines(path):
         s = line.strip()
         if not s or s.startswith("#"):
             continue
