@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probe.h"
+
 #define AGENT_MAX_THREADS 256    /* Python threads sampled per tick */
 #define AGENT_MAX_DEPTH 128      /* frames kept per stack (innermost first) */
 #define AGENT_CODE_SLOTS 16384   /* code-object cache, direct mapped */
@@ -29,7 +31,6 @@
 #define AGENT_OUT_SOFT (1u << 20) /* above: keep aggregating, send no delta */
 #define AGENT_OUT_HARD (64u << 20) /* above: give up profiling */
 
-enum { CAT_SYS = 0, CAT_PY = 1, CAT_NAT = 2 };
 
 /* ---- wire.c: bounded output buffer and JSON helpers ---- */
 typedef struct {
@@ -97,7 +98,8 @@ typedef struct {
     unsigned gen;
     unsigned delta_seq; /* deltas emitted */
     int have_base;
-    double last_wall, last_cpu, last_rq, carry;
+    double last_wall, last_cpu, last_rq;
+    int was_running; /* at the previous sample */
     int run_cat;   /* last running category seen (CAT_PY/CAT_NAT) */
     int state_now; /* category of the latest sample */
     int schedfd, statfd;
@@ -106,12 +108,9 @@ typedef struct {
     double since;
     int nfr;
     agent_frame_t fr[AGENT_MAX_DEPTH];
-    /* probe scratch */
-    uint64_t probe_sig, probe_first, prev_sig;
-    int probe_on, probe_moved;
-    double probe_frozen_s, probe_nogil_s;
-    int probe_nogil, prev_nogil, first_nogil;
-    double probe_cpu0;
+    /* probe window (probe.h) */
+    int probe_on;
+    probe_t probe;
 } agent_thread_t;
 
 struct agent {

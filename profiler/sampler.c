@@ -28,23 +28,11 @@
 #include <unistd.h>
 
 #define DELTA_PERIOD 0.1
-/* CPU time a thread must accumulate with its frame state frozen for that
- * to mean "inside C code". Not a few microseconds: in a VM a thread is
- * charged ~20 us of kernel time (interrupt, context switch) when it is
- * preempted, without running a single bytecode. Probing goes on, a round
- * every PROBE_GAP, until each running thread is decided or the rounds run
- * out (then the thread keeps its previous category). */
-#define PROBE_MIN_FROZEN 100e-6
+/* Probing goes on, a round every PROBE_GAP, until each running thread is
+ * decided (probe.h) or the rounds or the window run out. */
 #define PROBE_MAX_ROUNDS 12
-/* CPU burnt, frame frozen, without holding the GIL at either end of a probe
- * pair: bytecode cannot run without the GIL, and a thread waiting for it
- * is off CPU, so this is C code (e.g. numpy with the GIL released). */
-#define PROBE_MIN_NOGIL 30e-6
 #define PROBE_MAX_WINDOW 1e-3
-/* Same frame state as at the end of the previous tick after this much CPU
- * since then: C code (no interpreter loop leaves its frame untouched that
- * long). Decides threads that got too little CPU inside the window. */
-#define PERIOD_MIN_FROZEN 1e-3
+#define PROBE_BURST 4
 #define PROBE_GAP 20e-6 /* sleep, not spin: the sampler may share a core with the thread */
 
 double sampler_mono(void)
@@ -193,7 +181,10 @@ static void sleep_until(double t)
 typedef struct {
     agent_thread_t *t;
     double dw, dc, u;
-    int charge; /* has a baseline: charge this tick */
+    double busy;  /* CPU + run-queue wait over dw (u = busy / dw, capped) */
+    int charge;   /* has a baseline: charge this tick */
+    int running;  /* on a CPU or waiting for one at the sample instant */
+    double cpu0;  /* CPU clock at the start of the probe window */
     int line_row, func_row;
     double natv;
 } tick_t;
@@ -201,8 +192,16 @@ typedef struct {
 static void charge(agent_t *a, tick_t *k, double now)
 {
     agent_thread_t *t = k->t;
-    double run = k->u * k->dw, sysv = k->dw - run;
+    /* The whole interval goes to the state at the sample instant (a point
+     * estimate: sample instants are random, so each line gets its true
+     * time per category on average). Splitting the interval by its busy
+     * fraction u instead would charge the CPU burnt on one line to the line
+     * where the thread then blocked (a copy loop followed by a sleep showed
+     * its time on the sleep line). */
+    double run = k->running ? k->dw : 0, sysv = k->dw - run;
     double py = t->run_cat == CAT_PY ? run : 0, nat = t->run_cat == CAT_NAT ? run : 0;
+    /* on-CPU part of running (the rest waited for a CPU) */
+    double cpu = k->running ? run * (k->busy > 1e-6 && k->dc < k->busy ? k->dc / k->busy : 1) : 0;
     int p = -1;
     for (int i = 0; i < t->nfr; i++)
         if (t->fr[i].profiled) {
@@ -215,7 +214,7 @@ static void charge(agent_t *a, tick_t *k, double now)
         t->cur_line = l;
         t->since = now;
     }
-    t->state_now = k->u < 0.5 ? CAT_SYS : t->run_cat;
+    t->state_now = k->running ? t->run_cat : CAT_SYS;
     k->line_row = k->func_row = -1;
     k->natv = nat;
     if (!k->charge)
@@ -226,7 +225,7 @@ static void charge(agent_t *a, tick_t *k, double now)
         int r = agg_get(&a->lines, (uint32_t)f, (uint32_t)l, 0, NULL);
         if (r >= 0) {
             agg_row_t *row = &a->lines.rows[r];
-            row->py += py, row->nat += nat, row->sys += sysv, row->cpu += k->dc, row->n++;
+            row->py += py, row->nat += nat, row->sys += sysv, row->cpu += cpu, row->n++;
             agg_mark(&a->lines, r);
             k->line_row = r;
         }
@@ -234,7 +233,7 @@ static void charge(agent_t *a, tick_t *k, double now)
         if (r >= 0) {
             agg_row_t *row = &a->funcs.rows[r];
             row->extra = (uint32_t)t->fr[p].last;
-            row->py += py, row->nat += nat, row->sys += sysv, row->cpu += k->dc, row->n++;
+            row->py += py, row->nat += nat, row->sys += sysv, row->cpu += cpu, row->n++;
             agg_mark(&a->funcs, r);
             k->func_row = r;
         }
@@ -272,7 +271,8 @@ static void tick(agent_t *a)
     }
     threads_prune(a);
 
-    /* 1. utilisation since each thread's previous sample */
+    /* 1. busy time (CPU + run-queue wait) since each thread's previous
+     * sample; u only decides whom to probe */
     double now = sampler_mono(), sum_dc = 0;
     for (int i = 0; i < nk; i++) {
         agent_thread_t *t = ks[i].t;
@@ -281,28 +281,8 @@ static void tick(agent_t *a)
         ks[i].dw = now - t->last_wall;
         ks[i].dc = ks[i].charge && cpu > t->last_cpu ? cpu - t->last_cpu : 0;
         double drq = ks[i].charge && rq > t->last_rq ? rq - t->last_rq : 0;
-        /* schedstat adds a run-queue wait only when the thread gets the CPU
-         * back, so a wait can land in the tick after it happened: carry any
-         * excess over to the next tick instead of losing it */
-        double busy = ks[i].dc + drq;
-        if (ks[i].dw > 0 && busy >= 0.5 * ks[i].dw)
-            busy += t->carry; /* still busy: the late wait belongs here */
-        t->carry = 0;
-        if (ks[i].dw > 0 && busy > ks[i].dw) {
-            t->carry = busy - ks[i].dw;
-            if (t->carry > 0.1)
-                t->carry = 0.1;
-            busy = ks[i].dw;
-        }
-        ks[i].u = ks[i].dw > 0 ? busy / ks[i].dw : 0;
-        if (ks[i].charge && ks[i].u < 1 && thread_runnable(t)) {
-            /* waiting for a CPU now: assume at most two intervals of it
-             * (a thread just woken from sleep is runnable too) */
-            double add = 2 * a->interval_s;
-            busy = busy + add < ks[i].dw ? busy + add : ks[i].dw;
-            ks[i].u = busy / ks[i].dw;
-            t->carry = 0;
-        }
+        ks[i].busy = ks[i].dc + drq;
+        ks[i].u = ks[i].dw > 0 ? (ks[i].busy < ks[i].dw ? ks[i].busy / ks[i].dw : 1) : 0;
         if (cpu >= 0) {
             t->last_cpu = cpu;
             t->last_rq = rq;
@@ -312,30 +292,20 @@ static void tick(agent_t *a)
         sum_dc += ks[i].dc;
     }
 
-    /* 2. is the interpreter moving? Only pairs of consecutive probes
-     * between which the thread provably ran (its CPU clock advanced by
-     * PROBE_MIN_RUN) count: a pure-Python thread always moves in that time,
-     * a thread in C code never does. Threads that did not run enough during
-     * the window keep the last category seen. */
+    /* 2. is the interpreter moving? Pairs of consecutive probes between
+     * which the thread provably ran decide (probe.h): a pure-Python thread
+     * always moves in that time, a thread in C code never does. Threads
+     * that did not run enough during the window keep the last category. */
     int probing = 0;
     uintptr_t holder = walk_gil_holder(a);
     for (int i = 0; i < nk; i++) {
         agent_thread_t *t = ks[i].t;
-        t->prev_nogil = t->probe_nogil;
-        t->probe_nogil = holder != 1 && holder != t->tstate;
-        t->first_nogil = t->probe_nogil;
-        t->probe_nogil_s = 0;
-        t->probe_on = 0;
-        t->probe_moved = 0;
-        t->probe_frozen_s = 0;
-        t->prev_sig = t->probe_sig;
-        t->probe_sig = 0;
-        if (ks[i].charge && ks[i].u > 0.02 && walk_probe(t->tstate, &t->probe_sig) == 0) {
-            t->probe_on = 1;
-            t->probe_first = t->probe_sig;
-            t->probe_cpu0 = thread_cpu(t->tid);
-            probing++;
-        }
+        int nogil = holder != 1 && holder != t->tstate;
+        uint64_t sig = 0;
+        t->probe_on = ks[i].charge && ks[i].u > 0.02 && walk_probe(t->tstate, &sig) == 0;
+        ks[i].cpu0 = t->probe_on ? thread_cpu(t->tid) : 0;
+        probe_start(&t->probe, t->probe_on ? sig : 0, nogil, ks[i].cpu0, sampler_mono());
+        probing += t->probe_on;
     }
     if (probing) {
         double w0 = sampler_mono();
@@ -344,57 +314,57 @@ static void tick(agent_t *a)
             if (sampler_mono() - w0 > PROBE_MAX_WINDOW)
                 break; /* we are being starved: do not stretch the tick */
             sleep_until(w0 + r * PROBE_GAP);
+            double wr = sampler_mono();
             undecided = 0;
             holder = walk_gil_holder(a);
             for (int i = 0; i < nk; i++) {
                 agent_thread_t *t = ks[i].t;
                 uint64_t sig;
-                /* frozen evidence does not end the probing: a freeze can be
-                 * a vCPU stolen by the hypervisor, and a movement after it
-                 * proves Python code ran */
-                if (!t->probe_on || t->probe_moved || t->probe_nogil_s >= PROBE_MIN_NOGIL)
+                if (!t->probe_on || probe_done(&t->probe))
                     continue;
-                undecided++;
-                if (walk_probe(t->tstate, &sig) != 0)
-                    continue;
-                double cpu = thread_cpu(t->tid);
-                int nogil = holder != 1 && holder != t->tstate;
-                if (sig != t->probe_sig) {
-                    t->probe_moved++;
-                    undecided--;
-                } else if (cpu - t->probe_cpu0 > 0) {
-                    t->probe_frozen_s += cpu - t->probe_cpu0;
-                    if (nogil && t->probe_nogil)
-                        t->probe_nogil_s += cpu - t->probe_cpu0;
+                /* a frozen pair is followed at once by up to PROBE_BURST
+                 * more until PROBE_MIN_PAIRS: cheap extra pairs against
+                 * chance repeats; then one a round, watching for movement */
+                for (int b = 0; b <= PROBE_BURST && !probe_done(&t->probe) &&
+                                (b == 0 || t->probe.frozen_n < PROBE_MIN_PAIRS);
+                     b++) {
+                    if (walk_probe(t->tstate, &sig) != 0)
+                        break;
+                    double cpu = thread_cpu(t->tid);
+                    if (!probe_pair(&t->probe, sig, holder != 1 && holder != t->tstate, cpu,
+                                    b ? sampler_mono() : wr))
+                        break;
                 }
-                t->probe_nogil = nogil;
-                t->probe_sig = sig;
-                t->probe_cpu0 = cpu;
+                undecided += !probe_done(&t->probe);
             }
         }
         for (int i = 0; i < nk; i++) {
             agent_thread_t *t = ks[i].t;
             if (!t->probe_on)
                 continue;
-            if (t->probe_moved) {
-                t->run_cat = CAT_PY;
-                a->probe_stats[0]++;
-            } else if (t->probe_frozen_s >= PROBE_MIN_FROZEN || t->probe_nogil_s >= PROBE_MIN_NOGIL ||
-                       (t->prev_nogil && t->first_nogil && t->probe_first == t->prev_sig &&
-                        ks[i].dc >= PERIOD_MIN_FROZEN) ||
-                       (t->probe_frozen_s > 0 && t->probe_first == t->prev_sig &&
-                        ks[i].dc >= PERIOD_MIN_FROZEN)) {
-                /* Frozen in the window, or since the previous tick while the
-                 * thread burnt PERIOD_MIN_FROZEN of CPU. (A freeze can be
-                 * faked by the hypervisor taking the vCPU away while the
-                 * thread is on it: measured at ~0.1% of 20 us probe pairs
-                 * here; see docs/sampling.md.) */
-                t->run_cat = CAT_NAT;
-                a->probe_stats[1]++;
-            } else {
-                a->probe_stats[2]++;
-            }
+            int v = probe_verdict(&t->probe, ks[i].dc);
+            if (v >= 0)
+                t->run_cat = v;
+            a->probe_stats[v == CAT_PY ? 0 : v == CAT_NAT ? 1 : 2]++;
         }
+    }
+
+    /* running or waiting at the sample instant: CPU burnt inside the probe
+     * window proves running; otherwise the kernel's state (R: on a CPU or
+     * waiting for one; a thread that starves for a CPU is running in this
+     * sense, not waiting). A thread that was waiting at its previous sample
+     * and has neither run nor queued since is still waiting: no read. */
+    for (int i = 0; i < nk; i++) {
+        agent_thread_t *t = ks[i].t;
+        if (!ks[i].charge)
+            ks[i].running = 0;
+        else if (t->probe_on && t->probe.cpu - ks[i].cpu0 > 2e-6)
+            ks[i].running = 1;
+        else if (ks[i].busy <= 0 && !t->was_running)
+            ks[i].running = 0;
+        else
+            ks[i].running = thread_runnable(t);
+        t->was_running = ks[i].running;
     }
 
     /* 3. stacks and charging */

@@ -1,0 +1,45 @@
+"""A line that computes and the next line that sleeps, alternating every
+10 ms: the CPU time belongs to the computing line and the sleeping line is
+system time. (Splitting each interval by the thread's busy fraction at the
+line of the sample charged ~30% of the sleep line to Python.) Sampling is a
+point estimate here: each line's total within 25% of the truth (about 60
+and 140 samples), the sleep line >= 95% system, the busy line >= 90% Python
+(its ~20 us of sleep-call overhead per 10 ms aside)."""
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+prog = harness.target("alternate.py")
+marks = harness.markers(prog)
+
+
+def attempt(c):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "a.json")
+        res = harness.run([prog, out, "2.0"])
+        c.check(res.rc == 0, "rc %r: %s" % (res.rc, res.stderr[-1000:]))
+        truth = json.load(open(out))
+    m = res.main
+    got = {}
+    for name in ("busy", "sleep"):
+        r = m.line(prog, marks[name])
+        tot = r["py"] + r["nat"] + r["sys"]
+        got[name] = r
+        print("%-5s truth %.3f got %.3f py %.3f nat %.3f sys %.3f n %d"
+              % (name, truth[name], tot, r["py"], r["nat"], r["sys"], r["n"]))
+        c.check(abs(tot - truth[name]) <= 0.25 * truth[name],
+                "%s: %.3f s reported, truth %.3f s" % (name, tot, truth[name]))
+    b, s = got["busy"], got["sleep"]
+    btot, stot = b["py"] + b["nat"] + b["sys"], s["py"] + s["nat"] + s["sys"]
+    c.check(stot > 0 and s["sys"] >= 0.95 * stot,
+            "sleep line: %.0f%% system, want >= 95%%" % (100 * s["sys"] / max(stot, 1e-9)))
+    c.check(btot > 0 and b["py"] >= 0.90 * btot,
+            "busy line: %.0f%% python, want >= 90%%" % (100 * b["py"] / max(btot, 1e-9)))
+    return [res]
+
+
+harness.accuracy("alternate", attempt)
