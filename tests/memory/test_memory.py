@@ -186,11 +186,13 @@ def main():
 main()
 ''',
     "no_memory": r'''
+import time
 keep = []
 def main():
     for i in range(20):
         keep.append(bytearray(MB))                  # LKEEP
         keep.append(LIB.mt_alloc(MB))
+    time.sleep(0.3)  # samples in the program file, whatever the machine's speed
 main()
 ''',
     "oom": r'''
