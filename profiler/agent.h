@@ -204,6 +204,11 @@ void mem_emit(agent_t *a, double ts);
 void mem_thread_ignore(void);
 void mem_after_fork(void); /* child: forget the parent's samples */
 int mem_shim_loaded(void);  /* 1 when the LD_PRELOAD shim registered */
+const char *mem_mode(void); /* how Python allocations are seen: "wrappers", "windows", "shim", "off" */
+/* sampler thread: open (1) / close (0) a window of the Python-domain hooks,
+ * when mem_windows_on() (docs/memory.md, "Windows") */
+int mem_windows_on(void);
+void mem_window(agent_t *a, int open);
 
 /* nvml.c: GPU through NVML (dlopen), sampler thread only */
 void gpu_emit(agent_t *a, double ts);

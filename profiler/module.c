@@ -218,13 +218,13 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
     if (!a)
         Py_RETURN_NONE;
     /* racy reads of counters, good enough for a measurement */
-    return Py_BuildValue("{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:i,s:i,s:i}", "ticks", (unsigned long long)a->ticks,
+    return Py_BuildValue("{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:i,s:i,s:s,s:i}", "ticks", (unsigned long long)a->ticks,
                          "thread_samples", (unsigned long long)a->thread_samples, "cost_s",
                          a->cost_s, "mem_errors", a->mem_errors, "probe_py",
                          (unsigned long long)a->probe_stats[0], "probe_nat",
                          (unsigned long long)a->probe_stats[1], "probe_idle",
                          (unsigned long long)a->probe_stats[2], "memory", a->memory,
-                         "shim", mem_shim_loaded(), "gpu", gpu_available());
+                         "shim", mem_shim_loaded(), "mem_mode", mem_mode(), "gpu", gpu_available());
 }
 
 /* Test hook: our decoder on a code object's own table (no sampling). */

@@ -33,6 +33,9 @@
 #define PROBE_MAX_ROUNDS 12
 #define PROBE_MAX_WINDOW 1e-3
 #define PROBE_BURST 4
+/* memory windows (memhooks.c): open this long, every ~MEM_WIN_GAP (+-50%) */
+#define MEM_WIN_LEN 200e-6
+#define MEM_WIN_GAP 1e-3
 #define PROBE_GAP 20e-6 /* sleep, not spin: the sampler may share a core with the thread */
 
 double sampler_mono(void)
@@ -422,6 +425,21 @@ static void emit_now(agent_t *a, double now)
     buf_add(b, "]}\n", 3);
 }
 
+/* Sleep until t (monotonic) or a stop request; 1 when stop was requested. */
+static int wait_until(agent_t *a, double t)
+{
+    struct timespec dl;
+    dl.tv_sec = (time_t)t;
+    dl.tv_nsec = (long)((t - (double)dl.tv_sec) * 1e9);
+    pthread_mutex_lock(&a->mu);
+    while (!atomic_load(&a->stop_req)) {
+        if (pthread_cond_timedwait(&a->cv, &a->mu, &dl) == ETIMEDOUT)
+            break;
+    }
+    pthread_mutex_unlock(&a->mu);
+    return atomic_load(&a->stop_req);
+}
+
 static void *sampler_main(void *arg)
 {
     agent_t *a = arg;
@@ -436,19 +454,22 @@ static void *sampler_main(void *arg)
         a->tid_off = -1; /* not the layout we guessed: sample nothing */
     const char *reason = "stop";
     a->next_delta = sampler_mono() + DELTA_PERIOD;
+    double next_win = sampler_mono();
     for (;;) {
         double d = a->interval_s * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
-        struct timespec dl;
-        clock_gettime(CLOCK_MONOTONIC, &dl);
-        double s = (double)dl.tv_sec + (double)dl.tv_nsec * 1e-9 + d;
-        dl.tv_sec = (time_t)s;
-        dl.tv_nsec = (long)((s - (double)dl.tv_sec) * 1e9);
-        pthread_mutex_lock(&a->mu);
-        while (!atomic_load(&a->stop_req)) {
-            if (pthread_cond_timedwait(&a->cv, &a->mu, &dl) == ETIMEDOUT)
+        double s = sampler_mono() + d;
+        /* until the tick: sleep, opening memory windows on the way */
+        while (!wait_until(a, mem_windows_on() && next_win < s ? next_win : s)) {
+            double t = sampler_mono();
+            if (t >= s)
                 break;
+            if (t >= next_win) {
+                mem_window(a, 1);
+                wait_until(a, t + MEM_WIN_LEN);
+                mem_window(a, 0);
+                next_win = sampler_mono() + MEM_WIN_GAP * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
+            }
         }
-        pthread_mutex_unlock(&a->mu);
         if (atomic_load(&a->stop_req)) {
             reason = a->stop_reason;
             break;

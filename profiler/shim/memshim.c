@@ -134,7 +134,7 @@ static uint64_t countdown(int64_t *left, size_t n, double mean)
     return k;
 }
 
-static void report_alloc(void *p, size_t n)
+static void report_alloc(void *p, size_t n, const void *caller)
 {
     const struct hotline_shim_hooks *h = atomic_load_explicit(&g_shim.hooks, memory_order_acquire);
     if (!h || !p || t_guard)
@@ -143,7 +143,7 @@ static void report_alloc(void *p, size_t n)
     if (!k)
         return;
     t_guard++;
-    h->on_alloc(p, n, k);
+    h->on_alloc(p, n, k, caller);
     t_guard--;
 }
 
@@ -190,7 +190,7 @@ EXPORT void *malloc(size_t n)
             return boot_alloc(n);
     }
     void *p = g_shim.malloc(n);
-    report_alloc(p, n);
+    report_alloc(p, n, __builtin_return_address(0));
     return p;
 }
 
@@ -206,7 +206,7 @@ EXPORT void *calloc(size_t a, size_t b)
     }
     void *p = g_shim.calloc(a, b);
     if (p)
-        report_alloc(p, a * b);
+        report_alloc(p, a * b, __builtin_return_address(0));
     return p;
 }
 
@@ -240,7 +240,7 @@ EXPORT void *realloc(void *old, size_t n)
         report_free(old); /* the old block is gone (moved or resized) */
     void *p = g_shim.realloc(old, n);
     if (p)
-        report_alloc(p, n);
+        report_alloc(p, n, __builtin_return_address(0));
     return p;
 }
 
@@ -252,7 +252,7 @@ EXPORT int posix_memalign(void **out, size_t al, size_t n)
         return ENOMEM;
     int r = g_shim.posix_memalign(out, al, n);
     if (r == 0)
-        report_alloc(*out, n);
+        report_alloc(*out, n, __builtin_return_address(0));
     return r;
 }
 
@@ -263,7 +263,7 @@ EXPORT void *aligned_alloc(size_t al, size_t n)
     if (!g_shim.aligned_alloc)
         return NULL;
     void *p = g_shim.aligned_alloc(al, n);
-    report_alloc(p, n);
+    report_alloc(p, n, __builtin_return_address(0));
     return p;
 }
 
@@ -274,7 +274,7 @@ EXPORT void *memalign(size_t al, size_t n)
     if (!g_shim.memalign)
         return NULL;
     void *p = g_shim.memalign(al, n);
-    report_alloc(p, n);
+    report_alloc(p, n, __builtin_return_address(0));
     return p;
 }
 

@@ -14,15 +14,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HOTLINE_SHIM_ABI 1
+#define HOTLINE_SHIM_ABI 2
 
 struct hotline_shim_hooks {
     int abi;             /* HOTLINE_SHIM_ABI */
     double mean_bytes;   /* mean sampling interval in bytes (allocations) */
     double copy_mean;    /* mean sampling interval in bytes (memcpy/memmove) */
     /* p was returned for a request of n bytes; k >= 1 sample points fell
-     * into it (weight k * mean_bytes). Called outside the shim's guard. */
-    void (*on_alloc)(void *p, size_t n, uint64_t k);
+     * into it (weight k * mean_bytes); caller is the return address of the
+     * allocation call (whose code asked: the interpreter or an extension).
+     * Called outside the shim's guard. */
+    void (*on_alloc)(void *p, size_t n, uint64_t k, const void *caller);
     /* every free / realloc-away of a non-NULL pointer: must be cheap */
     void (*on_free)(void *p);
     /* k >= 1 sample points fell into a copy of n bytes */
