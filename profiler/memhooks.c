@@ -798,6 +798,18 @@ static void shim_on_alloc(void *p, size_t n, uint64_t k, const void *caller)
         record(p, n, k, EV_ALLOC, origin, own_tstate(), 1, g_mem.mean, 0);
 }
 
+/* An anonymous mapping: an extension's data (native), unless the
+ * interpreter mapped it (pymalloc's arenas: their objects are counted one
+ * by one already). */
+static void shim_on_map(void *p, size_t n, uint64_t k, const void *caller)
+{
+    uintptr_t c = (uintptr_t)caller;
+    if (c >= g_mem.py_lo && c < g_mem.py_hi)
+        return;
+    if (atomic_load_explicit(&g_mem.on, memory_order_relaxed))
+        record(p, n, k, EV_ALLOC, ORIGIN_NAT, own_tstate(), 1, g_mem.mean, 0);
+}
+
 static void shim_on_free(void *p)
 {
     if (atomic_load_explicit(&g_mem.on, memory_order_relaxed))
@@ -1178,6 +1190,7 @@ int mem_start(agent_t *a, double mean_kb)
         g_mem.hooks.on_alloc = shim_on_alloc;
         g_mem.hooks.on_free = shim_on_free;
         g_mem.hooks.on_copy = shim_on_copy;
+        g_mem.hooks.on_map = shim_on_map;
         g_mem.shim_register(&g_mem.hooks);
     }
     return 0;

@@ -11,9 +11,11 @@
  * countdown on the fast path, dlsym's own calloc during bootstrap served from
  * a static arena. Global state: the resolved functions and the hooks pointer
  * (written once at load / by the agent, read everywhere), documented per
- * STYLE.md as the shim's process-wide part. mmap/munmap are not interposed:
- * glibc's malloc reaches them internally (not through the PLT) and arenas
- * of pymalloc are counted per object by the Python hooks.
+ * STYLE.md as the shim's process-wide part. mmap/munmap/mremap are
+ * interposed for anonymous mappings (memory an extension maps for data);
+ * glibc's malloc reaches mmap internally, not through the PLT, so its big
+ * blocks are not seen twice, and the agent drops pymalloc's arenas (mapped
+ * from the interpreter's code) because it counts those per object.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdarg.h>
+#include <sys/mman.h>
 
 #include "memshim.h"
 
@@ -37,6 +41,9 @@ typedef void (*free_fn)(void *);
 typedef int (*pmalign_fn)(void **, size_t, size_t);
 typedef void *(*aalloc_fn)(size_t, size_t);
 typedef void *(*memcpy_fn)(void *, const void *, size_t);
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef int (*munmap_fn)(void *, size_t);
+typedef void *(*mremap_fn)(void *, size_t, size_t, int, ...);
 
 static struct {
     malloc_fn malloc;
@@ -46,6 +53,9 @@ static struct {
     pmalign_fn posix_memalign;
     aalloc_fn aligned_alloc, memalign;
     memcpy_fn memcpy, memmove;
+    mmap_fn mmap;
+    munmap_fn munmap;
+    mremap_fn mremap;
     int ready;
     _Atomic(const struct hotline_shim_hooks *) hooks;
 } g_shim;
@@ -87,6 +97,9 @@ static void resolve(void)
     g_shim.memalign = (aalloc_fn)dlsym(RTLD_NEXT, "memalign");
     g_shim.memcpy = (memcpy_fn)dlsym(RTLD_NEXT, "memcpy");
     g_shim.memmove = (memcpy_fn)dlsym(RTLD_NEXT, "memmove");
+    g_shim.mmap = (mmap_fn)dlsym(RTLD_NEXT, "mmap");
+    g_shim.munmap = (munmap_fn)dlsym(RTLD_NEXT, "munmap");
+    g_shim.mremap = (mremap_fn)dlsym(RTLD_NEXT, "mremap");
     g_shim.ready = g_shim.malloc && g_shim.calloc && g_shim.realloc && g_shim.free;
     t_resolving = 0;
 }
@@ -154,6 +167,19 @@ static void report_free(void *p)
         return;
     t_guard++;
     h->on_free(p);
+    t_guard--;
+}
+
+static void report_map(void *p, size_t n, const void *caller)
+{
+    const struct hotline_shim_hooks *h = atomic_load_explicit(&g_shim.hooks, memory_order_acquire);
+    if (!h || p == MAP_FAILED || t_guard)
+        return;
+    uint64_t k = countdown(&t_left, n, h->mean_bytes);
+    if (!k)
+        return;
+    t_guard++;
+    h->on_map(p, n, k, caller);
     t_guard--;
 }
 
@@ -318,4 +344,65 @@ EXPORT void *memmove(void *d, const void *s, size_t n)
     if (n >= 256)
         report_copy(n);
     return g_shim.memmove(d, s, n);
+}
+
+/* Anonymous mappings carry data; file mappings are the file's (not counted). */
+EXPORT void *mmap(void *addr, size_t n, int prot, int flags, int fd, off_t off)
+{
+    if (!g_shim.mmap) {
+        resolve();
+        if (!g_shim.mmap) {
+            errno = ENOMEM;
+            return MAP_FAILED;
+        }
+    }
+    void *p = g_shim.mmap(addr, n, prot, flags, fd, off);
+    if (flags & MAP_ANONYMOUS)
+        report_map(p, n, __builtin_return_address(0));
+    return p;
+}
+
+/* the same symbol for code built with _FILE_OFFSET_BITS=64 (x86_64: one ABI) */
+EXPORT void *mmap64(void *addr, size_t n, int prot, int flags, int fd, off_t off)
+    __attribute__((alias("mmap")));
+
+/* Only a whole mapping from its start ends a sampled one (partial unmaps of
+ * a sampled mapping leave it counted until its start goes). */
+EXPORT int munmap(void *p, size_t n)
+{
+    if (!g_shim.munmap) {
+        resolve();
+        if (!g_shim.munmap) {
+            errno = EINVAL;
+            return -1;
+        }
+    }
+    int r = g_shim.munmap(p, n);
+    if (r == 0)
+        report_free(p);
+    return r;
+}
+
+EXPORT void *mremap(void *old, size_t old_n, size_t n, int flags, ...)
+{
+    if (!g_shim.mremap) {
+        resolve();
+        if (!g_shim.mremap) {
+            errno = ENOMEM;
+            return MAP_FAILED;
+        }
+    }
+    void *want = NULL;
+    if (flags & MREMAP_FIXED) {
+        va_list ap;
+        va_start(ap, flags);
+        want = va_arg(ap, void *);
+        va_end(ap);
+    }
+    void *p = g_shim.mremap(old, old_n, n, flags, want);
+    if (p != MAP_FAILED) {
+        report_free(old); /* moved or resized: count it again at its new size */
+        report_map(p, n, __builtin_return_address(0));
+    }
+    return p;
 }

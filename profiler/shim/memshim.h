@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HOTLINE_SHIM_ABI 2
+#define HOTLINE_SHIM_ABI 3
 
 struct hotline_shim_hooks {
     int abi;             /* HOTLINE_SHIM_ABI */
@@ -29,6 +29,10 @@ struct hotline_shim_hooks {
     void (*on_free)(void *p);
     /* k >= 1 sample points fell into a copy of n bytes */
     void (*on_copy)(size_t n, uint64_t k);
+    /* an anonymous mmap of n bytes at p (sampled like on_alloc); its
+     * munmap comes as on_free(p). The agent drops the interpreter's own
+     * (pymalloc arenas: counted per object) by the caller's address. */
+    void (*on_map)(void *p, size_t n, uint64_t k, const void *caller);
 };
 
 /* Install (h borrowed, must stay valid) or remove (NULL) the hooks. */

@@ -24,6 +24,9 @@ LIB.mt_alloc.restype = ctypes.c_void_p
 LIB.mt_alloc.argtypes = [ctypes.c_size_t]
 LIB.mt_free.argtypes = [ctypes.c_void_p]
 LIB.mt_copy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+LIB.mt_map.restype = ctypes.c_void_p
+LIB.mt_map.argtypes = [ctypes.c_size_t]
+LIB.mt_unmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 def truth(**kw):
     with open(os.environ["MT_TRUTH"], "w") as f:
         json.dump(kw, f)
@@ -49,6 +52,10 @@ def main():
         p = LIB.mt_alloc(MB); LIB.mt_free(p)        # LNATCHURN
     if HAVE_NP:
         keep.append(np.ones(40 * MB // 8))          # LNP40
+    for _ in range(6):
+        keep.append(LIB.mt_map(4 * MB))             # LMAP24
+    for _ in range(10):
+        p = LIB.mt_map(2 * MB); LIB.mt_unmap(p, 2 * MB)  # LMAPCHURN
 main()
 ''',
     "copy": r'''
@@ -315,6 +322,11 @@ def main():
         ok &= near("LNAT30 kept_mb", field(f, L["LNAT30"], "kept_mb"), 30, 0.10)
         ok &= field(f, L["LNAT30"], "python_alloc_fraction") < 0.1
         ok &= near("LNATCHURN alloc_mb", field(f, L["LNATCHURN"], "alloc_mb"), 20, 0.10)
+        # anonymous mmap by an extension: kept and churned, native
+        ok &= near("LMAP24 kept_mb", field(f, L["LMAP24"], "kept_mb"), 24, 0.10)
+        ok &= field(f, L["LMAP24"], "python_alloc_fraction") < 0.1
+        ok &= near("LMAPCHURN alloc_mb", field(f, L["LMAPCHURN"], "alloc_mb"), 20, 0.10)
+        ok &= near("LMAPCHURN freed_mb", field(f, L["LMAPCHURN"], "freed_mb"), 20, 0.10)
         ok &= field(f, L["LNATCHURN"], "kept_mb") < 2
         if has_np:
             ok &= near("LNP40 kept_mb", field(f, L["LNP40"], "kept_mb"), 40, 0.10)
