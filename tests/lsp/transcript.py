@@ -225,10 +225,10 @@ def run_case(hotline, path, extra_subst=None, extra_env=None, info=None):
                         msg = next_message(deadline)
                     except Failure as e:
                         raise Failure("%s: %s waiting for %s; got meanwhile:\n  %s" % (
-                            where, e, rest, "\n  ".join(json.dumps(m)[:300] for m in skipped)))
+                            where, e, rest, "\n  ".join(json.dumps(m)[:int(os.environ.get("TRANSCRIPT_SHOW", "300"))] for m in skipped)))
                     if msg is None:
                         raise Failure("%s: server closed its output while waiting for %s; got:\n  %s"
-                                      % (where, rest, "\n  ".join(json.dumps(m)[:300] for m in skipped)))
+                                      % (where, rest, "\n  ".join(json.dumps(m)[:int(os.environ.get("TRANSCRIPT_SHOW", "300"))] for m in skipped)))
                     if matches(want, msg):
                         last_matched = msg
                         break
