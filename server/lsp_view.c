@@ -258,13 +258,17 @@ static void lb_pct(struct lensbuf *b, double x)
     lb_long(b, (long)nearbyint(x));
 }
 
-/* " · +120 MB kept" / " · +243 MB alloc" suffix of the lens title, without printf */
+/* " · +120 MB kept" / " · 243 MB alloc" suffix of the lens title, without
+ * printf (no "+" on memory only allocated: it would read as kept) */
 static void lb_memory(struct lensbuf *b, const struct agent_stats *st)
 {
     double kept = stat_get(st, "kept_mb"), alloc = stat_get(st, "alloc_mb");
     double v = kept >= 0.5 ? kept : alloc >= 0.5 ? alloc : -1;
     if (v < 0) return;
-    LB_LIT(b, " \u00b7 +");
+    if (kept >= 0.5)
+        LB_LIT(b, " \u00b7 +");
+    else
+        LB_LIT(b, " \u00b7 ");
     lb_pct(b, v);
     if (kept >= 0.5)
         LB_LIT(b, " MB kept");
@@ -404,7 +408,9 @@ static void view_lenses(struct server *s, struct view *v, struct lensbuf *b)
         long cur =
             inv ? current_line_inv(v, inv, fn->first_line) : current_line(v, fn->first_line);
         if (cur < 0) continue;
-        lb_lens(b, cur, NULL, p, &fn->st, ju.p, ju.n, fn->first_line, fn->name);
+        struct agent_stats st;
+        profile_func_stats(v->pf, fn, &st);
+        lb_lens(b, cur, NULL, p, &st, ju.p, ju.n, fn->first_line, fn->name);
     }
     class_lenses(v, p, inv, b, ju.p, ju.n);
     free(inv);

@@ -660,6 +660,23 @@ const struct agent_stats *profile_line(const struct profile *p, const char *path
     return &f->lines[line];
 }
 
+void profile_func_stats(const struct prof_file *f, const struct prof_func *fn,
+                        struct agent_stats *out)
+{
+    static const int sum[] = {AGENT_STAT_ALLOC, AGENT_STAT_FREED, AGENT_STAT_PYALLOC, AGENT_STAT_COPY};
+    *out = fn->st;
+    int lo = fn->first_line > 0 ? fn->first_line : 0;
+    int hi = fn->last_line < f->nlines ? fn->last_line : f->nlines - 1;
+    for (int l = lo; l <= hi; l++) {
+        if (!f->has[l]) continue;
+        for (size_t k = 0; k < sizeof sum / sizeof sum[0]; k++)
+            out->v[sum[k]] += f->lines[l].v[sum[k]];
+        if (f->lines[l].v[AGENT_STAT_PEAK] > out->v[AGENT_STAT_PEAK])
+            out->v[AGENT_STAT_PEAK] = f->lines[l].v[AGENT_STAT_PEAK];
+    }
+    agent_stats_derive(out);
+}
+
 static int cmp_line_ref(const void *a, const void *b)
 {
     const struct prof_line_ref *x = a, *y = b;

@@ -132,6 +132,12 @@ json_t *profile_conn_resolve_now(struct prof_conn *c, const struct agent_msg *m)
 const struct prof_file *profile_file(const struct profile *p, const char *path);
 /* Borrowed stats of (file, line), or NULL when the line has no data. */
 const struct agent_stats *profile_line(const struct profile *p, const char *path, int line);
+/* fn's stats with its memory filled in from the lines of its range
+ * [first_line, last_line] in f (the agent charges memory to lines only):
+ * allocated, freed, Python part and copies summed, peak the highest line
+ * peak, then the derived fields. Nested functions' lines count too. */
+void profile_func_stats(const struct prof_file *f, const struct prof_func *fn,
+                        struct agent_stats *out);
 
 struct prof_line_ref {
     const struct prof_file *file; /* borrowed */

@@ -9,7 +9,7 @@ write-file é_q.py "import time\nclass Café:\n    def brûle(self):\n        t 
 <-- {"id": 2, "result": {"started": true}}
 <-- {"method": "window/showMessage", "params": {"message": "re:_q.py exited 0"}}
 --> {"jsonrpc": "2.0", "id": 3, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": "${WORK_URI}/%C3%A9_q.py"}}}
-<-- {"id": 3, "result": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "command": {"title": "re:^⏱ 100% · py [0-9]+ · native [0-9]+ · sys [0-9]+( · \\+[0-9]+ MB (kept|alloc))?$", "command": "hotline.showProfile", "arguments": [{"uri": "${WORK_URI}/%C3%A9_q.py", "line": 0, "function": "<module>"}]}}, {"range": {"start": {"line": 2}}, "command": {"title": "re:^⏱ (9[0-9]|100)% · py", "arguments": [{"uri": "${WORK_URI}/%C3%A9_q.py", "line": 2, "function": "Café.brûle"}]}}, {"range": {"start": {"line": 1}}, "command": {"title": "re:^⏱ (9[0-9]|100)%", "arguments": [{"function": "Café"}]}}]}
+<-- {"id": 3, "result": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "command": {"title": "re:^⏱ 100% · py [0-9]+ · native [0-9]+ · sys [0-9]+( · (\\+[0-9]+ MB kept|[0-9]+ MB alloc))?$", "command": "hotline.showProfile", "arguments": [{"uri": "${WORK_URI}/%C3%A9_q.py", "line": 0, "function": "<module>"}]}}, {"range": {"start": {"line": 2}}, "command": {"title": "re:^⏱ (9[0-9]|100)% · py", "arguments": [{"uri": "${WORK_URI}/%C3%A9_q.py", "line": 2, "function": "Café.brûle"}]}}, {"range": {"start": {"line": 1}}, "command": {"title": "re:^⏱ (9[0-9]|100)%", "arguments": [{"function": "Café"}]}}]}
 --> {"jsonrpc": "2.0", "id": 9, "method": "shutdown"}
 <-- {"id": 9, "result": null}
 --> {"jsonrpc": "2.0", "method": "exit"}

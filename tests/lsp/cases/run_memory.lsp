@@ -10,8 +10,8 @@
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}}}}
 <-- {"id":1,"result":{"capabilities":{}}}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
-write-file prog.py "import time\nkeep = []\ndef main():\n    big = bytearray(8 << 20)\n    for i in range(40):\n        keep.append(bytearray(1 << 20))\n        tmp = bytearray(3 << 20); del tmp\n        for _ in range(20): c = bytes(big); del c\n        time.sleep(0.04)\nmain()\n"
---> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py", "languageId": "python", "version": 1, "text": "import time\nkeep = []\ndef main():\n    big = bytearray(8 << 20)\n    for i in range(40):\n        keep.append(bytearray(1 << 20))\n        tmp = bytearray(3 << 20); del tmp\n        for _ in range(20): c = bytes(big); del c\n        time.sleep(0.04)\nmain()\n"}}}
+write-file prog.py "import time\nkeep = []\ndef main():\n    big = bytearray(8 << 20)\n    for i in range(40):\n        keep.append(bytearray(1 << 20))\n        tmp = bytearray(3 << 20); del tmp\n        for _ in range(20): c = bytes(big); del c\n        time.sleep(0.04)\nmain()\ndef churn():\n    for _ in range(30): b = bytearray(4 << 20); del b\n    time.sleep(0.2)\nchurn()\n"
+--> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py", "languageId": "python", "version": 1, "text": "import time\nkeep = []\ndef main():\n    big = bytearray(8 << 20)\n    for i in range(40):\n        keep.append(bytearray(1 << 20))\n        tmp = bytearray(3 << 20); del tmp\n        for _ in range(20): c = bytes(big); del c\n        time.sleep(0.04)\nmain()\ndef churn():\n    for _ in range(30): b = bytearray(4 << 20); del b\n    time.sleep(0.2)\nchurn()\n"}}}
 --> {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": {"command": "hotline.run", "arguments": [{"uri": "${WORK_URI}/prog.py"}]}}
 <-- {"method": "window/workDoneProgress/create", "params": {"token": "hotline-run-1"}}
 reply {"result":null}
@@ -28,6 +28,11 @@ reply {"result":null}
 <-- {"id": 5, "result": [{"position": {"line": 5}, "label": "re:  \\+(39|40) MB$"}]}
 --> {"jsonrpc": "2.0", "id": 6, "method": "textDocument/inlayHint", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "range": {"start": {"line": 7, "character": 0}, "end": {"line": 7, "character": 99}}}}
 <-- {"id": 6, "result": [{"position": {"line": 7}, "label": "re:  6[0-9][0-9][0-9] MB alloc$"}]}
+# lenses: "+N MB kept" over the function that keeps memory, "N MB alloc"
+# (no "+") over one that only allocates and frees (it sleeps so that it has
+# time samples, hence a lens); a function's memory is its lines' sum
+--> {"jsonrpc": "2.0", "id": 7, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}}}
+<-- {"id": 7, "result": [{"range": {"start": {"line": 0}}}, {"range": {"start": {"line": 2}}, "command": {"title": "re: \u00b7 \\+(39|40) MB kept$"}}, {"range": {"start": {"line": 10}}, "command": {"title": "re: \u00b7 1[12][0-9] MB alloc$"}}]}
 --> {"jsonrpc":"2.0","id":99,"method":"shutdown"}
 <-- {"id":99,"result":null}
 --> {"jsonrpc":"2.0","method":"exit"}
