@@ -2,9 +2,10 @@
 10 ms: the CPU time belongs to the computing line and the sleeping line is
 system time. (Splitting each interval by the thread's busy fraction at the
 line of the sample charged ~30% of the sleep line to Python.) Sampling is a
-point estimate here: each line's total within 25% of the truth (about 60
-and 140 samples), the sleep line >= 95% system, the busy line >= 90% Python
-(its ~20 us of sleep-call overhead per 10 ms aside)."""
+point estimate here: over 3 s, each line's total within 25% of the truth
+(about 90 and 210 samples: ~3 standard deviations for the busy line), the
+sleep line >= 90% system (2-8% of its samples catch the thread runnable
+again, still on the sleep line, as it wakes), the busy line >= 90% Python."""
 import json
 import os
 import sys
@@ -20,7 +21,7 @@ marks = harness.markers(prog)
 def attempt(c):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "a.json")
-        res = harness.run([prog, out, "2.0"])
+        res = harness.run([prog, out, "3.0"])
         c.check(res.rc == 0, "rc %r: %s" % (res.rc, res.stderr[-1000:]))
         truth = json.load(open(out))
     m = res.main
@@ -35,8 +36,8 @@ def attempt(c):
                 "%s: %.3f s reported, truth %.3f s" % (name, tot, truth[name]))
     b, s = got["busy"], got["sleep"]
     btot, stot = b["py"] + b["nat"] + b["sys"], s["py"] + s["nat"] + s["sys"]
-    c.check(stot > 0 and s["sys"] >= 0.95 * stot,
-            "sleep line: %.0f%% system, want >= 95%%" % (100 * s["sys"] / max(stot, 1e-9)))
+    c.check(stot > 0 and s["sys"] >= 0.90 * stot,
+            "sleep line: %.0f%% system, want >= 90%%" % (100 * s["sys"] / max(stot, 1e-9)))
     c.check(btot > 0 and b["py"] >= 0.90 * btot,
             "busy line: %.0f%% python, want >= 90%%" % (100 * b["py"] / max(btot, 1e-9)))
     return [res]
