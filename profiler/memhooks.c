@@ -558,11 +558,13 @@ static void *win_calloc(void *ctx, size_t a, size_t b)
 static void *win_realloc(void *ctx, void *old, size_t n)
 {
     mem_dom_t *d = ctx;
+    if (!old)
+        return win_malloc(ctx, n);
     g_mem.win_calls++;
-    if (old && atomic_load_explicit(&g_mem.on, memory_order_relaxed))
+    if (atomic_load_explicit(&g_mem.on, memory_order_relaxed))
         mem_free_ptr(old); /* a sampled block moves or goes; the guard may hide its free */
-    if (n > MEM_PYMALLOC_MAX || !old)
-        return n > MEM_PYMALLOC_MAX ? d->orig.realloc(d->orig.ctx, old, n) : win_malloc(ctx, n);
+    if (n > MEM_PYMALLOC_MAX)
+        return d->orig.realloc(d->orig.ctx, old, n);
     g_mem.py_left -= (int64_t)n;
     if (__builtin_expect(g_mem.py_left > 0, 1))
         return d->orig.realloc(d->orig.ctx, old, n);
