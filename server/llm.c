@@ -3,11 +3,80 @@
  * docs/optimize.md for the settings and the messages a user can see. */
 #include "llm.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* ---- where the key may go ----------------------------------------------- */
+
+struct url_parts {
+    char scheme[16], host[256];
+    long port;
+};
+
+/* scheme (lower case), host (IPv6 without brackets) and port (the scheme's
+ * default when absent) of url as curl will connect to it. 0 or -EINVAL. */
+static int url_split(const char *url, struct url_parts *u)
+{
+    CURLU *h = curl_url();
+    char *scheme = NULL, *host = NULL, *port = NULL;
+    int rc = -EINVAL;
+    if (h && !curl_url_set(h, CURLUPART_URL, url, 0) &&
+        !curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) &&
+        !curl_url_get(h, CURLUPART_HOST, &host, 0) &&
+        !curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT)) {
+        size_t hl = strlen(host);
+        const char *hp = host;
+        if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') hp++, hl -= 2;
+        if (strlen(scheme) < sizeof u->scheme && hl < sizeof u->host) {
+            snprintf(u->scheme, sizeof u->scheme, "%s", scheme);
+            snprintf(u->host, sizeof u->host, "%.*s", (int)hl, hp);
+            for (char *q = u->scheme; *q; q++)
+                *q = (char)tolower((unsigned char)*q);
+            u->port = strtol(port, NULL, 10);
+            rc = 0;
+        }
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(h);
+    return rc;
+}
+
+const char *llm_key_variable(enum llm_provider p, const char *url, const char *api_key_env)
+{
+    if (api_key_env && *api_key_env) return api_key_env;
+    struct url_parts u;
+    const char *home = p == LLM_OPENAI ? "api.openai.com" : "api.anthropic.com";
+    if (url_split(url, &u) || strcmp(u.scheme, "https") || strcasecmp(u.host, home) ||
+        u.port != 443)
+        return NULL; /* a local server, a proxy, a look-alike: never the default key */
+    return p == LLM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
+}
+
+static int is_loopback(const char *host)
+{
+    unsigned char a[16];
+    if (!strcasecmp(host, "localhost")) return 1;
+    if (inet_pton(AF_INET, host, a) == 1) return a[0] == 127;
+    if (inet_pton(AF_INET6, host, a) == 1) {
+        static const unsigned char one[16] = {[15] = 1};
+        static const unsigned char v4[12] = {[10] = 0xff, [11] = 0xff};
+        return !memcmp(a, one, 16) || (!memcmp(a, v4, 12) && a[12] == 127);
+    }
+    return 0;
+}
+
+int llm_cleartext(const char *url)
+{
+    struct url_parts u;
+    return !url_split(url, &u) && !strcmp(u.scheme, "http") && !is_loopback(u.host);
+}
 
 /* ---- dialects ------------------------------------------------------------ */
 
@@ -59,6 +128,17 @@ int llm_describe(struct llm_call *c, const json_t *st, char *err, size_t errlen)
     snprintf(c->host, sizeof c->host, "%.*s", (int)(e - h), h);
     double t = json_number_value(json_object_get(st, "timeout_s"));
     c->timeout_ms = t > 0 ? (long)(t * 1000) : 120000;
+    const char *dflt_env = c->provider == LLM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
+    const char *named = str_setting(st, "api_key_env", NULL);
+    const char *env = llm_key_variable(c->provider, c->url, named);
+    if (named && strlen(named) >= sizeof c->key_env) {
+        snprintf(err, errlen, "llm.api_key_env is too long");
+        return -EINVAL;
+    }
+    snprintf(c->key_env, sizeof c->key_env, "%s", env ? env : "");
+    const char *dv = getenv(dflt_env);
+    if (!env && dv && *dv) snprintf(c->withheld, sizeof c->withheld, "%s", dflt_env);
+    c->cleartext = llm_cleartext(c->url);
     return 0;
 }
 
@@ -77,9 +157,8 @@ int llm_build(struct llm_call *c, const json_t *st, const char *sys, const char 
 {
     int rc = llm_describe(c, st, err, errlen);
     if (rc) return rc;
-    const char *dflt_env = c->provider == LLM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
     const char *env = str_setting(st, "api_key_env", NULL);
-    const char *key = getenv(env ? env : dflt_env);
+    const char *key = c->key_env[0] ? getenv(c->key_env) : NULL;
     if (env && (!key || !*key)) {
         snprintf(err, errlen,
                  "the environment variable %.100s (llm.api_key_env) is not set in the "
@@ -186,6 +265,11 @@ void llm_parse(const struct llm_call *c, long status, const char *curl_err, long
     const char *keyvar = c->provider == LLM_OPENAI ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
     if (status == 0)
         fail(a, c, "%s did not answer: %s", c->host, curl_err ? curl_err : "transport error");
+    else if ((status == 401 || status == 403) && !c->key && c->withheld[0])
+        fail(a, c,
+             "%s refused the request (%ld): no API key was sent (%s goes only to the "
+             "provider's own host; name it in llm.api_key_env to send it to this one)%s",
+             c->host, status, c->withheld, said);
     else if (status == 401 || status == 403)
         fail(a, c,
              "%s refused the request (%ld): check the API key (the variable named by "

@@ -13,7 +13,10 @@
  *
  * Secrets: the API key is read from the environment variable the user named
  * (llm.api_key_env) by llm_build(), placed in one request header and nowhere
- * else; every error text that could carry it goes through llm_scrub(). */
+ * else; every error text that could carry it goes through llm_scrub(). The
+ * provider's default variable (OPENAI_API_KEY, ANTHROPIC_API_KEY) goes only
+ * to that provider's own host over https (llm_key_variable): a base_url
+ * pointing anywhere else gets a key only from a variable named explicitly. */
 #ifndef HOTLINE_LLM_H
 #define HOTLINE_LLM_H
 
@@ -36,6 +39,9 @@ struct llm_call {
     char url[2048];
     char host[256]; /* for titles and messages: "api.openai.com", "127.0.0.1:8080" */
     char model[256];
+    char key_env[128];  /* the variable whose key goes with the request, "" none */
+    char withheld[32];  /* the default variable, set but not sent to this host, or "" */
+    int cleartext;      /* plain http:// to a host that is not loopback */
     struct curl_slist *headers; /* owned: the key lives only here */
     char *body;                 /* owned JSON */
     char *key;                  /* owned copy of the key (for scrubbing), or NULL */
@@ -47,10 +53,22 @@ struct llm_call {
  * in err (unknown provider, bad base_url, key variable named but unset). */
 int llm_build(struct llm_call *c, const json_t *settings, const char *sys, const char *prompt,
               char *err, size_t errlen);
-/* Only host / provider / model / timeout: for titles, before anything is
- * sent (no key is read). 0 or -EINVAL. */
+/* Only host / provider / model / timeout / key_env / withheld / cleartext:
+ * for titles, before anything is sent (the key's value is not read, only
+ * whether its variable is set). 0 or -EINVAL. */
 int llm_describe(struct llm_call *c, const json_t *settings, char *err, size_t errlen);
 void llm_call_free(struct llm_call *c);
+
+/* The environment variable whose key may go with a request of provider p to
+ * url (borrowed): api_key_env (borrowed, may be NULL) when named, else the
+ * provider's default variable, but only when url is https:// to the
+ * provider's default host and port. NULL: send no key. Pure (url parsed by
+ * curl's own parser, as the transfer will be). */
+const char *llm_key_variable(enum llm_provider p, const char *url, const char *api_key_env);
+/* 1 when url (borrowed) is plain http:// to a host that is not loopback
+ * (localhost, 127.0.0.0/8, ::1): whatever goes there can be read on the
+ * way. 0 otherwise (https, loopback, unparsable). */
+int llm_cleartext(const char *url);
 
 /* What came back. */
 struct llm_answer {

@@ -135,6 +135,80 @@ static void test_build(void)
     json_decref(st);
 }
 
+/* Issue 10: the provider's default key variable goes only to its own host
+ * over https; every other host needs llm.api_key_env; plain http to a host
+ * that is not loopback is flagged (the title and a warning say so). */
+static void test_key_destination(void)
+{
+    CHECK(!strcmp(llm_key_variable(LLM_OPENAI, "https://api.openai.com/v1/chat/completions", NULL),
+                  "OPENAI_API_KEY"));
+    CHECK(!strcmp(llm_key_variable(LLM_OPENAI, "https://API.OpenAI.com:443/v1/x", NULL),
+                  "OPENAI_API_KEY"));
+    CHECK(!strcmp(llm_key_variable(LLM_ANTHROPIC, "https://api.anthropic.com/v1/messages", NULL),
+                  "ANTHROPIC_API_KEY"));
+    const char *elsewhere[] = {
+        "http://127.0.0.1:18411/v1/chat/completions", /* the docs' local model example */
+        "http://api.openai.com/v1/chat/completions",  /* right host, no TLS */
+        "https://api.openai.com:8443/v1/chat/completions",
+        "https://api.openai.com.evil.example/v1/chat/completions",
+        "https://api.openai.com@evil.example/v1/chat/completions",
+        "https://evil.example/api.openai.com/v1/chat/completions",
+        "https://api.anthropic.com/v1/chat/completions", /* the other provider's host */
+        "not a url",
+    };
+    for (size_t i = 0; i < sizeof elsewhere / sizeof *elsewhere; i++)
+        CHECK(llm_key_variable(LLM_OPENAI, elsewhere[i], NULL) == NULL);
+    CHECK(llm_key_variable(LLM_ANTHROPIC, "https://api.openai.com/v1/messages", NULL) == NULL);
+    CHECK(!strcmp(llm_key_variable(LLM_OPENAI, "http://127.0.0.1:1/v1", "MY_KEY"), "MY_KEY"));
+
+    CHECK(llm_cleartext("http://10.0.0.5:8000/v1/chat/completions"));
+    CHECK(llm_cleartext("http://llm.corp.example/v1/chat/completions"));
+    CHECK(llm_cleartext("HTTP://api.openai.com/v1/chat/completions"));
+    CHECK(llm_cleartext("http://128.0.0.1/v1"));
+    CHECK(!llm_cleartext("https://llm.corp.example/v1/chat/completions"));
+    CHECK(!llm_cleartext("http://127.0.0.1:18411/v1/chat/completions"));
+    CHECK(!llm_cleartext("http://127.8.9.10/v1"));
+    CHECK(!llm_cleartext("http://localhost:11434/v1/chat/completions"));
+    CHECK(!llm_cleartext("http://[::1]:8080/v1/chat/completions"));
+    CHECK(!llm_cleartext("http://[::ffff:127.0.0.1]/v1"));
+    CHECK(llm_cleartext("http://[::2]/v1"));
+
+    /* llm_describe / llm_build apply it: OPENAI_API_KEY set, base_url local */
+    struct llm_call c;
+    char err[256];
+    setenv("OPENAI_API_KEY", "sk-default-secret-5678", 1);
+    json_t *st = settings("{\"base_url\": \"http://127.0.0.1:18411/v1\"}");
+    CHECK(llm_describe(&c, st, err, sizeof err) == 0);
+    CHECK(c.key_env[0] == 0 && !strcmp(c.withheld, "OPENAI_API_KEY") && !c.cleartext);
+    CHECK(llm_build(&c, st, "S", "P", err, sizeof err) == 0);
+    CHECK(!any_header_contains(&c, "Authorization") && c.key == NULL);
+    struct llm_answer a;
+    llm_parse(&c, 401, NULL, -1, "{}", 2, &a);
+    CHECK(!a.ok && strstr(a.error, "no API key was sent (OPENAI_API_KEY goes only to"));
+    llm_call_free(&c);
+    json_decref(st);
+
+    st = settings("{\"base_url\": \"http://127.0.0.1:18411/v1\", \"api_key_env\": "
+                  "\"OPENAI_API_KEY\"}");
+    CHECK(llm_build(&c, st, "S", "P", err, sizeof err) == 0);
+    CHECK(has_header(&c, "Authorization: Bearer sk-default-secret-5678"));
+    CHECK(!strcmp(c.key_env, "OPENAI_API_KEY") && c.withheld[0] == 0);
+    llm_call_free(&c);
+    json_decref(st);
+
+    st = settings("{}"); /* the default host: the default variable */
+    CHECK(llm_build(&c, st, "S", "P", err, sizeof err) == 0);
+    CHECK(has_header(&c, "Authorization: Bearer sk-default-secret-5678"));
+    llm_call_free(&c);
+    json_decref(st);
+
+    st = settings("{\"base_url\": \"http://10.1.2.3:8000/v1\", \"api_key_env\": \"TEST_LLM_KEY\"}");
+    CHECK(llm_describe(&c, st, err, sizeof err) == 0);
+    CHECK(c.cleartext && !strcmp(c.key_env, "TEST_LLM_KEY"));
+    json_decref(st);
+    unsetenv("OPENAI_API_KEY");
+}
+
 static void parse(const struct llm_call *c, long status, long retry, const char *body,
                   struct llm_answer *a)
 {
@@ -233,6 +307,7 @@ int main(void)
     test_describe();
     test_build();
     test_parse();
+    test_key_destination();
     test_scrub_and_fill();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
