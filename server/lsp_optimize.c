@@ -1,8 +1,14 @@
 /* "Optimize this" (see lsp_optimize.h, docs/optimize.md). One optimization is
  * a struct opt_op that walks four asynchronous steps, each on the server's
- * loop: probe the interpreter (Python and library versions, subprocess) ->
- * ask the endpoint (llm.c) -> check the code parses (subprocess, `ast`) ->
- * hand the edit to the client (resolve answer, or workspace/applyEdit).
+ * loop: probe the interpreter (Python and library versions, does the file
+ * parse; subprocess) -> ask the endpoint (llm.c) -> check the suggestion has
+ * statements and the whole file still compiles with it (subprocess) -> hand
+ * the edit to the client (resolve answer, or workspace/applyEdit).
+ *
+ * Both subprocesses are the target interpreter run isolated (`-I`: no script
+ * directory or cwd on sys.path, no PYTHON* variables, no user site) from "/",
+ * with fixed scripts that import only the standard library and never import
+ * or run the user's code: picking the action runs nothing of the workspace.
  * Cancelling frees the op at once: a subprocess still running is detached
  * (it frees itself when its handles close), an HTTP request is aborted.
  *
@@ -14,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jsonrpc.h"
 #include "llm.h"
@@ -44,6 +51,7 @@ struct opt_op {
     struct llm_req *req;
     struct opt_proc *proc;
     char *code, *explanation; /* owned, from the answer */
+    char *raw;                /* owned: the code block as the model wrote it */
     json_t *edit;             /* owned WorkspaceEdit once checked */
     long create_id, apply_id;
     char token[48];
@@ -74,10 +82,18 @@ static json_t *llm_settings(struct server *s)
     return json_object_get(s->settings, "llm");
 }
 
+/* The target interpreter (the one hotline.run uses): the `python` setting,
+ * else $VIRTUAL_ENV/bin/python, else python3 on PATH. A relative path is
+ * made absolute against the server's directory, where it meant something,
+ * since the helpers run from "/". Borrowed, or buf. */
 static const char *python_exe(struct server *s, char *buf, size_t n)
 {
     const char *py = json_string_value(json_object_get(s->settings, "python"));
     const char *venv = getenv("VIRTUAL_ENV");
+    char cwd[2048];
+    if (py && *py && (py[0] == '/' || !strchr(py, '/'))) return py;
+    if (py && *py && getcwd(cwd, sizeof cwd) && (size_t)snprintf(buf, n, "%s/%s", cwd, py) < n)
+        return buf;
     if (py && *py) return py;
     if (venv && *venv && (size_t)snprintf(buf, n, "%s/bin/python", venv) < n) return buf;
     return "python3";
@@ -144,11 +160,71 @@ static const struct agent_stats *line_stats(struct server *s, struct doc *d, con
 
 /* ---- the region ---------------------------------------------------------- */
 
+/* Which of the nlines lines ('\n'-separated) of text begin a logical line
+ * (new array, one flag per line, or NULL): not inside a string, not inside
+ * brackets, not after a backslash. in_str (nlines flags, may be NULL) gets
+ * which lines begin inside a string.
+ * Indentation means something only on those lines, so the region found by
+ * indentation never cuts through a triple-quoted string or a call spread
+ * over lines. A tokenizer of strings, comments and brackets only; what it
+ * gets wrong (nested quotes in 3.12 f-strings) the whole-file check after
+ * the edit still catches. */
+static unsigned char *logical_starts(const char *text, size_t tlen, size_t nlines,
+                                     unsigned char *in_str)
+{
+    unsigned char *st = malloc(nlines ? nlines : 1);
+    if (!st) return NULL;
+    char q = 0; /* the quote of the open string, 0 outside strings */
+    int triple = 0, depth = 0, cont = 0;
+    const char *t = text, *end = text + tlen;
+    for (size_t l = 0; l < nlines; l++) {
+        const char *nl = t < end ? memchr(t, '\n', (size_t)(end - t)) : NULL;
+        size_t len = nl ? (size_t)(nl - t) : (size_t)(end - t);
+        const char *next = nl ? nl + 1 : end;
+        while (len && t[len - 1] == '\r')
+            len--;
+        st[l] = !q && depth == 0 && !cont;
+        if (in_str) in_str[l] = q != 0;
+        cont = 0;
+        for (size_t i = 0; i < len; i++) {
+            char c = t[i];
+            if (q) {
+                if (c == '\\') {
+                    if (i + 1 == len) cont = 1; /* the string goes on */
+                    i++;
+                } else if (c == q && (!triple || (i + 2 < len && t[i + 1] == q && t[i + 2] == q))) {
+                    i += triple ? 2 : 0;
+                    q = 0;
+                }
+            } else if (c == '#') {
+                break;
+            } else if (c == '\\' && i + 1 == len) {
+                cont = 1;
+            } else if (c == '"' || c == '\'') {
+                q = c;
+                triple = i + 2 < len && t[i + 1] == c && t[i + 2] == c;
+                i += triple ? 2 : 0;
+            } else if (c == '(' || c == '[' || c == '{') {
+                depth++;
+            } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+                depth--;
+            }
+        }
+        if (q && !triple && !cont) q = 0; /* a one-line string ends with its line */
+        t = next;
+    }
+    return st;
+}
+
 /* For a single line: the innermost loop or function around it (the line
- * itself when it heads one, or when nothing encloses it). [*l0, *l1). */
-static void enclosing_block(struct doc *d, uint32_t line, uint32_t *l0, uint32_t *l1)
+ * itself when it heads one, or when nothing encloses it). [*l0, *l1). st:
+ * logical_starts(d). */
+static void enclosing_block(struct doc *d, const unsigned char *st, uint32_t line, uint32_t *l0,
+                            uint32_t *l1)
 {
     size_t len;
+    while (line > 0 && !st[line]) /* inside a string or brackets: its statement */
+        line--;
     const char *t = doc_line(d, line, &len);
     uint32_t head = line;
     int found = t && is_block_header(t, len);
@@ -156,7 +232,7 @@ static void enclosing_block(struct doc *d, uint32_t line, uint32_t *l0, uint32_t
         size_t cur = lead_ws(t, len);
         for (uint32_t l = line; l-- > 0 && line - l < 5000;) {
             const char *u = doc_line(d, l, &len);
-            if (!u || blank_or_comment(u, len)) continue;
+            if (!u || !st[l] || blank_or_comment(u, len)) continue;
             size_t ind = lead_ws(u, len);
             if (ind >= cur) continue;
             cur = ind;
@@ -176,6 +252,10 @@ static void enclosing_block(struct doc *d, uint32_t line, uint32_t *l0, uint32_t
     uint32_t last = head;
     for (uint32_t l = head + 1; l < d->nlines && l - head < LSP_OPT_MAX_REGION; l++) {
         const char *u = doc_line(d, l, &len);
+        if (!st[l]) { /* the rest of a string or call: part of its statement */
+            last = l;
+            continue;
+        }
         if (blank_or_comment(u, len)) continue;
         if (lead_ws(u, len) <= hind) break;
         last = l;
@@ -196,7 +276,7 @@ static char *dup_lines(struct doc *d, uint32_t l0, uint32_t l1)
 
 /* Top-level `import` / `from` lines (new text) and the top-level module
  * names they import, space separated (new text). */
-static void scan_imports(struct doc *d, char **imports, char **modules)
+static void scan_imports(struct doc *d, const unsigned char *st, char **imports, char **modules)
 {
     size_t cap = 4096, n = 0, mcap = 1024, mn = 0;
     char *im = malloc(cap), *mo = malloc(mcap);
@@ -210,8 +290,8 @@ static void scan_imports(struct doc *d, char **imports, char **modules)
     for (uint32_t l = 0; l < d->nlines && l < 2000; l++) {
         size_t len;
         const char *t = doc_line(d, l, &len);
-        if (!t || !(starts_kw(t, len, "import") || starts_kw(t, len, "from")) || t[0] == ' ' ||
-            t[0] == '\t')
+        if (!t || !st[l] || !(starts_kw(t, len, "import") || starts_kw(t, len, "from")) ||
+            t[0] == ' ' || t[0] == '\t')
             continue;
         if (n + len + 2 < cap) {
             memcpy(im + n, t, len);
@@ -407,24 +487,24 @@ static void proc_on_timeout(uv_timer_t *t)
     uv_process_kill(&p->proc, SIGKILL);
 }
 
-static void on_checked(struct opt_op *op, int64_t status, const char *out);
-
-/* Run python -c script with input on stdin; done(op, status, stdout) later.
- * 0 or negative errno (then done is never called). */
-static int proc_start(struct opt_op *op, const char *script, const char *input, proc_done_fn done)
+/* Run `python -I -c script` from "/" with input (stolen) on stdin;
+ * done(op, status, stdout) later. -I keeps the script's and the working
+ * directory off sys.path (a json.py in the workspace is not imported), and
+ * ignores PYTHON* variables and the user site; "/" is a directory nobody's
+ * project lives in. 0 or negative errno (then done is never called). */
+static int proc_start(struct opt_op *op, const char *script, char *input, proc_done_fn done)
 {
     struct server *s = op->srv;
     struct opt_proc *p = calloc(1, sizeof *p);
-    if (!p) return -ENOMEM;
+    if (!p) {
+        free(input);
+        return -ENOMEM;
+    }
     p->op = op;
     p->done = done;
-    p->input = strdup(input);
+    p->input = input;
     char pybuf[4096];
-    /* the parse check runs isolated (-I: no user site, no PYTHON* variables);
-     * the probe must see the user's environment to find its libraries */
-    int iso = done == on_checked;
-    char *argv[] = {(char *)python_exe(s, pybuf, sizeof pybuf), iso ? "-I" : "-c",
-                    iso ? "-c" : (char *)script, iso ? (char *)script : NULL, NULL};
+    char *argv[] = {(char *)python_exe(s, pybuf, sizeof pybuf), "-I", "-c", (char *)script, NULL};
     uv_pipe_init(s->loop, &p->in, 0);
     uv_pipe_init(s->loop, &p->out, 0);
     uv_timer_init(s->loop, &p->timer);
@@ -437,6 +517,7 @@ static int proc_start(struct opt_op *op, const char *script, const char *input, 
     };
     uv_process_options_t o = {.file = argv[0],
                               .args = argv,
+                              .cwd = "/",
                               .exit_cb = proc_on_exit,
                               .stdio = io,
                               .stdio_count = 3,
@@ -503,6 +584,7 @@ static void op_free(struct opt_op *op)
     free(op->modules);
     free(op->program);
     free(op->code);
+    free(op->raw);
     free(op->explanation);
     free(op);
 }
@@ -568,13 +650,29 @@ static void show_explanation(struct opt_op *op)
 
 /* ---- ops: the steps ------------------------------------------------------ */
 
+/* The probe. stdin: {"modules": "a b", "name", "source"}; stdout: {"python",
+ * "libs": {module: version}, "syntax": null or why the file does not
+ * compile}. Library versions come from distribution metadata (files read,
+ * nothing imported); -I left the user site and PYTHONPATH off sys.path, so
+ * their absolute entries are added after the last import, for the metadata
+ * search only. compile() builds code without running it. */
 static const char probe_py[] =
-    "import sys, json\n"
-    "out = {'python': sys.version.split()[0], 'libs': {}}\n"
+    "import sys, json, os, site\n"
+    "d = json.loads(sys.stdin.read())\n"
+    "out = {'python': sys.version.split()[0], 'libs': {}, 'syntax': None}\n"
+    "try:\n"
+    "    compile(d['source'], d['name'], 'exec', dont_inherit=True)\n"
+    "except SyntaxError as e:\n"
+    "    out['syntax'] = '%s (line %s)' % (e.msg, e.lineno)\n"
+    "except Exception as e:\n"
+    "    out['syntax'] = str(e)\n"
     "try:\n"
     "    import importlib.metadata as md\n"
+    "    extra = os.environ.get('PYTHONPATH', '').split(os.pathsep)\n"
+    "    extra.append(site.getusersitepackages())\n"
+    "    sys.path.extend(p for p in extra if os.path.isabs(p) and p not in sys.path)\n"
     "    dists = md.packages_distributions() if hasattr(md, 'packages_distributions') else {}\n"
-    "    for name in sys.stdin.read().split():\n"
+    "    for name in d['modules'].split():\n"
     "        for dist in dists.get(name, [name]):\n"
     "            try:\n"
     "                out['libs'][name] = md.version(dist); break\n"
@@ -584,15 +682,47 @@ static const char probe_py[] =
     "    pass\n"
     "print(json.dumps(out))\n";
 
+/* The check. stdin: {"code": the code block, "name", "file": the whole file
+ * with the edit}. Exit 1: the code does not parse; 2: it has no statement
+ * that does anything (empty, comments, pass, ..., a lone string): it would
+ * delete the region; 3: the file would no longer compile. stdout: why. */
 static const char check_py[] =
-    "import ast, sys, textwrap\n"
-    "src = sys.stdin.read()\n"
+    "import ast, json, sys, textwrap\n"
+    "d = json.loads(sys.stdin.read())\n"
     "try:\n"
-    "    ast.parse(textwrap.dedent(src))\n"
+    "    tree = ast.parse(textwrap.dedent(d['code']))\n"
     "except SyntaxError as e:\n"
     "    print('%s (line %s of the suggestion)' % (e.msg, e.lineno)); sys.exit(1)\n"
     "except Exception as e:\n"
-    "    print(e); sys.exit(1)\n";
+    "    print(e); sys.exit(1)\n"
+    "def noop(s):\n"
+    "    return isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and\n"
+    "        type(s.value).__name__ in ('Constant', 'Str', 'Ellipsis', 'Num'))\n"
+    "if all(noop(s) for s in tree.body):\n"
+    "    sys.exit(2)\n"
+    "try:\n"
+    "    compile(d['file'], d['name'], 'exec', dont_inherit=True)\n"
+    "except SyntaxError as e:\n"
+    "    print('%s (line %s of the file after the edit)' % (e.msg, e.lineno)); sys.exit(3)\n"
+    "except Exception as e:\n"
+    "    print(e); sys.exit(3)\n";
+
+/* {"modules", "name", "source"} or {"code", "name", "file"}: the JSON for a
+ * helper's stdin (new text, NULL on ENOMEM). */
+static char *helper_input(const char *k1, const char *v1, const char *name, const char *k2,
+                          const char *v2)
+{
+    json_t *j = json_pack("{s:s, s:s, s:s}", k1, v1, "name", name, k2, v2);
+    char *out = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    return out;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
 
 static void on_answer(struct llm_req *r, long status, const char *curl_err, long retry_after,
                       const char *body, size_t len, void *ud);
@@ -603,6 +733,15 @@ static void on_probed(struct opt_op *op, int64_t status, const char *out)
     char python[64] = "unknown", libs[2048] = "";
     json_t *j = status == 0 ? json_loads(out, 0, NULL) : NULL;
     const char *pv = json_string_value(json_object_get(j, "python"));
+    const char *syntax = json_string_value(json_object_get(j, "syntax"));
+    if (syntax) { /* nothing could tell whether an edit breaks it: ask nothing */
+        char pybuf[4096];
+        op_fail(op,
+                "%s does not compile with %s (Python %s): %.300s. Fix it first: nothing was sent",
+                base_name(op->path), python_exe(s, pybuf, sizeof pybuf), pv ? pv : "?", syntax);
+        json_decref(j);
+        return;
+    }
     if (!pv && s->feat && s->feat->prof) pv = s->feat->prof->meta.python_version;
     if (pv) snprintf(python, sizeof python, "%s", pv);
     const char *k;
@@ -626,10 +765,9 @@ static void on_probed(struct opt_op *op, int64_t status, const char *out)
         return;
     }
     char *table = profile_table(s, d, op->path, op->l0, op->l1, &op->before_s, total, sizeof total);
-    const char *base = strrchr(op->path, '/');
     const char *keys[] = {"file",   "python",  "libraries",  "imports",   "context",
                           "region", "profile", "first_line", "last_line", "total"};
-    const char *vals[] = {base ? base + 1 : op->path,
+    const char *vals[] = {base_name(op->path),
                           python,
                           libs,
                           op->imports ? op->imports : "",
@@ -649,6 +787,16 @@ static void on_probed(struct opt_op *op, int64_t status, const char *out)
         return;
     }
     free(prompt);
+    if (op->call.withheld[0])
+        lsp_log(s, LSP_MSG_INFO,
+                "optimize: %s is not sent to %s (only to the provider's own host); name it in "
+                "llm.api_key_env to send it there",
+                op->call.withheld, op->call.host);
+    if (op->call.key && op->call.cleartext)
+        lsp_show(s, LSP_MSG_WARNING,
+                 "Hotline: Optimize this: the API key (%s) goes over plain http:// to %s, where "
+                 "anyone on the way can read it; use https:// or a loopback address",
+                 op->call.key_env, op->call.host);
     int rc = llm_post(s->opt->http, &op->call, on_answer, op, &op->req);
     if (rc) {
         op->req = NULL;
@@ -698,11 +846,87 @@ static int split_answer(const char *text, char **code, char **expl)
     return 0;
 }
 
+/* The code re-indented to the region's indentation (new): its common
+ * indentation replaced by indent on every line that begins a logical line
+ * or continues one outside strings; the inside of a multi-line string is
+ * copied as it is (re-indenting it would change the string). */
+static char *reindent(const char *code, const char *indent, int want_final_nl)
+{
+    size_t clen = strlen(code), il = strlen(indent), lines = 1;
+    for (const char *q = code; *q; q++)
+        lines += *q == '\n';
+    unsigned char *in_str = malloc(lines);
+    unsigned char *st = in_str ? logical_starts(code, clen, lines, in_str) : NULL;
+    if (!st) {
+        free(in_str);
+        return NULL;
+    }
+    size_t common = (size_t)-1, k = 0;
+    for (const char *l = code; *l; k++) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        size_t w = lead_ws(l, len);
+        if (st[k] && w < len && l[w] != '\r' && w < common) common = w;
+        l += len + (e ? 1 : 0);
+    }
+    if (common == (size_t)-1) common = 0;
+    char *out = malloc(clen + lines * (il + 1) + 2);
+    if (!out) {
+        free(st);
+        free(in_str);
+        return NULL;
+    }
+    size_t n = 0;
+    k = 0;
+    for (const char *l = code; *l; k++) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        size_t w = lead_ws(l, len);
+        if (in_str[k]) { /* verbatim */
+            memcpy(out + n, l, len);
+            n += len;
+        } else if (w < len && l[w] != '\r') {
+            size_t cut = w < common ? w : common;
+            memcpy(out + n, indent, il);
+            n += il;
+            memcpy(out + n, l + cut, len - cut);
+            n += len - cut;
+        }
+        if (e) out[n++] = '\n';
+        l += len + (e ? 1 : 0);
+    }
+    free(st);
+    free(in_str);
+    while (n && out[n - 1] == '\n')
+        n--;
+    if (want_final_nl) out[n++] = '\n';
+    out[n] = 0;
+    return out;
+}
+
+/* The document's text with lines [l0, l1) replaced by code (new, or NULL). */
+static char *spliced(struct doc *d, uint32_t l0, uint32_t l1, const char *code)
+{
+    size_t b0 = l0 < d->nlines ? d->lines[l0] : d->len;
+    size_t b1 = l1 < d->nlines ? d->lines[l1] : d->len;
+    size_t cl = strlen(code);
+    char *out = malloc(b0 + cl + (d->len - b1) + 1);
+    if (!out) return NULL;
+    memcpy(out, d->text, b0);
+    memcpy(out + b0, code, cl);
+    memcpy(out + b0 + cl, d->text + b1, d->len - b1);
+    out[b0 + cl + d->len - b1] = 0;
+    return out;
+}
+
+static void on_checked(struct opt_op *op, int64_t status, const char *out);
+
 static void on_answer(struct llm_req *r, long status, const char *curl_err, long retry_after,
                       const char *body, size_t len, void *ud)
 {
     (void)r;
     struct opt_op *op = ud;
+    struct server *s = op->srv;
     op->req = NULL;
     struct llm_answer a;
     llm_parse(&op->call, status, curl_err, retry_after, body, len, &a);
@@ -711,7 +935,7 @@ static void on_answer(struct llm_req *r, long status, const char *curl_err, long
         llm_answer_free(&a);
         return;
     }
-    int rc = split_answer(a.text, &op->code, &op->explanation);
+    int rc = split_answer(a.text, &op->raw, &op->explanation);
     llm_answer_free(&a);
     if (rc == -ENOENT) {
         op_fail(op, "the answer from %s has no code block: nothing changed", op->call.host);
@@ -721,59 +945,47 @@ static void on_answer(struct llm_req *r, long status, const char *curl_err, long
         op_fail(op, "out of memory");
         return;
     }
-    progress(op, "report", "checking that the suggestion parses");
-    rc = proc_start(op, check_py, op->code, on_checked);
+    struct doc *d = doc_find(&s->docs, op->uri);
+    if (!d || d->version != op->version) {
+        op_fail(op, "the file changed while waiting for the answer: nothing applied");
+        return;
+    }
+    size_t rl = strlen(op->region);
+    op->code = reindent(op->raw, op->indent, rl && op->region[rl - 1] == '\n');
+    char *file = op->code ? spliced(d, op->l0, op->l1, op->code) : NULL;
+    char *input = file ? helper_input("code", op->raw, base_name(op->path), "file", file) : NULL;
+    free(file);
+    if (!input) {
+        op_fail(op, "out of memory");
+        return;
+    }
+    progress(op, "report", "checking the suggestion");
+    rc = proc_start(op, check_py, input, on_checked);
     if (rc) op_fail(op, "cannot run %s to check the suggestion: %s", "python", uv_strerror(rc));
-}
-
-/* The code re-indented to the region's indentation (new). */
-static char *reindent(const char *code, const char *indent, int want_final_nl)
-{
-    size_t common = (size_t)-1, il = strlen(indent);
-    for (const char *l = code; *l;) {
-        const char *e = strchr(l, '\n');
-        size_t len = e ? (size_t)(e - l) : strlen(l);
-        size_t w = lead_ws(l, len);
-        if (w < len && l[w] != '\r' && w < common) common = w;
-        l += len + (e ? 1 : 0);
-    }
-    if (common == (size_t)-1) common = 0;
-    size_t cap = strlen(code) * 2 + il * 1024 + 2, n = 0;
-    size_t lines = 1;
-    for (const char *q = code; *q; q++)
-        lines += *q == '\n';
-    cap = strlen(code) + lines * (il + 1) + 2;
-    char *out = malloc(cap);
-    if (!out) return NULL;
-    for (const char *l = code; *l;) {
-        const char *e = strchr(l, '\n');
-        size_t len = e ? (size_t)(e - l) : strlen(l);
-        size_t w = lead_ws(l, len);
-        if (w < len && l[w] != '\r') {
-            memcpy(out + n, indent, il);
-            n += il;
-            memcpy(out + n, l + common, len - common);
-            n += len - common;
-        }
-        if (e) out[n++] = '\n';
-        l += len + (e ? 1 : 0);
-    }
-    while (n && out[n - 1] == '\n')
-        n--;
-    if (want_final_nl) out[n++] = '\n';
-    out[n] = 0;
-    return out;
 }
 
 static void on_checked(struct opt_op *op, int64_t status, const char *out)
 {
     struct server *s = op->srv;
+    size_t n = strlen(out);
+    while (n && out[n - 1] == '\n')
+        n--;
+    if (n > 300) n = 300;
+    if (status == 2) {
+        op_fail(op,
+                "the suggestion from %s has no statements (empty, or only comments / pass): "
+                "it would delete lines %u-%u. Nothing changed",
+                op->call.host, op->l0 + 1, op->l1);
+        return;
+    }
+    if (status == 3) {
+        op_fail(op, "with the suggestion from %s the file would not compile: %.*s. Nothing changed",
+                op->call.host, (int)n, out);
+        return;
+    }
     if (status != 0) {
-        size_t n = strlen(out);
-        while (n && out[n - 1] == '\n')
-            n--;
         op_fail(op, "the suggestion from %s is not valid Python: %.*s. Nothing changed",
-                op->call.host, (int)(n > 300 ? 300 : n), n ? out : "the check failed");
+                op->call.host, (int)n, n ? out : "the check failed");
         return;
     }
     struct doc *d = doc_find(&s->docs, op->uri);
@@ -781,14 +993,6 @@ static void on_checked(struct opt_op *op, int64_t status, const char *out)
         op_fail(op, "the file changed while waiting for the answer: nothing applied");
         return;
     }
-    size_t rl = strlen(op->region);
-    char *text = reindent(op->code, op->indent, rl && op->region[rl - 1] == '\n');
-    if (!text) {
-        op_fail(op, "out of memory");
-        return;
-    }
-    free(op->code);
-    op->code = text;
     /* the range: whole lines [l0, l1); at the end of the file, up to its end */
     json_int_t el = op->l1, ec = 0;
     if (op->l1 >= d->nlines) {
@@ -866,11 +1070,23 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
     if (l0 >= (json_int_t)d->nlines) l0 = (json_int_t)d->nlines - 1;
     if (l1 > l0 && c1 == 0) l1--; /* a selection ending at column 0 stops before that line */
     if (l1 >= (json_int_t)d->nlines) l1 = (json_int_t)d->nlines - 1;
-    if (l0 == l1)
-        enclosing_block(d, (uint32_t)l0, &r0, &r1);
-    else
+    unsigned char *st = logical_starts(d->text, d->len, d->nlines, NULL);
+    if (!st) {
+        json_decref(action);
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "out of memory");
+        return;
+    }
+    if (l0 == l1) {
+        enclosing_block(d, st, (uint32_t)l0, &r0, &r1);
+    } else { /* whole statements: never half of a string or of a call */
         r0 = (uint32_t)l0, r1 = (uint32_t)l1 + 1;
+        while (r0 > 0 && !st[r0])
+            r0--;
+        while (r1 < d->nlines && !st[r1])
+            r1++;
+    }
     if (r1 - r0 > LSP_OPT_MAX_REGION) {
+        free(st);
         json_decref(action);
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "the region is longer than %d lines",
                         LSP_OPT_MAX_REGION);
@@ -878,6 +1094,7 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
     }
     struct opt_op *op = calloc(1, sizeof *op);
     if (!op) {
+        free(st);
         json_decref(action);
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "out of memory");
         return;
@@ -896,7 +1113,8 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
     const char *t = doc_line(d, r0, &len);
     op->indent = strndup(t ? t : "", t ? lead_ws(t, len) : 0);
     op->context = dup_lines(d, r0 > LSP_OPT_CONTEXT_LINES ? r0 - LSP_OPT_CONTEXT_LINES : 0, r0);
-    scan_imports(d, &op->imports, &op->modules);
+    scan_imports(d, st, &op->imports, &op->modules);
+    free(st);
     op->runs_at = s->feat ? s->feat->runs_started : 0;
     const char *prog = s->feat && s->feat->prof ? s->feat->prof->meta.program : NULL;
     op->program = prog && prog[0] == '/' ? strdup(prog) : NULL;
@@ -915,7 +1133,8 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
     }
     lsp_log(s, LSP_MSG_INFO, "optimize: sending lines %u-%u of %s to %s (%s)", r0 + 1, r1, op->path,
             op->call.host, op->call.model);
-    int rc = proc_start(op, probe_py, op->modules, on_probed);
+    char *input = helper_input("modules", op->modules, base_name(op->path), "source", d->text);
+    int rc = input ? proc_start(op, probe_py, input, on_probed) : -ENOMEM;
     if (rc) on_probed(op, -1, ""); /* no interpreter: versions unknown, go on */
 }
 
@@ -958,7 +1177,11 @@ void lsp_opt_code_action(struct server *s, json_t *id, json_t *params)
     }
     if (offer && !llm_describe(&desc, llm_settings(s), err, sizeof err)) {
         char title[400];
-        snprintf(title, sizeof title, "Hotline: Optimize this (sends the code to %s)", desc.host);
+        const char *kv = desc.key_env[0] ? getenv(desc.key_env) : NULL;
+        /* said before the pick: plain http to another machine */
+        snprintf(title, sizeof title, "Hotline: Optimize this (sends the code%s%s to %s)",
+                 desc.cleartext && kv && *kv ? " and the API key" : "",
+                 desc.cleartext ? " unencrypted" : "", desc.host);
         json_t *args = json_pack("{s:s, s:O}", "uri", uri, "range", range);
         json_t *a = json_pack("{s:s, s:s}", "title", title, "kind", LSP_OPT_KIND);
         json_t *props = lsp_client_cap(s, "textDocument.codeAction.resolveSupport.properties");

@@ -17,7 +17,12 @@ plus these lines, which this driver takes out before running it:
     llm-expect {json}            some recorded request matches (partial match
                                  as in transcript.py: "re:" strings, "..."):
                                  {"path", "headers" (lower-case names), "body"}
+    llm-expect-not {json}        no recorded request matches (same matching)
     llm-requests N               exactly N requests reached the endpoint
+    llm-env NAME                 the server's environment has NAME=${KEY} (so
+                                 that the leak check covers that variable too)
+    no-file P                    at the end, ${WORK}/P does not exist (a marker
+                                 that workspace code would have written)
 
 In llm-expect lines ${PY_VERSION} is the version of python3 on PATH (regex-
 escaped, for "re:" patterns). Substitutions: ${LLM_URL} (http://127.0.0.1:PORT), ${KEY} (a fresh secret the
@@ -114,12 +119,19 @@ def make_handler(fake):
 
 def run(hotline, case):
     script, expects, count, rest = None, [], None, []
+    not_expects, env_names, no_files = [], [], []
     for line, _ in transcript.logical_lines(case):
         op, _, arg = line.strip().partition(" ")
         if op == "llm-script":
             script = arg
         elif op == "llm-expect":
             expects.append(arg)
+        elif op == "llm-expect-not":
+            not_expects.append(arg)
+        elif op == "llm-env":
+            env_names.append(arg.strip())
+        elif op == "no-file":
+            no_files.append(arg.strip())
         elif op == "llm-requests":
             count = int(arg)
         else:
@@ -137,7 +149,8 @@ def run(hotline, case):
     info = {"t0": time.time() - 1}
     try:
         transcript.run_case(hotline, tmpcase, extra_subst={"LLM_URL": url, "KEY": key},
-                            extra_env={"HOTLINE_TEST_LLM_KEY": key}, info=info)
+                            extra_env=dict({"HOTLINE_TEST_LLM_KEY": key},
+                                           **{n: key for n in env_names}), info=info)
     finally:
         fake.stop.set()
         srv.shutdown()
@@ -146,6 +159,9 @@ def run(hotline, case):
     if leaks:
         raise transcript.Failure("the API key leaked: " + "; ".join(leaks))
     work = info["work"]
+    for name in no_files:
+        if os.path.exists(os.path.join(work, name)):
+            raise transcript.Failure("%s exists: workspace code ran" % name)
     subst = {"WORK": work, "LLM_URL": url, "KEY": key, "PY_VERSION": python_version()}
     for e in expects:
         for k, v in subst.items():
@@ -154,6 +170,12 @@ def run(hotline, case):
         if not any(transcript.matches(want, r) for r in fake.requests):
             raise transcript.Failure("no request matched %s; got:\n  %s" % (
                 e[:300], "\n  ".join(json.dumps(r)[:1500] for r in fake.requests)))
+    for e in not_expects:
+        for k, v in subst.items():
+            e = e.replace("${%s}" % k, v)
+        hit = [r for r in fake.requests if transcript.matches(json.loads(e), r)]
+        if hit:
+            raise transcript.Failure("a request matched %s: %s" % (e[:300], json.dumps(hit[0])[:1500]))
     if count is not None and len(fake.requests) != count:
         raise transcript.Failure("%d requests reached the endpoint, expected %d" %
                                  (len(fake.requests), count))
