@@ -15,3 +15,7 @@ export HOTLINE_BIN="$build/hotline" HOTLINE_PLUGIN="$root/editors/nvim" HOTLINE_
 export XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config"
 # the whole test has its own limit; each wait inside has one too
 timeout 120 nvim --headless --clean -n -c "luafile $here/nvim_e2e.lua" </dev/null
+# the .venv interpreter pick (no server needed)
+mkdir -p "$work/venv"
+HOTLINE_WORK="$work/venv" HOTLINE_PYTHON="$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" \
+  timeout 60 nvim --headless --clean -n -c "luafile $here/nvim_venv.lua" </dev/null

@@ -9,7 +9,7 @@ local M = {}
 
 local defaults = {
   cmd = { 'hotline', 'lsp' }, -- how to start the server
-  python = nil,               -- interpreter; nil: <root>/.venv/bin/python if present, else the server's default (python3)
+  python = nil,               -- interpreter; nil: <root>/.venv/bin/python if it links outside <root>, else the server's default (python3)
   args = nil,                 -- default program arguments (list) for :HotlineRun without arguments
   root_markers = { '.git', 'pyproject.toml', 'setup.py', 'setup.cfg' },
   settings = {},              -- extra server settings (docs/configuration.md), merged into initializationOptions
@@ -234,15 +234,33 @@ local function on_progress(err, result, ctx, config)
   end
 end
 
+-- <root>/.venv/bin/python when it is a virtual environment's link to an
+-- interpreter outside the project (python -m venv, virtualenv and uv make
+-- such links), else nil. The server executes this interpreter (runs, and
+-- the probe and check of "Optimize this"): a file inside the project could
+-- be anything a repository checked in, so it is used only when named in
+-- `python`.
+function M.venv_python(root)
+  local p = root .. '/.venv/bin/python'
+  if vim.fn.executable(p) ~= 1 then
+    return nil
+  end
+  local real = vim.loop.fs_realpath(p)
+  local top = vim.loop.fs_realpath(root) or root
+  if not real or real == top or real:sub(1, #top + 1) == top .. '/' then
+    notify(p .. ' is not a link to an interpreter outside the project: not used '
+      .. '(set python = ... to use it)', vim.log.levels.WARN)
+    return nil
+  end
+  return p
+end
+
 local function make_config(bufnr)
   local o = M.state.opts
   local path = vim.api.nvim_buf_get_name(bufnr)
   local root = find_root(path)
   local init = vim.deepcopy(o.settings or {})
-  local python = o.python
-  if not python and vim.fn.executable(root .. '/.venv/bin/python') == 1 then
-    python = root .. '/.venv/bin/python'
-  end
+  local python = o.python or M.venv_python(root)
   init.python = init.python or python
   init.args = init.args or o.args
   local caps = vim.lsp.protocol.make_client_capabilities()
