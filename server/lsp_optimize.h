@@ -2,9 +2,10 @@
  * selections inside profiled files. When the user picks it (codeAction/resolve,
  * or workspace/executeCommand hotline.optimize for clients without resolve)
  * the region, its context and its per-line profile go to the LLM endpoint the
- * user configured (llm.c); the answer's code block, once it parses as Python
- * (the target interpreter's `ast`, in a subprocess), becomes a WorkspaceEdit
- * replacing exactly the region. A lens over the rewritten region offers to
+ * user configured (llm.c); the answer's code block, once it parses, does
+ * something and the whole file still compiles with it (the target
+ * interpreter run isolated, `-I` from "/", in a subprocess), becomes a
+ * WorkspaceEdit replacing exactly the region. A lens over the rewritten region offers to
  * re-run and then shows before / after from the two profiles.
  *
  * All state is one struct lsp_opt hung off struct server (s->opt); lsp.c
