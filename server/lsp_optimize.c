@@ -246,6 +246,8 @@ static void enclosing_block(struct doc *d, const unsigned char *st, uint32_t lin
     }
     *l0 = head;
     *l1 = head + 1;
+    while (*l1 < d->nlines && !st[*l1]) /* the whole statement, not its first line */
+        (*l1)++;
     if (!found) return;
     t = doc_line(d, head, &len);
     size_t hind = lead_ws(t, len);
