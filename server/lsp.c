@@ -333,6 +333,12 @@ static void handle(struct server *s, json_t *msg, int cancelled)
     json_t *id = NULL, *params = NULL;
     enum rpc_kind kind = rpc_classify(msg, &method, &id, &params, &why);
 
+    /* `exit` always exits, whatever else is wrong with it (bad params, an id):
+     * a client that sends it is gone, and a server left running is an orphan */
+    if (kind != RPC_KIND_RESPONSE && method && !strcmp(method, "exit")) {
+        n_exit(s, NULL);
+        return;
+    }
     switch (kind) {
     case RPC_KIND_INVALID:
         lsp_log(s, LSP_MSG_ERROR, "invalid message: %s", why ? why : "?");
