@@ -59,19 +59,24 @@ static void snap_unlink(struct lsp_feat *f, struct lsp_snap *sn)
         }
 }
 
+/* One hash per line; lines end as in the document store (pos_line_break:
+ * "\n", "\r\n" or a lone "\r"), so that both number lines alike. */
 static int fill_lines(struct lsp_snap *sn, const char *text, size_t len)
 {
     size_t n = 1;
     for (size_t i = 0; i < len; i++)
-        n += text[i] == '\n';
+        n += pos_line_break(text, len, i) == 1; /* "\r\n" counts at its "\n" */
     sn->lines = malloc(n * sizeof *sn->lines);
     if (!sn->lines) return -ENOMEM;
     size_t k = 0, start = 0;
-    for (size_t i = 0; i <= len; i++)
-        if (i == len || text[i] == '\n') {
+    for (size_t i = 0; i <= len; i++) {
+        size_t b = i < len ? pos_line_break(text, len, i) : 1;
+        if (b) {
             sn->lines[k++] = lsp__line_hash(text + start, i - start);
+            i += b - 1;
             start = i + 1;
         }
+    }
     sn->nlines = k;
     sn->hash = hash64(text, len);
     return 0;
