@@ -43,6 +43,9 @@ struct session_opts {
     int nexclude;
     int memory;
     int inherit_stdio; /* 1: `hotline run`; 0: stdin /dev/null, stdout/stderr drained */
+    /* without inherit_stdio: a file for the program's stdin instead of
+     * /dev/null (relative to cwd), or NULL */
+    const char *stdin_path;
 };
 
 struct session_cbs {
