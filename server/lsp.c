@@ -5,10 +5,13 @@
 #include "lsp.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "hotline_version.h"
 #include "jsonrpc.h"
@@ -442,13 +445,57 @@ static void merge_settings(json_t *dst, json_t *src)
     }
 }
 
+static void client_gone(struct server *s)
+{
+    fprintf(stderr, "hotline: client process %ld is gone, exiting\n", s->client_pid);
+    begin_exit(s, 1);
+}
+
 static void on_parent_check(uv_timer_t *t)
 {
     struct server *s = t->data;
-    if (s->client_pid > 0 && kill((pid_t)s->client_pid, 0) < 0 && errno == ESRCH) {
-        fprintf(stderr, "hotline: client process %ld is gone, exiting\n", s->client_pid);
-        begin_exit(s, 1);
+    if (s->client_pid > 0 && kill((pid_t)s->client_pid, 0) < 0 && errno == ESRCH)
+        client_gone(s);
+}
+
+static void on_parent_exit(uv_poll_t *p, int status, int events)
+{
+    (void)status;
+    (void)events;
+    struct server *s = p->data;
+    uv_poll_stop(p);
+    client_gone(s);
+}
+
+/* Watch the client's processId. The pid is only watched when it is visible
+ * here: a client in another PID namespace (a container, a sandboxed editor)
+ * sends a pid that names no process of ours (or someone else's), and a pid
+ * never seen alive must not make us exit. A pidfd follows that very process
+ * (no pid reuse) and wakes us at once; kill(pid, 0) every 3 s is the
+ * fallback where pidfds are missing. */
+static void watch_client(struct server *s, long pid)
+{
+    if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+        lsp_log(s, LSP_MSG_INFO,
+                "client processId %ld is not visible here (another PID namespace?): not watching it",
+                pid);
+        return;
     }
+    s->client_pid = pid;
+    if (!s->has_loop_handles)
+        return;
+#ifdef SYS_pidfd_open
+    int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    if (fd >= 0 && !uv_poll_init(s->loop, &s->parent_poll, fd)) {
+        s->parent_fd = fd;
+        s->parent_poll.data = s;
+        uv_poll_start(&s->parent_poll, UV_READABLE, on_parent_exit);
+        return;
+    }
+    if (fd >= 0)
+        close(fd);
+#endif
+    uv_timer_start(&s->parent_timer, on_parent_check, 3000, 3000);
 }
 
 static void h_initialize(struct server *s, json_t *id, json_t *params)
@@ -475,11 +522,8 @@ static void h_initialize(struct server *s, json_t *id, json_t *params)
     s->executing_optin = json_is_true(exp) || json_is_true(optin);
 
     json_t *pid = json_object_get(params, "processId");
-    if (json_is_integer(pid) && json_integer_value(pid) > 0) {
-        s->client_pid = (long)json_integer_value(pid);
-        if (s->has_loop_handles)
-            uv_timer_start(&s->parent_timer, on_parent_check, 3000, 3000);
-    }
+    if (json_is_integer(pid) && json_integer_value(pid) > 0 && json_integer_value(pid) <= INT_MAX)
+        watch_client(s, (long)json_integer_value(pid));
 
     const char *root = NULL;
     json_t *folders = json_object_get(params, "workspaceFolders");
@@ -669,6 +713,7 @@ int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message)
     s->loop = loop;
     s->enc = POS_UTF16;
     s->log_level = LSP_MSG_INFO;
+    s->parent_fd = -1;
     s->client_caps = json_object();
     s->init_options = json_object();
     s->settings = json_object();
@@ -695,6 +740,11 @@ void lsp_server_close(struct server *s)
     lsp_opt_close(s);
     uv_close((uv_handle_t *)&s->idle, NULL);
     uv_close((uv_handle_t *)&s->parent_timer, NULL);
+    if (s->parent_fd >= 0) {
+        uv_close((uv_handle_t *)&s->parent_poll, NULL);
+        close(s->parent_fd); /* uv_close does not close a polled fd */
+        s->parent_fd = -1;
+    }
     s->has_loop_handles = 0;
 }
 

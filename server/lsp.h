@@ -58,7 +58,9 @@ struct server {
     char *root_path;         /* owned, workspace root (file system path), may be NULL */
     int executing_optin;     /* client opted into hotline/executing */
     long client_pid;         /* 0 if unknown */
-    uv_timer_t parent_timer; /* watches client_pid */
+    uv_timer_t parent_timer; /* watches client_pid where no pidfd can */
+    uv_poll_t parent_poll;   /* watches client_pid's pidfd (readable when it exits) */
+    int parent_fd;           /* the pidfd, -1 if none */
     int log_level;           /* window/logMessage threshold (enum lsp_msg_type) */
 
     struct doc_store docs;
