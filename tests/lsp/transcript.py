@@ -278,6 +278,11 @@ def run_case(hotline, path, extra_subst=None, extra_env=None, info=None):
                     if not found:
                         break
                     if time.monotonic() > deadline:
+                        for pid, _ in found:  # leave no orphan behind a failed case
+                            try:
+                                os.kill(pid, 9)
+                            except OSError:
+                                pass
                         raise Failure("%s: processes still running: %s" % (where, found))
                     time.sleep(0.05)
             elif op == "wait-file":
