@@ -7,6 +7,7 @@
  * text still hashes to the profiled line's hash, so no hint can land on a
  * line it does not belong to. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,40 @@ uint32_t lsp__line_hash(const char *p, size_t n)
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)p[i]) * 16777619u;
     return h;
+}
+
+/* Map every profiled file whose real path differs from its stored path. */
+static void real_paths_rebuild(struct lsp_feat *f)
+{
+    if (!f->real_paths) f->real_paths = json_object();
+    if (!f->real_paths) return;
+    json_object_clear(f->real_paths);
+    char real[PATH_MAX];
+    for (size_t i = 0; i < f->prof->nfiles; i++) {
+        const char *p = f->prof->files[i]->path;
+        if (realpath(p, real) && strcmp(real, p))
+            json_object_set_new(f->real_paths, real, json_string(p));
+    }
+    f->real_for = f->prof;
+    f->real_nfiles = f->prof->nfiles;
+    f->real_run = f->runs_started;
+}
+
+const struct prof_file *lsp__profile_file(struct lsp_feat *f, const char *path)
+{
+    if (!f->prof || !path) return NULL;
+    const struct prof_file *pf = profile_file(f->prof, path);
+    char real[PATH_MAX];
+    if (pf || !realpath(path, real)) return pf;
+    if ((pf = profile_file(f->prof, real))) return pf; /* stored by its real path */
+    /* rebuilt when the profile changed (a new run, or another profile: the
+     * run counter tells a new profile at a freed one's address) or grew (a
+     * run adds files as it goes) */
+    if (f->real_for != f->prof || f->real_nfiles != f->prof->nfiles ||
+        f->real_run != f->runs_started)
+        real_paths_rebuild(f);
+    const char *stored = json_string_value(json_object_get(f->real_paths, real));
+    return stored ? profile_file(f->prof, stored) : NULL;
 }
 
 static void snap_free(struct lsp_snap *sn)
@@ -282,7 +317,8 @@ void lsp_feat_doc_opened(struct server *s, struct doc *d)
         anchor_free(a);
     }
     char *path = lsp_uri_to_path(d->uri);
-    if (path && f->prof && profile_file(f->prof, path)) lsp__anchor_get(s, d, path);
+    const struct prof_file *pf = path ? lsp__profile_file(f, path) : NULL;
+    if (pf) lsp__anchor_get(s, d, pf->path);
     free(path);
 }
 

@@ -747,6 +747,7 @@ void lsp_feat_free(struct server *s)
     lsp__snaps_clear(f);
     json_decref(f->diag_uris);
     json_decref(f->leaks);
+    json_decref(f->real_paths);
     free(f);
     s->feat = NULL;
 }
