@@ -62,7 +62,55 @@ static const struct {
 
 /* ---- output ------------------------------------------------------------ */
 
-void lsp_send(struct server *s, json_t *msg)
+/* A client that stops reading must not make the server grow: live messages,
+ * which the next one of their kind supersedes, are held back (newest only,
+ * by key) while anything the client has not read is pending, and go out
+ * once it has read everything; past out_cap unread bytes the client is
+ * called blocked: stderr says so, other notifications are dropped and the
+ * live stream stops (lsp_feat_live) until it reads again. Replies are never
+ * dropped: the client asked for them and may be waiting. */
+
+static size_t out_pending(struct server *s)
+{
+    return s->out_pending ? s->out_pending(s) : 0;
+}
+
+/* The hold-back key of a live message into key, or 0 for any other message.
+ * A $/progress that is not a report (begin, end) returns -1 with its
+ * token's key: a report held for that token must not follow it. */
+static int live_key(json_t *msg, char *key, size_t n)
+{
+    const char *m = json_string_value(json_object_get(msg, "method"));
+    json_t *p = json_object_get(msg, "params");
+    if (!m)
+        return 0;
+    if (!strcmp(m, "hotline/executing") || !strcmp(m, "workspace/inlayHint/refresh") ||
+        !strcmp(m, "workspace/codeLens/refresh")) {
+        snprintf(key, n, "%s", m);
+        return 1;
+    }
+    if (!strcmp(m, "textDocument/publishDiagnostics")) {
+        const char *uri = json_string_value(json_object_get(p, "uri"));
+        return (size_t)snprintf(key, n, "%s %s", m, uri ? uri : "") < n;
+    }
+    if (!strcmp(m, "$/progress")) {
+        json_t *tok = json_object_get(p, "token");
+        const char *kind = json_string_value(json_object_get(json_object_get(p, "value"), "kind"));
+        if (!json_is_string(tok) ||
+            (size_t)snprintf(key, n, "%s %s", m, json_string_value(tok)) >= n)
+            return 0;
+        return kind && !strcmp(kind, "report") ? 1 : -1;
+    }
+    return 0;
+}
+
+static void out_write(struct server *s, const char *buf, size_t len)
+{
+    if (s->write && s->state != LSP_EXITED)
+        s->write(s, buf, len);
+}
+
+static void out_encode(struct server *s, json_t *msg)
 {
     size_t len;
     char *buf = rpc_encode(msg, &len);
@@ -71,9 +119,72 @@ void lsp_send(struct server *s, json_t *msg)
         fprintf(stderr, "hotline: cannot encode an outgoing message\n");
         return;
     }
-    if (s->write && s->state != LSP_EXITED)
-        s->write(s, buf, len);
+    out_write(s, buf, len);
     free(buf);
+}
+
+/* Send what was held back, oldest key first, while the client keeps up. */
+static void out_flush_held(struct server *s)
+{
+    while (json_object_size(s->out_held) && !out_pending(s) && s->state != LSP_EXITED) {
+        void *it = json_object_iter(s->out_held);
+        const char *key = json_object_iter_key(it);
+        json_t *msg = json_incref(json_object_iter_value(it));
+        json_object_del(s->out_held, key);
+        out_encode(s, msg);
+    }
+}
+
+void lsp_send(struct server *s, json_t *msg)
+{
+    if (!msg)
+        return;
+    char key[1024];
+    int live = live_key(msg, key, sizeof key);
+    if (live < 0)
+        json_object_del(s->out_held, key);
+    size_t pending = out_pending(s);
+    if (live > 0 && (pending || json_object_size(s->out_held))) {
+        /* the client has not read everything: hold it, replacing the one
+         * it supersedes (a new key beyond the cap: the oldest goes) */
+        if (!s->out_held)
+            s->out_held = json_object();
+        if (!json_object_get(s->out_held, key) &&
+            json_object_size(s->out_held) >= LSP_OUT_MAX_HELD)
+            json_object_del(s->out_held, json_object_iter_key(json_object_iter(s->out_held)));
+        if (json_object_set_new(s->out_held, key, msg))
+            s->out_dropped++;
+        return;
+    }
+    size_t cap = s->out_cap ? s->out_cap : LSP_OUT_CAP;
+    if (pending >= cap && !s->out_blocked) {
+        s->out_blocked = 1;
+        fprintf(stderr,
+                "hotline: the client is not reading (%zu bytes unread): live updates stop and "
+                "notifications are dropped until it reads again; replies are kept\n",
+                pending);
+        lsp_feat_live(s, 0);
+    }
+    if (s->out_blocked && !json_object_get(msg, "result") && !json_object_get(msg, "error")) {
+        s->out_dropped++;
+        json_decref(msg);
+        return;
+    }
+    out_encode(s, msg);
+}
+
+void lsp_out_drained(struct server *s)
+{
+    if (out_pending(s))
+        return;
+    if (s->out_blocked) {
+        s->out_blocked = 0;
+        fprintf(stderr, "hotline: the client reads again (%ld notifications were dropped)\n",
+                s->out_dropped);
+        s->out_dropped = 0;
+        lsp_feat_live(s, 1);
+    }
+    out_flush_held(s);
 }
 
 void lsp_reply(struct server *s, json_t *id, json_t *result)
@@ -106,8 +217,7 @@ void lsp_reply_raw(struct server *s, json_t *id, const char *result, size_t len)
     memcpy(w, mid, sizeof mid - 1), w += sizeof mid - 1;
     memcpy(w, result, len), w += len;
     *w++ = '}';
-    if (s->write && s->state != LSP_EXITED)
-        s->write(s, buf, (size_t)(w - buf));
+    out_write(s, buf, (size_t)(w - buf)); /* a reply: never held or dropped */
     free(buf);
     free(sid);
 }
@@ -764,5 +874,6 @@ void lsp_server_free(struct server *s)
     json_decref(s->client_caps);
     json_decref(s->init_options);
     json_decref(s->settings);
+    json_decref(s->out_held);
     free(s->root_path);
 }

@@ -83,6 +83,9 @@ void lsp_feat_free(struct server *s);
 void lsp_feat_settings_changed(struct server *s);
 /* hotline/debug/state: add "run" {"pid", "running"} and "profile" (bool) to r (borrowed) */
 void lsp_feat_debug_state(struct server *s, json_t *r);
+/* the client stopped reading (on = 0) or reads again (on = 1): stop or
+ * restart the live `now` stream of a running program */
+void lsp_feat_live(struct server *s, int on);
 /* an answer to one of our requests (id, result, error borrowed) */
 void lsp_feat_response(struct server *s, json_t *id, json_t *result, json_t *error);
 

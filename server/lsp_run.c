@@ -658,6 +658,12 @@ void lsp_feat_execute_command(struct server *s, json_t *id, json_t *params)
         lsp_reply_error(s, id, RPC_INVALID_PARAMS, "unknown command %s", cmd);
 }
 
+void lsp_feat_live(struct server *s, int on)
+{
+    struct lsp_run *r = s->feat ? s->feat->run : NULL;
+    if (r && !r->sess.exited) session_request_now(&r->sess, on ? 20 : 0);
+}
+
 void lsp_feat_progress_cancel(struct server *s, json_t *params)
 {
     struct lsp_run *r = s->feat->run;
