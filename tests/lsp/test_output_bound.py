@@ -155,6 +155,10 @@ def live(hotline, window):
                "live again")
         assert backlog < pipe + 16384, \
             "the server queued %d bytes for a client that did not read" % (backlog - pipe)
+        c.send({"jsonrpc": "2.0", "id": 9, "method": "shutdown"})
+        c.wait(lambda m: m.get("id") == 9, "shutdown")
+        c.send({"jsonrpc": "2.0", "method": "exit"})
+        assert c.p.wait(timeout=TIMEOUT) == 0
     finally:
         err = c.close()
     return err
@@ -189,15 +193,15 @@ def cap(hotline):
     assert "not reading" in err, "no word on stderr about a client that does not read:\n" + err
     print("cap: all %d answers arrived; stderr said: %s" % (
         n, [line for line in err.splitlines() if "not reading" in line][0]))
+    return err
 
 
 def main():
     hotline = os.path.abspath(sys.argv[1])
     window = float(sys.argv[2]) if len(sys.argv) > 2 else 6.0
-    err = live(hotline, window)
-    for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
-        assert marker not in err, err[-4000:]
-    cap(hotline)
+    for err in (live(hotline, window), cap(hotline)):
+        for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+            assert marker not in err, err[-4000:]
     print("PASS")
 
 
