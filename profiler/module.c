@@ -24,6 +24,43 @@
 
 static agent_t *g_agent; /* the one agent of this process, GIL-protected */
 
+/* The signal PR_SET_PDEATHSIG sends the program's main process in LSP mode:
+ * a real-time signal that programs leave alone, handled by on_server_death. */
+#define AGENT_SERVER_DEATH_SIG (SIGRTMAX - 2)
+
+/* Signal handler (async-signal-safe: kill only). The server died: kill the
+ * program's whole process group, so that children that are not Python (a
+ * `sleep` started through subprocess) go too, not only this process. */
+static void on_server_death(int sig)
+{
+    (void)sig;
+    kill(0, SIGKILL);
+}
+
+/* LSP mode, started by the server itself: die with it. The server made this
+ * process the leader of its own session and process group (setsid, in
+ * session.c), so the whole group goes; a child that left the group (setsid,
+ * start_new_session) escapes, as it would from any tool. Anywhere else
+ * (not a group leader: run by hand or by a test under the same flag) only
+ * this process goes, as before. Re-checks the parent after arming: the
+ * server may have died just before. */
+static void arm_server_death(long long server_pid)
+{
+    int group = getpgrp() == getpid() && getsid(0) == getpid();
+    int sig = SIGKILL;
+    if (group) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_server_death;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(AGENT_SERVER_DEATH_SIG, &sa, NULL) == 0)
+            sig = AGENT_SERVER_DEATH_SIG;
+    }
+    prctl(PR_SET_PDEATHSIG, sig);
+    if ((long long)getppid() != server_pid)
+        kill(sig == SIGKILL ? getpid() : 0, SIGKILL);
+}
+
 static void strv_free(char **v, int n)
 {
     for (int i = 0; i < n; i++)
@@ -114,13 +151,8 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     a->interval_s = (interval_ms >= 0.1 && interval_ms <= 10000 ? interval_ms : 10.0) / 1000.0;
     a->profile_all = profile_all;
     a->die_with_server = die_with_server;
-    if (die_with_server && server_pid > 0 && (long long)getppid() == server_pid) {
-        /* Started by the server itself: die with it. Re-check the parent
-         * after arming: the server may have died just before. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if ((long long)getppid() != server_pid)
-            kill(getpid(), SIGKILL);
-    }
+    if (die_with_server && server_pid > 0 && (long long)getppid() == server_pid)
+        arm_server_death(server_pid);
     a->interp = PyInterpreterState_Get();
     a->t0 = sampler_mono();
     a->tid_off = walk_tid_offset();

@@ -26,7 +26,9 @@ static enum rpc_kind classify(const json_t *msg, const char **why)
     if (!v) return *why = "missing \"jsonrpc\"", RPC_KIND_INVALID;
     if (!json_is_string(v) || strcmp(json_string_value(v), "2.0") != 0)
         return *why = "\"jsonrpc\" is not \"2.0\"", RPC_KIND_INVALID;
-    if (p && !json_is_object(p) && !json_is_array(p))
+    /* "params": null is absent: several clients send it, and refusing it
+     * would even keep `exit` from exiting */
+    if (p && !json_is_null(p) && !json_is_object(p) && !json_is_array(p))
         return *why = "\"params\" must be an object or an array", RPC_KIND_INVALID;
     if (m) {
         if (!json_is_string(m)) return *why = "\"method\" is not a string", RPC_KIND_INVALID;
@@ -76,7 +78,7 @@ enum rpc_kind rpc_classify(const json_t *msg, const char **method, json_t **id, 
     case RPC_KIND_REQUEST:
     case RPC_KIND_NOTIFICATION:
         if (method) *method = json_string_value(jm);
-        if (params) *params = jp;
+        if (params) *params = json_is_null(jp) ? NULL : jp;
         if (id) *id = jid; /* NULL for a notification */
         break;
     case RPC_KIND_RESPONSE:

@@ -23,7 +23,8 @@ enum {
 enum rpc_kind { RPC_KIND_INVALID, RPC_KIND_REQUEST, RPC_KIND_NOTIFICATION, RPC_KIND_RESPONSE };
 
 /* Classify a parsed message (borrowed). Out-pointers (any may be NULL) are borrowed from msg
- * and set to NULL when absent. request/notification: *method, *params (NULL if none);
+ * and set to NULL when absent. request/notification: *method, *params (NULL if none or
+ * JSON null, which several clients send for "no params");
  * request/response: *id (a response to an unparseable request may carry JSON null).
  * For RPC_KIND_INVALID, *why says why (static string) and *id is set if a usable id
  * (string or integer) was present, so that an error response can be addressed. */

@@ -99,6 +99,13 @@ static int name_eq(const char *a, const char *b)
     return *a == *b;
 }
 
+size_t pos_line_break(const char *text, size_t len, size_t i)
+{
+    if (text[i] == '\n') return 1;
+    if (text[i] != '\r') return 0;
+    return i + 1 < len && text[i + 1] == '\n' ? 2 : 1;
+}
+
 int pos_encoding_parse(const char *name, enum pos_encoding *enc)
 {
     static const enum pos_encoding all[] = {POS_UTF8, POS_UTF16, POS_UTF32};

@@ -14,6 +14,11 @@ enum pos_encoding { POS_UTF8, POS_UTF16, POS_UTF32 };
 
 /* A line is given as UTF-8 bytes (borrowed) without its newline. */
 
+/* Length of the line break starting at text[i] (i < len): 2 for "\r\n", 1 for
+ * "\n" or a lone "\r" (LSP counts all three as line ends, as Python's own
+ * line numbers do), 0 when text[i] ends no line. */
+size_t pos_line_break(const char *text, size_t len, size_t i);
+
 /* Map a column in enc to a byte offset in the line. A column past the end clamps to len; a
  * column inside a character (e.g. the 2nd UTF-16 unit of a surrogate pair) rounds down to
  * that character's start. */

@@ -54,20 +54,30 @@ struct doc *doc_find(struct doc_store *s, const char *uri)
     return NULL;
 }
 
-/* Rebuild the line index of text. 0 or -ENOMEM (index unchanged). */
+/* Rebuild the line index of text: a line ends at "\n", "\r\n" or a lone
+ * "\r" (LSP's three line breaks). 0 or -ENOMEM (index unchanged). */
 static int index_lines(const char *text, size_t len, size_t **out, size_t *nout)
 {
     size_t n = 1;
-    for (const char *p = text; (p = memchr(p, '\n', len - (size_t)(p - text))); p++)
-        n++;
+    for (size_t i = 0; i < len; i++) {
+        size_t b = pos_line_break(text, len, i);
+        if (b) {
+            n++;
+            i += b - 1;
+        }
+    }
     size_t *lines = malloc(n * sizeof *lines);
     if (!lines)
         return -ENOMEM;
     size_t k = 0;
     lines[k++] = 0;
-    for (size_t i = 0; i < len; i++)
-        if (text[i] == '\n')
+    for (size_t i = 0; i < len; i++) {
+        size_t b = pos_line_break(text, len, i);
+        if (b) {
+            i += b - 1;
             lines[k++] = i + 1;
+        }
+    }
     *out = lines;
     *nout = n;
     return 0;
@@ -146,10 +156,12 @@ const char *doc_line(const struct doc *d, uint32_t line, size_t *len)
 {
     if (line >= d->nlines)
         return NULL;
-    size_t start = d->lines[line];
-    size_t end = line + 1 < d->nlines ? d->lines[line + 1] - 1 : d->len;
-    if (end > start && d->text[end - 1] == '\r')
-        end--;
+    size_t start = d->lines[line], end = d->len;
+    if (line + 1 < d->nlines) { /* drop the break: "\n", "\r\n" or "\r" */
+        end = d->lines[line + 1] - 1;
+        if (d->text[end] == '\n' && end > start && d->text[end - 1] == '\r')
+            end--;
+    }
     *len = end - start;
     return d->text + start;
 }
@@ -182,40 +194,37 @@ static uint32_t line_of(const struct doc *d, size_t off)
     return (uint32_t)lo;
 }
 
-static uint32_t count_newlines(const char *t, size_t len)
-{
-    uint32_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += t[i] == '\n';
-    return n;
-}
-
-/* Describe how replacing [b0, b1) by text moves lines (see struct doc_edit). */
+/* Describe how replacing [b0, b1) of d (still the old text) by text moves
+ * lines (see struct doc_edit); the new text has new_nlines lines. Counting
+ * from the line totals keeps every kind of line break right, including a
+ * "\r" and a "\n" that the edit joins into one "\r\n" (or splits). */
 static void describe_edit(const struct doc *d, size_t b0, size_t b1, const char *text, size_t len,
-                          struct doc_edit *e)
+                          size_t new_nlines, struct doc_edit *e)
 {
     uint32_t l0 = line_of(d, b0), l1 = line_of(d, b1);
-    uint32_t nl = count_newlines(text, len);
+    int64_t delta = (int64_t)new_nlines - (int64_t)d->nlines;
+    char before = b0 > 0 ? d->text[b0 - 1] : 0, after = b1 < d->len ? d->text[b1] : 0;
+    char first = len ? text[0] : after, last = len ? text[len - 1] : before;
+    int joins = (before == '\r' && first == '\n') || (len && last == '\r' && after == '\n');
     int at_start0 = d->lines[l0] == b0, at_start1 = d->lines[l1] == b1;
+    size_t n0;
+    const char *t0 = doc_line(d, l0, &n0);
+    size_t end0 = (size_t)(t0 - d->text) + n0;
     e->whole = 0;
-    if (at_start0 && at_start1 && (len == 0 || text[len - 1] == '\n')) {
+    if (!joins && at_start0 && at_start1 && (len == 0 || last == '\n' || last == '\r')) {
         /* whole lines replaced, inserted or deleted */
         e->first = l0;
         e->old_count = l1 - l0;
-        e->new_count = nl;
-        return;
-    }
-    size_t end0 = l0 + 1 < d->nlines ? d->lines[l0 + 1] - 1 : d->len;
-    if (b0 == b1 && b0 == end0 && len > 0 && text[0] == '\n') {
+    } else if (!joins && b0 == b1 && b0 == end0 && len > 0 && (first == '\n' || first == '\r')) {
         /* Enter at the end of a line: new lines below it, nothing changed */
         e->first = l0 + 1;
         e->old_count = 0;
-        e->new_count = nl;
-        return;
+    } else {
+        e->first = l0;
+        e->old_count = l1 - l0 + 1;
     }
-    e->first = l0;
-    e->old_count = l1 - l0 + 1;
-    e->new_count = nl + 1;
+    int64_t nc = (int64_t)e->old_count + delta;
+    e->new_count = nc > 0 ? (uint32_t)nc : 0;
 }
 
 int doc_apply_change(struct doc *d, int has_range, uint32_t l0, uint32_t c0, uint32_t l1,
@@ -232,7 +241,6 @@ int doc_apply_change(struct doc *d, int has_range, uint32_t l0, uint32_t c0, uin
             b1 = b0;
             clamped = 1;
         }
-        describe_edit(d, b0, b1, text, len, &e);
     }
     size_t nlen = d->len - (b1 - b0) + len;
     if (nlen > DOC_MAX_BYTES)
@@ -249,7 +257,9 @@ int doc_apply_change(struct doc *d, int has_range, uint32_t l0, uint32_t c0, uin
         free(nt);
         return -ENOMEM;
     }
-    if (!has_range)
+    if (has_range)
+        describe_edit(d, b0, b1, text, len, nlines, &e);
+    else
         e.new_count = (uint32_t)nlines;
     free(d->text);
     free(d->lines);

@@ -5,10 +5,13 @@
 #include "lsp.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "hotline_version.h"
 #include "jsonrpc.h"
@@ -59,7 +62,55 @@ static const struct {
 
 /* ---- output ------------------------------------------------------------ */
 
-void lsp_send(struct server *s, json_t *msg)
+/* A client that stops reading must not make the server grow: live messages,
+ * which the next one of their kind supersedes, are held back (newest only,
+ * by key) while anything the client has not read is pending, and go out
+ * once it has read everything; past out_cap unread bytes the client is
+ * called blocked: stderr says so, other notifications are dropped and the
+ * live stream stops (lsp_feat_live) until it reads again. Replies are never
+ * dropped: the client asked for them and may be waiting. */
+
+static size_t out_pending(struct server *s)
+{
+    return s->out_pending ? s->out_pending(s) : 0;
+}
+
+/* The hold-back key of a live message into key, or 0 for any other message.
+ * A $/progress that is not a report (begin, end) returns -1 with its
+ * token's key: a report held for that token must not follow it. */
+static int live_key(json_t *msg, char *key, size_t n)
+{
+    const char *m = json_string_value(json_object_get(msg, "method"));
+    json_t *p = json_object_get(msg, "params");
+    if (!m)
+        return 0;
+    if (!strcmp(m, "hotline/executing") || !strcmp(m, "workspace/inlayHint/refresh") ||
+        !strcmp(m, "workspace/codeLens/refresh")) {
+        snprintf(key, n, "%s", m);
+        return 1;
+    }
+    if (!strcmp(m, "textDocument/publishDiagnostics")) {
+        const char *uri = json_string_value(json_object_get(p, "uri"));
+        return (size_t)snprintf(key, n, "%s %s", m, uri ? uri : "") < n;
+    }
+    if (!strcmp(m, "$/progress")) {
+        json_t *tok = json_object_get(p, "token");
+        const char *kind = json_string_value(json_object_get(json_object_get(p, "value"), "kind"));
+        if (!json_is_string(tok) ||
+            (size_t)snprintf(key, n, "%s %s", m, json_string_value(tok)) >= n)
+            return 0;
+        return kind && !strcmp(kind, "report") ? 1 : -1;
+    }
+    return 0;
+}
+
+static void out_write(struct server *s, const char *buf, size_t len)
+{
+    if (s->write && s->state != LSP_EXITED)
+        s->write(s, buf, len);
+}
+
+static void out_encode(struct server *s, json_t *msg)
 {
     size_t len;
     char *buf = rpc_encode(msg, &len);
@@ -68,9 +119,72 @@ void lsp_send(struct server *s, json_t *msg)
         fprintf(stderr, "hotline: cannot encode an outgoing message\n");
         return;
     }
-    if (s->write && s->state != LSP_EXITED)
-        s->write(s, buf, len);
+    out_write(s, buf, len);
     free(buf);
+}
+
+/* Send what was held back, oldest key first, while the client keeps up. */
+static void out_flush_held(struct server *s)
+{
+    while (json_object_size(s->out_held) && !out_pending(s) && s->state != LSP_EXITED) {
+        void *it = json_object_iter(s->out_held);
+        const char *key = json_object_iter_key(it);
+        json_t *msg = json_incref(json_object_iter_value(it));
+        json_object_del(s->out_held, key);
+        out_encode(s, msg);
+    }
+}
+
+void lsp_send(struct server *s, json_t *msg)
+{
+    if (!msg)
+        return;
+    char key[1024];
+    int live = live_key(msg, key, sizeof key);
+    if (live < 0)
+        json_object_del(s->out_held, key);
+    size_t pending = out_pending(s);
+    if (live > 0 && (pending || json_object_size(s->out_held))) {
+        /* the client has not read everything: hold it, replacing the one
+         * it supersedes (a new key beyond the cap: the oldest goes) */
+        if (!s->out_held)
+            s->out_held = json_object();
+        if (!json_object_get(s->out_held, key) &&
+            json_object_size(s->out_held) >= LSP_OUT_MAX_HELD)
+            json_object_del(s->out_held, json_object_iter_key(json_object_iter(s->out_held)));
+        if (json_object_set_new(s->out_held, key, msg))
+            s->out_dropped++;
+        return;
+    }
+    size_t cap = s->out_cap ? s->out_cap : LSP_OUT_CAP;
+    if (pending >= cap && !s->out_blocked) {
+        s->out_blocked = 1;
+        fprintf(stderr,
+                "hotline: the client is not reading (%zu bytes unread): live updates stop and "
+                "notifications are dropped until it reads again; replies are kept\n",
+                pending);
+        lsp_feat_live(s, 0);
+    }
+    if (s->out_blocked && !json_object_get(msg, "result") && !json_object_get(msg, "error")) {
+        s->out_dropped++;
+        json_decref(msg);
+        return;
+    }
+    out_encode(s, msg);
+}
+
+void lsp_out_drained(struct server *s)
+{
+    if (out_pending(s))
+        return;
+    if (s->out_blocked) {
+        s->out_blocked = 0;
+        fprintf(stderr, "hotline: the client reads again (%ld notifications were dropped)\n",
+                s->out_dropped);
+        s->out_dropped = 0;
+        lsp_feat_live(s, 1);
+    }
+    out_flush_held(s);
 }
 
 void lsp_reply(struct server *s, json_t *id, json_t *result)
@@ -103,8 +217,7 @@ void lsp_reply_raw(struct server *s, json_t *id, const char *result, size_t len)
     memcpy(w, mid, sizeof mid - 1), w += sizeof mid - 1;
     memcpy(w, result, len), w += len;
     *w++ = '}';
-    if (s->write && s->state != LSP_EXITED)
-        s->write(s, buf, (size_t)(w - buf));
+    out_write(s, buf, (size_t)(w - buf)); /* a reply: never held or dropped */
     free(buf);
     free(sid);
 }
@@ -333,6 +446,12 @@ static void handle(struct server *s, json_t *msg, int cancelled)
     json_t *id = NULL, *params = NULL;
     enum rpc_kind kind = rpc_classify(msg, &method, &id, &params, &why);
 
+    /* `exit` always exits, whatever else is wrong with it (bad params, an id):
+     * a client that sends it is gone, and a server left running is an orphan */
+    if (kind != RPC_KIND_RESPONSE && method && !strcmp(method, "exit")) {
+        n_exit(s, NULL);
+        return;
+    }
     switch (kind) {
     case RPC_KIND_INVALID:
         lsp_log(s, LSP_MSG_ERROR, "invalid message: %s", why ? why : "?");
@@ -436,13 +555,57 @@ static void merge_settings(json_t *dst, json_t *src)
     }
 }
 
+static void client_gone(struct server *s)
+{
+    fprintf(stderr, "hotline: client process %ld is gone, exiting\n", s->client_pid);
+    begin_exit(s, 1);
+}
+
 static void on_parent_check(uv_timer_t *t)
 {
     struct server *s = t->data;
-    if (s->client_pid > 0 && kill((pid_t)s->client_pid, 0) < 0 && errno == ESRCH) {
-        fprintf(stderr, "hotline: client process %ld is gone, exiting\n", s->client_pid);
-        begin_exit(s, 1);
+    if (s->client_pid > 0 && kill((pid_t)s->client_pid, 0) < 0 && errno == ESRCH)
+        client_gone(s);
+}
+
+static void on_parent_exit(uv_poll_t *p, int status, int events)
+{
+    (void)status;
+    (void)events;
+    struct server *s = p->data;
+    uv_poll_stop(p);
+    client_gone(s);
+}
+
+/* Watch the client's processId. The pid is only watched when it is visible
+ * here: a client in another PID namespace (a container, a sandboxed editor)
+ * sends a pid that names no process of ours (or someone else's), and a pid
+ * never seen alive must not make us exit. A pidfd follows that very process
+ * (no pid reuse) and wakes us at once; kill(pid, 0) every 3 s is the
+ * fallback where pidfds are missing. */
+static void watch_client(struct server *s, long pid)
+{
+    if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+        lsp_log(s, LSP_MSG_INFO,
+                "client processId %ld is not visible here (another PID namespace?): not watching it",
+                pid);
+        return;
     }
+    s->client_pid = pid;
+    if (!s->has_loop_handles)
+        return;
+#ifdef SYS_pidfd_open
+    int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    if (fd >= 0 && !uv_poll_init(s->loop, &s->parent_poll, fd)) {
+        s->parent_fd = fd;
+        s->parent_poll.data = s;
+        uv_poll_start(&s->parent_poll, UV_READABLE, on_parent_exit);
+        return;
+    }
+    if (fd >= 0)
+        close(fd);
+#endif
+    uv_timer_start(&s->parent_timer, on_parent_check, 3000, 3000);
 }
 
 static void h_initialize(struct server *s, json_t *id, json_t *params)
@@ -469,11 +632,8 @@ static void h_initialize(struct server *s, json_t *id, json_t *params)
     s->executing_optin = json_is_true(exp) || json_is_true(optin);
 
     json_t *pid = json_object_get(params, "processId");
-    if (json_is_integer(pid) && json_integer_value(pid) > 0) {
-        s->client_pid = (long)json_integer_value(pid);
-        if (s->has_loop_handles)
-            uv_timer_start(&s->parent_timer, on_parent_check, 3000, 3000);
-    }
+    if (json_is_integer(pid) && json_integer_value(pid) > 0 && json_integer_value(pid) <= INT_MAX)
+        watch_client(s, (long)json_integer_value(pid));
 
     const char *root = NULL;
     json_t *folders = json_object_get(params, "workspaceFolders");
@@ -663,6 +823,7 @@ int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message)
     s->loop = loop;
     s->enc = POS_UTF16;
     s->log_level = LSP_MSG_INFO;
+    s->parent_fd = -1;
     s->client_caps = json_object();
     s->init_options = json_object();
     s->settings = json_object();
@@ -689,6 +850,11 @@ void lsp_server_close(struct server *s)
     lsp_opt_close(s);
     uv_close((uv_handle_t *)&s->idle, NULL);
     uv_close((uv_handle_t *)&s->parent_timer, NULL);
+    if (s->parent_fd >= 0) {
+        uv_close((uv_handle_t *)&s->parent_poll, NULL);
+        close(s->parent_fd); /* uv_close does not close a polled fd */
+        s->parent_fd = -1;
+    }
     s->has_loop_handles = 0;
 }
 
@@ -708,5 +874,6 @@ void lsp_server_free(struct server *s)
     json_decref(s->client_caps);
     json_decref(s->init_options);
     json_decref(s->settings);
+    json_decref(s->out_held);
     free(s->root_path);
 }

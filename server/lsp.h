@@ -30,6 +30,11 @@ struct lsp_queued {
 };
 
 #define LSP_MAX_QUEUED 4096 /* more unprocessed messages than this: reject new ones */
+/* Outgoing bytes the client has not read yet (default cap, --max-output-bytes):
+ * past it, notifications are dropped (replies never are) and the live stream
+ * stops until the client reads again. */
+#define LSP_OUT_CAP ((size_t)8 << 20)
+#define LSP_OUT_MAX_HELD 256 /* distinct live messages held back at once */
 
 struct server {
     uv_loop_t *loop;
@@ -39,6 +44,13 @@ struct server {
 
     /* output: the transport's writer (buf borrowed) */
     void (*write)(struct server *s, const char *buf, size_t len);
+    /* bytes written but not yet taken by the client (NULL: always 0); the
+     * transport calls lsp_out_drained() whenever that number goes down */
+    size_t (*out_pending)(struct server *s);
+    size_t out_cap;      /* LSP_OUT_CAP unless set */
+    json_t *out_held;    /* owned {key: message}: live messages held back, newest only */
+    int out_blocked;     /* the client stays past out_cap: live stream stopped */
+    long out_dropped;    /* notifications dropped while blocked */
     void *transport; /* owned by the transport */
     /* called once when the server wants to exit (state is LSP_EXITED) */
     void (*on_exit)(struct server *s);
@@ -58,7 +70,9 @@ struct server {
     char *root_path;         /* owned, workspace root (file system path), may be NULL */
     int executing_optin;     /* client opted into hotline/executing */
     long client_pid;         /* 0 if unknown */
-    uv_timer_t parent_timer; /* watches client_pid */
+    uv_timer_t parent_timer; /* watches client_pid where no pidfd can */
+    uv_poll_t parent_poll;   /* watches client_pid's pidfd (readable when it exits) */
+    int parent_fd;           /* the pidfd, -1 if none */
     int log_level;           /* window/logMessage threshold (enum lsp_msg_type) */
 
     struct doc_store docs;
@@ -82,8 +96,14 @@ void lsp_eof(struct server *s);
 /* Handle every queued message now (used without a loop, and by tests). */
 void lsp_drain(struct server *s);
 
-/* Send a message (stolen). */
+/* Send a message (stolen). Live messages (hotline/executing, publishDiagnostics,
+ * $/progress reports, refresh requests: each superseded by the next of its
+ * kind) are held back, newest only, while the client has output unread;
+ * other notifications and requests are dropped once out_cap bytes are
+ * unread; replies are always sent. */
 void lsp_send(struct server *s, json_t *msg);
+/* The transport wrote some of what was pending: send what was held back. */
+void lsp_out_drained(struct server *s);
 void lsp_reply(struct server *s, json_t *id /*borrowed*/, json_t *result /*stolen*/);
 /* A reply whose result is already serialised: result (borrowed) must be one
  * valid JSON value of len bytes (no NUL needed). For big answers (code lenses)

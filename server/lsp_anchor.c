@@ -7,6 +7,7 @@
  * text still hashes to the profiled line's hash, so no hint can land on a
  * line it does not belong to. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,40 @@ uint32_t lsp__line_hash(const char *p, size_t n)
     return h;
 }
 
+/* Map every profiled file whose real path differs from its stored path. */
+static void real_paths_rebuild(struct lsp_feat *f)
+{
+    if (!f->real_paths) f->real_paths = json_object();
+    if (!f->real_paths) return;
+    json_object_clear(f->real_paths);
+    char real[PATH_MAX];
+    for (size_t i = 0; i < f->prof->nfiles; i++) {
+        const char *p = f->prof->files[i]->path;
+        if (realpath(p, real) && strcmp(real, p))
+            json_object_set_new(f->real_paths, real, json_string(p));
+    }
+    f->real_for = f->prof;
+    f->real_nfiles = f->prof->nfiles;
+    f->real_run = f->runs_started;
+}
+
+const struct prof_file *lsp__profile_file(struct lsp_feat *f, const char *path)
+{
+    if (!f->prof || !path) return NULL;
+    const struct prof_file *pf = profile_file(f->prof, path);
+    char real[PATH_MAX];
+    if (pf || !realpath(path, real)) return pf;
+    if ((pf = profile_file(f->prof, real))) return pf; /* stored by its real path */
+    /* rebuilt when the profile changed (a new run, or another profile: the
+     * run counter tells a new profile at a freed one's address) or grew (a
+     * run adds files as it goes) */
+    if (f->real_for != f->prof || f->real_nfiles != f->prof->nfiles ||
+        f->real_run != f->runs_started)
+        real_paths_rebuild(f);
+    const char *stored = json_string_value(json_object_get(f->real_paths, real));
+    return stored ? profile_file(f->prof, stored) : NULL;
+}
+
 static void snap_free(struct lsp_snap *sn)
 {
     free(sn->path);
@@ -59,19 +94,24 @@ static void snap_unlink(struct lsp_feat *f, struct lsp_snap *sn)
         }
 }
 
+/* One hash per line; lines end as in the document store (pos_line_break:
+ * "\n", "\r\n" or a lone "\r"), so that both number lines alike. */
 static int fill_lines(struct lsp_snap *sn, const char *text, size_t len)
 {
     size_t n = 1;
     for (size_t i = 0; i < len; i++)
-        n += text[i] == '\n';
+        n += pos_line_break(text, len, i) == 1; /* "\r\n" counts at its "\n" */
     sn->lines = malloc(n * sizeof *sn->lines);
     if (!sn->lines) return -ENOMEM;
     size_t k = 0, start = 0;
-    for (size_t i = 0; i <= len; i++)
-        if (i == len || text[i] == '\n') {
+    for (size_t i = 0; i <= len; i++) {
+        size_t b = i < len ? pos_line_break(text, len, i) : 1;
+        if (b) {
             sn->lines[k++] = lsp__line_hash(text + start, i - start);
+            i += b - 1;
             start = i + 1;
         }
+    }
     sn->nlines = k;
     sn->hash = hash64(text, len);
     return 0;
@@ -277,7 +317,8 @@ void lsp_feat_doc_opened(struct server *s, struct doc *d)
         anchor_free(a);
     }
     char *path = lsp_uri_to_path(d->uri);
-    if (path && f->prof && profile_file(f->prof, path)) lsp__anchor_get(s, d, path);
+    const struct prof_file *pf = path ? lsp__profile_file(f, path) : NULL;
+    if (pf) lsp__anchor_get(s, d, pf->path);
     free(path);
 }
 

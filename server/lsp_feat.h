@@ -58,6 +58,13 @@ struct lsp_feat {
     int dirty; /* profile changed since the last refresh request */
     uint64_t last_refresh_ns;
     int exiting;
+    /* real path -> the store's path, for files the store names otherwise
+     * (lsp__profile_file); built for real_for with real_nfiles files, after
+     * run number real_run */
+    json_t *real_paths; /* owned, or NULL */
+    const struct profile *real_for;
+    size_t real_nfiles;
+    int real_run;
 };
 
 /* ---- lsp.c hooks ---- */
@@ -76,6 +83,9 @@ void lsp_feat_free(struct server *s);
 void lsp_feat_settings_changed(struct server *s);
 /* hotline/debug/state: add "run" {"pid", "running"} and "profile" (bool) to r (borrowed) */
 void lsp_feat_debug_state(struct server *s, json_t *r);
+/* the client stopped reading (on = 0) or reads again (on = 1): stop or
+ * restart the live `now` stream of a running program */
+void lsp_feat_live(struct server *s, int on);
 /* an answer to one of our requests (id, result, error borrowed) */
 void lsp_feat_response(struct server *s, json_t *id, json_t *result, json_t *error);
 
@@ -96,6 +106,13 @@ void lsp_feat_progress_cancel(struct server *s, json_t *params);
 /* Settings lookup: number at dotted path in s->settings, or dflt. */
 double lsp__setting_num(struct server *s, const char *path, double dflt);
 int lsp__setting_bool(struct server *s, const char *path, int dflt);
+/* Borrowed: the profile's record for path (a document's file system path),
+ * found by that path or else by its real path: a run through a symlinked
+ * folder records files under the path the program was given, the editor may
+ * open them by their real path (or the other way round). Its ->path is the
+ * store's name for the file, which snapshots and anchors go by. NULL if the
+ * profile has nothing for that file. */
+const struct prof_file *lsp__profile_file(struct lsp_feat *f, const char *path);
 /* Borrowed snapshot of path, taken from disk if not yet known; NULL if unreadable. */
 struct lsp_snap *lsp__snap_get(struct lsp_feat *f, const char *path);
 /* Snapshot from memory (text borrowed); replaces an existing one. */

@@ -35,10 +35,23 @@ struct write_req {
 static void on_written(uv_write_t *req, int status)
 {
     struct write_req *w = (struct write_req *)req;
+    struct stdio_transport *t = req->data;
     if (status < 0 && status != UV_ECANCELED)
         fprintf(stderr, "hotline: writing to the client failed: %s\n", uv_strerror(status));
     free(w->buf.base);
     free(w);
+    if (!t->closing)
+        lsp_out_drained(t->srv);
+}
+
+/* Bytes the client has not taken yet: libuv's write queue (what the pipe
+ * accepted at once never counts); 0 with blocking writes to a file. */
+static size_t transport_pending(struct server *s)
+{
+    struct stdio_transport *t = s->transport;
+    if (t->out_type != UV_NAMED_PIPE && t->out_type != UV_TTY)
+        return 0;
+    return uv_stream_get_write_queue_size((uv_stream_t *)&t->out);
 }
 
 static void transport_write(struct server *s, const char *buf, size_t len)
@@ -65,6 +78,7 @@ static void transport_write(struct server *s, const char *buf, size_t len)
     }
     memcpy(copy, buf, len);
     w->buf = uv_buf_init(copy, (unsigned)len);
+    w->req.data = t;
     int rc = uv_write(&w->req, (uv_stream_t *)&t->out, &w->buf, 1, on_written);
     if (rc < 0) {
         fprintf(stderr, "hotline: cannot write to the client: %s\n", uv_strerror(rc));
@@ -162,18 +176,28 @@ static void on_signal(uv_signal_t *h, int signum)
     lsp_eof(t->srv);
 }
 
-static const char lsp_usage[] = "usage: hotline lsp [--max-message-bytes N] [--stdio]\n"
-                                "Speaks the Language Server Protocol on stdin/stdout.\n";
+static const char lsp_usage[] =
+    "usage: hotline lsp [--max-message-bytes N] [--max-output-bytes N] [--stdio]\n"
+    "Speaks the Language Server Protocol on stdin/stdout.\n";
 
 int cmd_lsp(int argc, char **argv)
 {
-    size_t max_message = 0;
+    size_t max_message = 0, max_output = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(lsp_usage, stdout);
             return 0;
         } else if (!strcmp(argv[i], "--stdio")) {
             /* the default; accepted because many clients pass it */
+        } else if (!strcmp(argv[i], "--max-output-bytes") && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(argv[++i], &end, 10);
+            if (errno || *end || v == 0) {
+                fprintf(stderr, "hotline lsp: bad --max-output-bytes '%s'\n", argv[i]);
+                return 2;
+            }
+            max_output = (size_t)v;
         } else if (!strcmp(argv[i], "--max-message-bytes") && i + 1 < argc) {
             char *end;
             errno = 0;
@@ -202,7 +226,9 @@ int cmd_lsp(int argc, char **argv)
         return 1;
     }
     srv.transport = &t;
+    srv.out_cap = max_output;
     srv.write = transport_write;
+    srv.out_pending = transport_pending;
     srv.on_exit = on_server_exit;
 
     t.in_type = uv_guess_handle(0);

@@ -456,6 +456,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     const char *module = json_string_value(json_object_get(a, "module"));
     const char *python = json_string_value(json_object_get(a, "python"));
     const char *cwd = json_string_value(json_object_get(a, "cwd"));
+    const char *in = json_string_value(json_object_get(a, "stdin"));
     if (!python) python = json_string_value(setting(s, "python"));
     char *path = uri ? lsp_uri_to_path(uri) : NULL;
     if (!module && !path) {
@@ -507,7 +508,8 @@ static int start_run(struct server *s, json_t *id, json_t *a)
                              .ninclude = ninc,
                              .exclude = exc,
                              .nexclude = nexc,
-                             .memory = lsp__setting_bool(s, "memory", 1)};
+                             .memory = lsp__setting_bool(s, "memory", 1),
+                             .stdin_path = in};
     struct session_cbs cbs = {
         .on_delta = on_delta, .on_now = on_now, .on_error = on_error, .on_exit = on_exit_cb};
     int rc = store && r->uri && r->main_dir && args && inc && exc
@@ -656,6 +658,12 @@ void lsp_feat_execute_command(struct server *s, json_t *id, json_t *params)
         lsp_reply_error(s, id, RPC_INVALID_PARAMS, "unknown command %s", cmd);
 }
 
+void lsp_feat_live(struct server *s, int on)
+{
+    struct lsp_run *r = s->feat ? s->feat->run : NULL;
+    if (r && !r->sess.exited) session_request_now(&r->sess, on ? 20 : 0);
+}
+
 void lsp_feat_progress_cancel(struct server *s, json_t *params)
 {
     struct lsp_run *r = s->feat->run;
@@ -745,6 +753,7 @@ void lsp_feat_free(struct server *s)
     lsp__snaps_clear(f);
     json_decref(f->diag_uris);
     json_decref(f->leaks);
+    json_decref(f->real_paths);
     free(f);
     s->feat = NULL;
 }

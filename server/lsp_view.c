@@ -48,7 +48,12 @@ static int view_open(struct server *s, json_t *params, struct view *v)
     if (!uri || !f->prof) return -ENOENT;
     v->d = doc_find(&s->docs, uri);
     v->path = lsp_uri_to_path(uri);
-    if (!v->d || !v->path || !(v->pf = profile_file(f->prof, v->path))) return -ENOENT;
+    if (!v->d || !v->path || !(v->pf = lsp__profile_file(f, v->path))) return -ENOENT;
+    if (strcmp(v->path, v->pf->path)) { /* the same file under the store's name */
+        free(v->path);
+        v->path = strdup(v->pf->path);
+        if (!v->path) return -ENOMEM;
+    }
     v->snap = lsp__snap_get(f, v->path);
     v->a = lsp__anchor_get(s, v->d, v->path);
     return v->snap && v->a ? 0 : -ENOENT;

@@ -7,6 +7,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -578,6 +579,13 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
         set_err(s, "session: exactly one of script / module, and on_exit, are required");
         return -EINVAL;
     }
+    /* uv_spawn would blame the interpreter ("cannot start python3: no such
+     * file or directory") for a working folder that is not there */
+    if (o->cwd && !is_dir(o->cwd)) {
+        set_err(s, "the working folder %s %s", o->cwd,
+                access(o->cwd, F_OK) ? "does not exist" : "is not a folder");
+        return -ENOENT;
+    }
     char agent_dir[PATH_MAX + 64];
     if (session_agent_dir(agent_dir, sizeof agent_dir)) {
         set_err(s, "the profiler agent was not found (looked in %s); set HOTLINE_AGENT_PATH",
@@ -656,6 +664,25 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     for (int i = 0; i < o->nargs; i++)
         args[k++] = o->args[i];
 
+    int in_fd = -1;
+    if (!o->inherit_stdio && o->stdin_path) {
+        char in_path[PATH_MAX * 2 + 2];
+        if (o->stdin_path[0] == '/' || !cwd[0])
+            snprintf(in_path, sizeof in_path, "%s", o->stdin_path);
+        else
+            snprintf(in_path, sizeof in_path, "%s/%s", cwd, o->stdin_path);
+        in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
+        if (in_fd < 0) {
+            int e = errno;
+            set_err(s, "cannot open %s for the program's stdin: %s", in_path, strerror(e));
+            free(args);
+            free(config);
+            free(main_path);
+            free_env(env, nown);
+            sync_teardown(s);
+            return -e;
+        }
+    }
     uv_stdio_container_t stdio[3];
     if (o->inherit_stdio) {
         for (int i = 0; i < 3; i++) {
@@ -664,7 +691,9 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
         }
     } else {
         s->tail = malloc(SESSION_OUTPUT_TAIL);
-        stdio[0].flags = UV_IGNORE;
+        /* stdin: /dev/null (UV_IGNORE), or the file asked for */
+        stdio[0].flags = in_fd >= 0 ? UV_INHERIT_FD : UV_IGNORE;
+        stdio[0].data.fd = in_fd;
         for (int i = 0; i < 2; i++) {
             uv_pipe_init(loop, &s->io->out[i], 0);
             s->io->out[i].data = s;
@@ -685,6 +714,8 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     s->io->proc.data = s;
     s->start_ns = uv_hrtime();
     rc = uv_spawn(loop, &s->io->proc, &po);
+    if (in_fd >= 0)
+        close(in_fd); /* the child has its copy */
     free(args);
     free(config);
     free(main_path);

@@ -11,7 +11,9 @@
  * job control reach it exactly as in a plain run, and it keeps its
  * controlling terminal. Without inherit_stdio (LSP) it gets its own session
  * and process group (setsid), and session_stop()/session_signal() signal the
- * whole group, children included. */
+ * whole group, children included. A SIGKILLed server signals nothing: then
+ * the agent in the program's main process kills the group (its death signal,
+ * profiler/module.c); a child that left the group (setsid) escapes. */
 #ifndef HOTLINE_SESSION_H
 #define HOTLINE_SESSION_H
 
@@ -43,6 +45,9 @@ struct session_opts {
     int nexclude;
     int memory;
     int inherit_stdio; /* 1: `hotline run`; 0: stdin /dev/null, stdout/stderr drained */
+    /* without inherit_stdio: a file for the program's stdin instead of
+     * /dev/null (relative to cwd), or NULL */
+    const char *stdin_path;
 };
 
 struct session_cbs {

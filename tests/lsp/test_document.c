@@ -129,8 +129,49 @@ static void test_line_movement(void)
     doc_store_free(&s);
 }
 
+/* A lone \r ends a line in LSP (old Mac files, some generators): edits after
+ * one must land on the line the editor means. */
+static void test_lone_cr(void)
+{
+    struct doc_store s;
+    doc_store_init(&s);
+    struct doc_edit e;
+    struct doc *d = open_doc(&s, "a\rbb\rc");
+    CHECK(d->nlines == 3);
+    size_t len;
+    const char *l = doc_line(d, 1, &len);
+    CHECK(l && len == 2 && !memcmp(l, "bb", 2));
+    edit(d, 2, 0, 2, 0, "X", POS_UTF16, &e);
+    CHECK(!strcmp(d->text, "a\rbb\rXc"));
+    expect_edit(e, 2, 1, 1);
+    /* all three breaks in one text */
+    CHECK(doc_open(&s, "file:///a.py", NULL, 1, "a\r\nb\rc\nd", 9) == 0);
+    d = doc_find(&s, "file:///a.py");
+    CHECK(d->nlines == 4);
+    l = doc_line(d, 2, &len);
+    CHECK(l && len == 1 && *l == 'c');
+    edit(d, 3, 1, 3, 1, "!", POS_UTF16, NULL);
+    CHECK(!strcmp(d->text, "a\r\nb\rc\nd!"));
+    /* a whole line ending in \r pasted above line 1 */
+    d = open_doc(&s, "l0\rl1\rl2");
+    edit(d, 1, 0, 1, 0, "n\r", POS_UTF16, &e);
+    expect_edit(e, 1, 0, 1);
+    CHECK(d->nlines == 4);
+    /* Enter (\r) at the end of a line */
+    edit(d, 0, 2, 0, 2, "\r", POS_UTF16, &e);
+    expect_edit(e, 1, 0, 1);
+    CHECK(!strcmp(d->text, "l0\r\rn\rl1\rl2"));
+    /* a \n typed after a lone \r joins them into one \r\n: no new line */
+    d = open_doc(&s, "a\rb");
+    edit(d, 1, 0, 1, 0, "\n", POS_UTF16, &e);
+    CHECK(!strcmp(d->text, "a\r\nb") && d->nlines == 2);
+    expect_edit(e, 1, 1, 1);
+    doc_store_free(&s);
+}
+
 int main(void)
 {
+    test_lone_cr();
     test_basic();
     test_encodings();
     test_line_movement();

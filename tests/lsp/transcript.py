@@ -26,6 +26,7 @@ A transcript (tests/lsp/*.lsp) is a readable list of steps, one per line:
     no-process TEXT     wait until no process has TEXT in its command line
                         (10 s timeout; TEXT usually names a file in ${WORK})
     wait-file P         wait until file P (relative to ${WORK}) exists
+    symlink P TARGET    create a symbolic link P (relative to ${WORK}) to TARGET
 
 In messages, ${WORK} is a fresh temporary directory, ${WORK_URI} its file://
 URI, and ${ROOT} the repository root. Lines ending with a backslash continue
@@ -278,8 +279,16 @@ def run_case(hotline, path, extra_subst=None, extra_env=None, info=None):
                     if not found:
                         break
                     if time.monotonic() > deadline:
+                        for pid, _ in found:  # leave no orphan behind a failed case
+                            try:
+                                os.kill(pid, 9)
+                            except OSError:
+                                pass
                         raise Failure("%s: processes still running: %s" % (where, found))
                     time.sleep(0.05)
+            elif op == "symlink":
+                name, _, target = rest.partition(" ")
+                os.symlink(target, os.path.join(work, name))
             elif op == "wait-file":
                 full = os.path.join(work, rest)
                 deadline = time.monotonic() + TIMEOUT

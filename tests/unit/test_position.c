@@ -198,8 +198,21 @@ static void test_names(void)
     CHECK(pos_encoding_name((enum pos_encoding)7) == NULL);
 }
 
+static void test_line_breaks(void)
+{
+    const char *t = "a\nb\r\nc\rd";
+    size_t n = strlen(t);
+    CHECK_EQ_U(pos_line_break(t, n, 0), 0);
+    CHECK_EQ_U(pos_line_break(t, n, 1), 1); /* \n */
+    CHECK_EQ_U(pos_line_break(t, n, 3), 2); /* \r\n */
+    CHECK_EQ_U(pos_line_break(t, n, 4), 1); /* its \n alone */
+    CHECK_EQ_U(pos_line_break(t, n, 6), 1); /* a lone \r */
+    CHECK_EQ_U(pos_line_break("\r", 1, 0), 1); /* \r at the end */
+}
+
 int main(void)
 {
+    test_line_breaks();
     test_ascii();
     test_multibyte();
     test_invalid_utf8();
