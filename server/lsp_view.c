@@ -106,7 +106,7 @@ static long current_line(const struct view *v, int line)
 
 static const struct agent_stats *line_stats(const struct prof_file *pf, int line)
 {
-    return line > 0 && line < pf->nlines && pf->has[line] ? &pf->lines[line] : NULL;
+    return line > 0 ? profile_file_line(pf, line) : NULL;
 }
 
 /* ---- code lenses ---- */
