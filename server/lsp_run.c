@@ -10,6 +10,7 @@
  * sends SIGKILL to its process group) and the loop runs until the session's
  * handles are closed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +92,9 @@ static void send_refresh(struct server *s);
  * are opened without following a symlink, must be regular files (a FIFO or
  * /dev/stdin would block forever) and are capped in size; the profile store
  * caps what they hold. Loading runs on the thread pool so that initialize
- * answers at once, whatever the files are. */
+ * answers at once, whatever the files are. What we write there holds the
+ * program's argv and source: the directory is 0700, the files 0600, and a
+ * .gitignore of `*` keeps it out of commits. */
 
 static int hotline_dir(struct server *s, char *buf, size_t n)
 {
@@ -108,30 +111,51 @@ static int real_dir(const char *dir, struct stat *st)
     return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
 }
 
+/* Create <root>/.hotline (0700, with its .gitignore), or make an existing
+ * one private (older versions made it 0755). 0 or -errno. */
+static int make_hotline_dir(const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0700) && errno != EEXIST) return -errno;
+    int rc = real_dir(dir, &st);
+    if (rc) return rc;
+    if (st.st_uid == geteuid() && (st.st_mode & 077) && chmod(dir, 0700)) return -errno;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/.gitignore", dir) >= sizeof path)
+        return -ENAMETOOLONG;
+    /* only when missing: a .gitignore the user wrote stays theirs */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        static const char text[] = "# written by hotline: profiles hold argv and source\n*\n";
+        ssize_t w = write(fd, text, sizeof text - 1);
+        close(fd);
+        if (w != (ssize_t)sizeof text - 1) return -EIO;
+    }
+    return 0;
+}
+
 static void save_profile(struct server *s)
 {
     struct lsp_feat *f = s->feat;
     char dir[PATH_MAX], path[PATH_MAX + 32];
     if (!f->prof || !lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
-    if (mkdir(dir, 0777) && errno != EEXIST) {
-        lsp_log(s, LSP_MSG_WARNING, "cannot create %s: %s", dir, strerror(errno));
+    int rc = make_hotline_dir(dir);
+    if (rc) {
+        lsp_log(s, LSP_MSG_WARNING, "not saving the profile: %s: %s", dir,
+                rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
         return;
     }
     snprintf(path, sizeof path, "%s/profile.json", dir);
-    int rc = profile_save(f->prof, path);
+    rc = profile_save(f->prof, path);
     if (rc) {
         lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", path, strerror(-rc));
         return;
     }
     /* the sources as profiled, for stale detection after a restart */
     snprintf(path, sizeof path, "%s/sources.json", dir);
-    char tmp[PATH_MAX + 48];
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
     json_t *j = lsp__snaps_to_json(f);
-    if (json_dump_file(j, tmp, JSON_COMPACT) || rename(tmp, path)) {
-        lsp_log(s, LSP_MSG_WARNING, "cannot save %s", path);
-        unlink(tmp);
-    }
+    rc = j ? profile_save_json(j, path, JSON_COMPACT) : -ENOMEM;
+    if (rc) lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", path, strerror(-rc));
     json_decref(j);
 }
 
@@ -723,7 +747,8 @@ static void cmd_clear(struct server *s, json_t *id)
     lsp__anchors_clear(f);
     lsp__snaps_clear(f);
     char dir[PATH_MAX], path[PATH_MAX + 32];
-    if (!hotline_dir(s, dir, sizeof dir)) {
+    struct stat st;
+    if (!hotline_dir(s, dir, sizeof dir) && !real_dir(dir, &st)) { /* not through a symlink */
         snprintf(path, sizeof path, "%s/profile.json", dir);
         unlink(path);
         snprintf(path, sizeof path, "%s/sources.json", dir);
