@@ -4,10 +4,13 @@
 Two profiles a cloned repository could carry in .hotline/profile.json
 (docs/profile-format.md):
   huge-line  a 188-byte file naming line 10,000,000 of one file
+  cap-line   the same at line 1,000,000 (the highest line kept)
   many-files N files (default 30,000) of one line each, with a memory
              timeline (the leak analysis runs over every file)
 For each: `hotline view` (wall time, peak RSS) and `hotline lsp` (time until
 initialize answers, time until the profile is in, the server's peak RSS).
+The view's peak RSS also counts this Python's pages, shared with the child
+until it execs (tens of MB).
 
 Usage: load_bench.py HOTLINE [--files N]
 """
@@ -26,11 +29,11 @@ def frame(obj):
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-def huge_line():
+def huge_line(line=10000000):
     # 188 bytes: one line number far past any source file
     return ('{"version":1,"program":"/w/a.py","files":{"/w/a.py":{"lines":'
-            '{"10000000":{"python_s":1.0,"samples":100}},"functions":[]}},'
-            '"samples":100,"elapsed_s":1.0,"interval_ms":10.0,"argv":[],"stacks":[]}')
+            '{"%d":{"python_s":1.0,"samples":100}},"functions":[]}},'
+            '"samples":10,"elapsed_s":1,"interval_ms":10,"argv":[],"stacks":[]}' % line)
 
 
 def many_files(n):
@@ -112,7 +115,8 @@ def main():
     ap.add_argument("--files", type=int, default=30000)
     a = ap.parse_args()
     a.hotline = os.path.abspath(a.hotline)
-    for name, text in (("huge-line", huge_line()), ("many-files", many_files(a.files))):
+    for name, text in (("huge-line", huge_line()), ("cap-line", huge_line(1000000)),
+                       ("many-files", many_files(a.files))):
         root = tempfile.mkdtemp(prefix="hotline-load-bench-")
         os.makedirs(os.path.join(root, ".hotline"))
         path = os.path.join(root, ".hotline", "profile.json")
