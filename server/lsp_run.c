@@ -247,7 +247,7 @@ static void load_after(uv_work_t *req, int status)
     lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", ld->dir);
     load_free(ld);
     /* requests answered meanwhile had no profile: ask for them again */
-    if (f->initialized) send_refresh(s);
+    if (f->initialized && s->state == LSP_RUNNING) send_refresh(s);
 }
 
 static void load_profile(struct server *s)
