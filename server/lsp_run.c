@@ -173,7 +173,7 @@ struct lsp_load {
     struct lsp_feat snaps;  /* only .snaps / .nsnaps: owned until handed over */
     json_t *leaks;          /* owned until handed over */
     int missing;            /* no profile.json: nothing to say */
-    char err[PATH_MAX + 160]; /* why profile.json was refused */
+    char err[2 * PATH_MAX + 256]; /* why profile.json was refused: "<path>: <why>" */
 };
 
 static void load_work(uv_work_t *req)
@@ -196,8 +196,15 @@ static void load_work(uv_work_t *req)
         ld->missing = 1;
         return;
     }
-    ld->prof = profile_load(path, PROFILE_READ_UNTRUSTED, ld->err, sizeof ld->err);
-    if (!ld->prof) return;
+    char err[PATH_MAX + 96] = "";
+    ld->prof = profile_load(path, PROFILE_READ_UNTRUSTED, err, sizeof err);
+    if (!ld->prof) { /* the file's own errors name it; the format's do not */
+        if (!strncmp(err, path, strlen(path)))
+            snprintf(ld->err, sizeof ld->err, "%s", err);
+        else
+            snprintf(ld->err, sizeof ld->err, "%s: %s", path, err);
+        return;
+    }
     ld->leaks = lsp__leaks_json(ld->prof);
     snprintf(path, sizeof path, "%s/sources.json", ld->dir);
     char *text;
