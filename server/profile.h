@@ -36,8 +36,8 @@
 #define PROFILE_MAX_CONN_IDS (1 << 24) /* per-connection str/stack ids */
 #define PROFILE_JSON_STACKS 500        /* top stacks written to the JSON profile */
 /* A saved profile bigger than this is refused before parsing: the JSON tree
- * and the store take several times the file's size. 30,000 files of a real
- * run make ~6 MB. */
+ * and the store take several times the file's size. 30,000 files of one
+ * line each make ~6 MB. */
 #define PROFILE_MAX_JSON_BYTES ((size_t)64 << 20)
 
 struct prof_func {
