@@ -22,6 +22,8 @@ static const char view_usage[] =
     "  --top N      lines and functions shown (default 10)\n"
     "  --json OUT   also write the profile as JSON to OUT\n";
 
+#define VIEW_FIRST_LINE (1 << 20)
+
 struct wire_load {
     struct profile *p;
     struct prof_conn *c;
@@ -88,13 +90,13 @@ static struct profile *load_any(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
-    /* A wire stream starts with a one-line object carrying "t". */
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len = getline(&line, &cap, f);
+    /* A wire stream starts with a one-line object carrying "t" (a hello:
+     * short). Only VIEW_FIRST_LINE bytes are looked at: a profile saved on
+     * one line of any length is not read whole twice. */
+    char *line = malloc(VIEW_FIRST_LINE);
     int wire = 0;
-    if (len > 0) {
-        json_t *o = json_loadb(line, (size_t)len, 0, NULL);
+    if (line && fgets(line, VIEW_FIRST_LINE, f)) {
+        json_t *o = json_loads(line, 0, NULL);
         wire = json_is_object(o) && json_is_string(json_object_get(o, "t"));
         json_decref(o);
     }
@@ -104,7 +106,9 @@ static struct profile *load_any(const char *path, char *err, size_t errlen)
         rewind(f);
         p = load_wire(f, err, errlen);
     } else {
-        p = profile_load(path, err, errlen);
+        /* the same caps as a workspace's saved profile (size, lines); a
+         * file named on the command line may be a symlink or a pipe */
+        p = profile_load(path, 0, err, errlen);
     }
     fclose(f);
     return p;

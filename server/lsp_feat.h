@@ -42,7 +42,8 @@ struct lsp_anchor {
     struct lsp_anchor *next;
 };
 
-struct lsp_run; /* a program being run (lsp_run.c, private) */
+struct lsp_run;  /* a program being run (lsp_run.c, private) */
+struct lsp_load; /* the saved profile being loaded off the loop (lsp_run.c, private) */
 
 struct lsp_feat {
     struct profile *prof;   /* owned: the profile shown (live during a run), or NULL */
@@ -52,6 +53,8 @@ struct lsp_feat {
     struct lsp_run *run;        /* owned until its session closed; NULL when idle */
     struct lsp_run *closing;    /* runs whose session is closing (list through run->next) */
     int runs_started;
+    struct lsp_load *load; /* loading <root>/.hotline on the thread pool, or NULL */
+    int initialized;       /* the client sent `initialized` */
     json_t *diag_uris; /* owned array of URIs we published diagnostics for */
     json_t *leaks;     /* owned {path: [leak...]} from the per-file `leaks` of the profile */
     /* refresh throttling */
@@ -136,6 +139,9 @@ void lsp__publish_diagnostics(struct server *s, const json_t *live /*borrowed, m
 char *lsp__profile_summary(struct server *s, const char *path, int line);
 /* Re-read f->leaks from the profile (after a run, after loading). */
 void lsp__leaks_update(struct lsp_feat *f);
+/* New {path: [leak...]} of p (borrowed), or NULL when none; touches nothing
+ * else (the loader calls it off the loop). */
+json_t *lsp__leaks_json(const struct profile *p);
 /* Share of a stats record in the whole profile, 0..100. */
 double lsp__share(const struct profile *p, const struct agent_stats *st);
 

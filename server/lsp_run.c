@@ -10,6 +10,7 @@
  * sends SIGKILL to its process group) and the loop runs until the session's
  * handles are closed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +83,18 @@ static uint64_t ms_since(uint64_t ns)
     return (uv_hrtime() - ns) / 1000000;
 }
 
+static void send_refresh(struct server *s);
+
 /* ---- persistence ------------------------------------------------------- */
+
+/* <root>/.hotline holds what a cloned repository may also carry: it is
+ * untrusted input. It must be a real directory (not a symlink); the files
+ * are opened without following a symlink, must be regular files (a FIFO or
+ * /dev/stdin would block forever) and are capped in size; the profile store
+ * caps what they hold. Loading runs on the thread pool so that initialize
+ * answers at once, whatever the files are. What we write there holds the
+ * program's argv and source: the directory is 0700, the files 0600, and a
+ * .gitignore of `*` keeps it out of commits. */
 
 static int hotline_dir(struct server *s, char *buf, size_t n)
 {
@@ -91,55 +103,185 @@ static int hotline_dir(struct server *s, char *buf, size_t n)
     return 0;
 }
 
+/* 0 when dir is a directory and not a symlink; -ELOOP, -ENOTDIR, -errno. */
+static int real_dir(const char *dir, struct stat *st)
+{
+    if (lstat(dir, st)) return -errno;
+    if (S_ISLNK(st->st_mode)) return -ELOOP;
+    return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
+}
+
+/* Create <root>/.hotline (0700, with its .gitignore), or make an existing
+ * one private (older versions made it 0755). 0 or -errno. */
+static int make_hotline_dir(const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0700) && errno != EEXIST) return -errno;
+    int rc = real_dir(dir, &st);
+    if (rc) return rc;
+    if (st.st_uid == geteuid() && (st.st_mode & 077) && chmod(dir, 0700)) return -errno;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/.gitignore", dir) >= sizeof path)
+        return -ENAMETOOLONG;
+    /* only when missing: a .gitignore the user wrote stays theirs */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        static const char text[] = "# written by hotline: profiles hold argv and source\n*\n";
+        ssize_t w = write(fd, text, sizeof text - 1);
+        close(fd);
+        if (w != (ssize_t)sizeof text - 1) return -EIO;
+    }
+    return 0;
+}
+
 static void save_profile(struct server *s)
 {
     struct lsp_feat *f = s->feat;
     char dir[PATH_MAX], path[PATH_MAX + 32];
     if (!f->prof || !lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
-    if (mkdir(dir, 0777) && errno != EEXIST) {
-        lsp_log(s, LSP_MSG_WARNING, "cannot create %s: %s", dir, strerror(errno));
+    int rc = make_hotline_dir(dir);
+    if (rc) {
+        lsp_log(s, LSP_MSG_WARNING, "not saving the profile: %s: %s", dir,
+                rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
         return;
     }
     snprintf(path, sizeof path, "%s/profile.json", dir);
-    int rc = profile_save(f->prof, path);
+    rc = profile_save(f->prof, path);
     if (rc) {
         lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", path, strerror(-rc));
         return;
     }
     /* the sources as profiled, for stale detection after a restart */
     snprintf(path, sizeof path, "%s/sources.json", dir);
-    char tmp[PATH_MAX + 48];
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
     json_t *j = lsp__snaps_to_json(f);
-    if (json_dump_file(j, tmp, JSON_COMPACT) || rename(tmp, path)) {
-        lsp_log(s, LSP_MSG_WARNING, "cannot save %s", path);
-        unlink(tmp);
-    }
+    rc = j ? profile_save_json(j, path, JSON_COMPACT) : -ENOMEM;
+    if (rc) lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", path, strerror(-rc));
     json_decref(j);
+}
+
+/* One load of <root>/.hotline: the worker fills a fresh profile, snapshots
+ * and leaks; the loop thread swaps them in (load_after), unless a run or
+ * hotline.clear replaced the profile meanwhile (discard) or the server is
+ * exiting. Freed in load_after only. */
+struct lsp_load {
+    uv_work_t req;
+    struct server *srv; /* borrowed; NULL once lsp_feat_free let go */
+    char dir[PATH_MAX];
+    int discard;
+    /* results (worker -> loop thread) */
+    struct profile *prof;   /* owned until handed over */
+    struct lsp_feat snaps;  /* only .snaps / .nsnaps: owned until handed over */
+    json_t *leaks;          /* owned until handed over */
+    int missing;            /* no profile.json: nothing to say */
+    char err[2 * PATH_MAX + 256]; /* why profile.json was refused: "<path>: <why>" */
+};
+
+static void load_work(uv_work_t *req)
+{
+    struct lsp_load *ld = req->data;
+    struct stat st;
+    char path[PATH_MAX + 32];
+    int rc = real_dir(ld->dir, &st);
+    if (rc == -ENOENT) {
+        ld->missing = 1;
+        return;
+    }
+    if (rc) {
+        snprintf(ld->err, sizeof ld->err, "%s: %s", ld->dir,
+                 rc == -ELOOP ? "is a symbolic link: not followed" : strerror(-rc));
+        return;
+    }
+    snprintf(path, sizeof path, "%s/profile.json", ld->dir);
+    if (lstat(path, &st) && errno == ENOENT) {
+        ld->missing = 1;
+        return;
+    }
+    char err[PATH_MAX + 96] = "";
+    ld->prof = profile_load(path, PROFILE_READ_UNTRUSTED, err, sizeof err);
+    if (!ld->prof) { /* the file's own errors name it; the format's do not */
+        if (!strncmp(err, path, strlen(path)))
+            snprintf(ld->err, sizeof ld->err, "%s", err);
+        else
+            snprintf(ld->err, sizeof ld->err, "%s: %s", path, err);
+        return;
+    }
+    ld->leaks = lsp__leaks_json(ld->prof);
+    snprintf(path, sizeof path, "%s/sources.json", ld->dir);
+    char *text;
+    size_t len;
+    if (profile_read_file(path, PROFILE_MAX_JSON_BYTES, PROFILE_READ_UNTRUSTED, &text, &len))
+        return; /* no snapshots: every line shows as stale, nothing wrong is drawn */
+    json_t *j = json_loadb(text, len, 0, NULL);
+    free(text);
+    if (json_is_object(j)) lsp__snaps_from_json(&ld->snaps, j);
+    json_decref(j);
+}
+
+static void load_free(struct lsp_load *ld)
+{
+    profile_free(ld->prof);
+    lsp__snaps_clear(&ld->snaps);
+    json_decref(ld->leaks);
+    free(ld);
+}
+
+static void load_after(uv_work_t *req, int status)
+{
+    struct lsp_load *ld = req->data;
+    struct server *s = ld->srv;
+    struct lsp_feat *f = s ? s->feat : NULL;
+    if (f) f->load = NULL;
+    if (!f || f->exiting || ld->discard || status < 0) {
+        load_free(ld);
+        return;
+    }
+    if (!ld->prof) {
+        if (!ld->missing) lsp_log(s, LSP_MSG_WARNING, "ignoring %s", ld->err);
+        load_free(ld);
+        return;
+    }
+    profile_free(f->prof);
+    f->prof = ld->prof;
+    ld->prof = NULL;
+    lsp__anchors_clear(f);
+    lsp__snaps_clear(f);
+    f->snaps = ld->snaps.snaps;
+    f->nsnaps = ld->snaps.nsnaps;
+    ld->snaps.snaps = NULL;
+    json_decref(f->leaks);
+    f->leaks = ld->leaks;
+    ld->leaks = NULL;
+    lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", ld->dir);
+    load_free(ld);
+    /* requests answered meanwhile had no profile: ask for them again */
+    if (f->initialized && s->state == LSP_RUNNING) send_refresh(s);
 }
 
 static void load_profile(struct server *s)
 {
     struct lsp_feat *f = s->feat;
-    char dir[PATH_MAX], path[PATH_MAX + 32], err[256];
+    char dir[PATH_MAX];
     if (!lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
-    snprintf(path, sizeof path, "%s/profile.json", dir);
-    struct stat st;
-    if (stat(path, &st)) return;
-    struct profile *p = profile_load(path, err, sizeof err);
-    if (!p) {
-        lsp_log(s, LSP_MSG_WARNING, "ignoring %s: %s", path, err);
-        return;
+    struct lsp_load *ld = calloc(1, sizeof *ld);
+    if (!ld) return;
+    ld->srv = s;
+    ld->req.data = ld;
+    snprintf(ld->dir, sizeof ld->dir, "%s", dir);
+    f->load = ld;
+    if (!s->loop) { /* no loop (fuzzing): in place */
+        load_work(&ld->req);
+        load_after(&ld->req, 0);
+    } else if (uv_queue_work(s->loop, &ld->req, load_work, load_after)) {
+        f->load = NULL;
+        free(ld);
     }
-    profile_free(f->prof);
-    f->prof = p;
-    snprintf(path, sizeof path, "%s/sources.json", dir);
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (json_is_object(j)) lsp__snaps_from_json(f, j);
-    json_decref(j);
-    lsp__leaks_update(f);
-    lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", dir);
+}
+
+/* A run or hotline.clear replaces the profile: a load still under way must
+ * not bring the old one back. */
+static void load_discard(struct lsp_feat *f)
+{
+    if (f->load) f->load->discard = 1;
 }
 
 /* ---- progress, refresh, executing ------------------------------------- */
@@ -529,6 +671,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     }
     /* the new profile replaces the old one from now on (a run that is still
      * closing has had its on_exit: it no longer touches its store) */
+    load_discard(f);
     profile_free(f->prof);
     f->prof = store;
     lsp__leaks_update(f);
@@ -606,13 +749,15 @@ static void cmd_clear(struct server *s, json_t *id)
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "a program is running: stop it first");
         return;
     }
+    load_discard(f);
     profile_free(f->prof);
     f->prof = NULL;
     lsp__leaks_update(f);
     lsp__anchors_clear(f);
     lsp__snaps_clear(f);
     char dir[PATH_MAX], path[PATH_MAX + 32];
-    if (!hotline_dir(s, dir, sizeof dir)) {
+    struct stat st;
+    if (!hotline_dir(s, dir, sizeof dir) && !real_dir(dir, &st)) { /* not through a symlink */
         snprintf(path, sizeof path, "%s/profile.json", dir);
         unlink(path);
         snprintf(path, sizeof path, "%s/sources.json", dir);
@@ -712,7 +857,9 @@ void lsp_feat_initialize(struct server *s, json_t *caps)
 
 void lsp_feat_initialized(struct server *s)
 {
-    if (s->feat && s->feat->prof) lsp__publish_diagnostics(s, NULL);
+    if (!s->feat) return;
+    s->feat->initialized = 1; /* a profile still loading is published when it is in */
+    if (s->feat->prof) lsp__publish_diagnostics(s, NULL);
 }
 
 void lsp_feat_close(struct server *s)
@@ -720,6 +867,8 @@ void lsp_feat_close(struct server *s)
     struct lsp_feat *f = s->feat;
     if (!f) return;
     f->exiting = 1;
+    /* not started yet: never starts; under way: load_after frees it */
+    if (f->load) uv_cancel((uv_req_t *)&f->load->req);
     if (f->run) {
         lsp_log(s, LSP_MSG_INFO, "stopping pid %d: the server is exiting", f->run->sess.pid);
         run_retire(s, f->run);
@@ -747,7 +896,9 @@ void lsp_feat_free(struct server *s)
     struct lsp_feat *f = s->feat;
     if (!f) return;
     /* runs still closing (no loop to finish them) are leaked on purpose only
-     * without a loop; with one, lsp_feat_close + uv_run finished them */
+     * without a loop; with one, lsp_feat_close + uv_run finished them. The
+     * same for a load: with a loop it has ended; without, it ran in place */
+    if (f->load) f->load->srv = NULL;
     profile_free(f->prof);
     lsp__anchors_clear(f);
     lsp__snaps_clear(f);

@@ -111,7 +111,7 @@ static long current_line(const struct view *v, int line)
 
 static const struct agent_stats *line_stats(const struct prof_file *pf, int line)
 {
-    return line > 0 && line < pf->nlines && pf->has[line] ? &pf->lines[line] : NULL;
+    return line > 0 ? profile_file_line(pf, line) : NULL;
 }
 
 /* ---- code lenses ---- */
@@ -655,23 +655,24 @@ static json_t *diag(long line, int severity, const char *code, const char *msg)
                      "code", code, "message", msg, "codeDescription", "href", VIEW_DOCS_URL);
 }
 
+json_t *lsp__leaks_json(const struct profile *p)
+{
+    /* the same lists as the per-file `leaks` of the saved profile
+     * (docs/profile-format.md), without writing the whole profile */
+    json_t *leaks = NULL;
+    for (size_t i = 0; i < p->nfiles; i++) {
+        json_t *l = memprof_leaks_json(p, p->files[i]->path);
+        if (!l) continue;
+        if (!leaks) leaks = json_object();
+        json_object_set_new(leaks, p->files[i]->path, l);
+    }
+    return leaks;
+}
+
 void lsp__leaks_update(struct lsp_feat *f)
 {
     json_decref(f->leaks);
-    f->leaks = NULL;
-    if (!f->prof) return;
-    /* the JSON writer is where per-file `leaks` appear (docs/profile-format.md) */
-    json_t *j = profile_to_json(f->prof);
-    const char *path;
-    json_t *file;
-    json_object_foreach(json_object_get(j, "files"), path, file)
-    {
-        json_t *l = json_object_get(file, "leaks");
-        if (!json_is_array(l) || !json_array_size(l)) continue;
-        if (!f->leaks) f->leaks = json_object();
-        json_object_set(f->leaks, path, l);
-    }
-    json_decref(j);
+    f->leaks = f->prof ? lsp__leaks_json(f->prof) : NULL;
 }
 
 static json_t *uri_list(json_t *by_uri, const char *uri)

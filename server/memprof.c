@@ -29,6 +29,7 @@ struct memprof {
     double t_end;
     struct tl_line **lines; /* open addressing, NULL = empty */
     size_t nlines, cap;
+    size_t examined; /* timelines looked at by memprof_leaks (tests: it stays linear) */
 };
 
 #define MP(p) ((struct memprof *)(p)->p__mem)
@@ -224,14 +225,18 @@ static int cmp_leak(const void *a, const void *b)
 size_t memprof_leaks(const struct profile *p, const char *path, struct memprof_leak *out,
                      size_t n)
 {
-    const struct memprof *m = MP(p);
-    if (!m || !n) return 0;
+    struct memprof *m = MP(p);
+    const struct prof_file *f = m && n ? profile_file(p, path) : NULL;
+    if (!f) return 0;
+    /* through the file's own lines (a timeline exists only for a line with
+     * data), so that every file of a profile costs its lines, not the
+     * whole table: linear over a profile of 30,000 files */
     size_t k = 0;
-    for (size_t i = 0; i < m->cap && k < n; i++) {
-        const struct tl_line *e = m->lines[i];
-        if (!e || strcmp(e->path, path)) continue;
+    for (size_t i = 0; i < f->nlines && k < n; i++) {
+        const struct tl_line *e = line_get(m, f->path, f->lines[i].line, 0);
+        m->examined++;
         struct memprof_leak l;
-        if (memprof_analyse(e->tl.t, e->tl.v, e->tl.n, m->t_end, &l)) {
+        if (e && memprof_analyse(e->tl.t, e->tl.v, e->tl.n, m->t_end, &l)) {
             l.line = e->line;
             out[k++] = l;
         }
@@ -283,17 +288,23 @@ void memprof_json_line(const struct profile *p, const char *path, int line, json
 
 #define LEAKS_PER_FILE 100
 
-void memprof_json_file(const struct profile *p, const char *path, json_t *fileobj)
+json_t *memprof_leaks_json(const struct profile *p, const char *path)
 {
     struct memprof_leak l[LEAKS_PER_FILE];
     size_t n = memprof_leaks(p, path, l, LEAKS_PER_FILE);
-    if (!n) return;
+    if (!n) return NULL;
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(a, json_pack("{s:i,s:f,s:f,s:f}", "line", l[i].line, "likelihood",
                                            round(l[i].likelihood * 100) / 100, "rate_mb_s",
                                            l[i].rate_mb_s, "kept_mb", l[i].kept_mb));
-    json_object_set_new(fileobj, "leaks", a);
+    return a;
+}
+
+void memprof_json_file(const struct profile *p, const char *path, json_t *fileobj)
+{
+    json_t *a = memprof_leaks_json(p, path);
+    if (a) json_object_set_new(fileobj, "leaks", a);
 }
 
 void memprof_load_top(struct profile *p, const json_t *root)
@@ -325,6 +336,12 @@ void memprof_load_line(struct profile *p, const char *path, int line, const json
     if (!e) return;
     tl_load(&e->tl, a);
     if (e->tl.n && e->tl.t[e->tl.n - 1] > m->t_end) m->t_end = e->tl.t[e->tl.n - 1];
+}
+
+size_t memprof_examined(const struct profile *p)
+{
+    const struct memprof *m = MP(p);
+    return m ? m->examined : 0;
 }
 
 double memprof_peak_mb(const struct profile *p, const char **path, int *line)

@@ -36,7 +36,8 @@ void memprof_touch(struct profile *p, double ts);
 /* Program footprint at ts; peak with its place (peak_path interned or NULL). */
 int memprof_footprint(struct profile *p, double ts, double live_mb, double peak_mb,
                       const char *peak_path, int peak_line);
-/* Leaks of one file: fills out[0..ret) (at most n), most likely first. */
+/* Leaks of one file: fills out[0..ret) (at most n), most likely first.
+ * Costs the file's lines with data (not the whole profile's). */
 size_t memprof_leaks(const struct profile *p, const char *path, struct memprof_leak *out,
                      size_t n);
 /* Pure analysis of one step-function timeline t[0..n), v[0..n) (MB) ending
@@ -51,10 +52,17 @@ int memprof_analyse(const double *t, const double *v, int n, double t_end,
 void memprof_json_top(const struct profile *p, json_t *root);
 void memprof_json_line(const struct profile *p, const char *path, int line, json_t *lineobj);
 void memprof_json_file(const struct profile *p, const char *path, json_t *fileobj);
+/* New reference: the `leaks` list of one file as the profile writes it, or
+ * NULL when it has none. */
+json_t *memprof_leaks_json(const struct profile *p, const char *path);
 /* Read back what the three writers wrote (path interned). Malformed
  * memory entries are skipped (they are optional). */
 void memprof_load_top(struct profile *p, const json_t *root);
 void memprof_load_line(struct profile *p, const char *path, int line, const json_t *lineobj);
+/* Lines memprof_leaks has looked at so far: a whole-profile pass (writing
+ * it, loading it in the language server) looks at each line once, never
+ * at every line for every file. For tests. */
+size_t memprof_examined(const struct profile *p);
 /* Peak footprint (MB) and where (path borrowed, may be NULL). */
 double memprof_peak_mb(const struct profile *p, const char **path, int *line);
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- string-keyed hash map (keys owned by the map) ---------------------- */
@@ -135,7 +136,7 @@ void profile_free(struct profile *p)
             free(f->funcs[j]);
         free(f->funcs);
         free(f->lines);
-        free(f->has);
+        free(f->p__slots);
         free(f);
     }
     free(p->files);
@@ -266,31 +267,72 @@ static struct prof_file *file_get(struct profile *p, const char *path, int creat
     return f;
 }
 
-static struct agent_stats *line_slot(struct prof_file *f, int line)
+/* ---- sparse lines: f->lines in first-seen order, indexed by p__slots
+ * (open addressing, at most half full, lines[i] stored as i + 1) ---- */
+
+static size_t slot_of(int line, size_t nslots)
 {
-    if (line < 0 || line > PROFILE_MAX_LINE) return NULL;
-    if (line >= f->nlines) {
-        int n = f->nlines ? f->nlines : 64;
-        while (n <= line)
-            n *= 2;
-        struct agent_stats *l = realloc(f->lines, (size_t)n * sizeof *l);
-        if (!l) return NULL;
-        f->lines = l;
-        unsigned char *h = realloc(f->has, (size_t)n);
-        if (!h) return NULL;
-        f->has = h;
-        memset(f->lines + f->nlines, 0, (size_t)(n - f->nlines) * sizeof *l);
-        memset(f->has + f->nlines, 0, (size_t)(n - f->nlines));
-        f->nlines = n;
-    }
-    f->has[line] = 1;
-    return &f->lines[line];
+    return (size_t)(((uint64_t)(unsigned)line * 0x9E3779B97F4A7C15ull) >> 32) & (nslots - 1);
 }
 
-static int add_line(struct profile *p, const char *path, int line, const struct agent_stats *st)
+/* Index in f->lines of line, or -1. */
+static long line_find(const struct prof_file *f, int line)
 {
-    struct prof_file *f = file_get(p, path, 1);
-    struct agent_stats *s = f ? line_slot(f, line) : NULL;
+    if (!f->p__nslots) return -1;
+    for (size_t i = slot_of(line, f->p__nslots);; i = (i + 1) & (f->p__nslots - 1)) {
+        uint32_t k = f->p__slots[i];
+        if (!k) return -1;
+        if (f->lines[k - 1].line == line) return (long)k - 1;
+    }
+}
+
+static int slots_grow(struct prof_file *f)
+{
+    size_t n = f->p__nslots ? f->p__nslots * 2 : 4;
+    uint32_t *s = calloc(n, sizeof *s);
+    if (!s) return -ENOMEM;
+    for (size_t i = 0; i < f->nlines; i++) {
+        size_t j = slot_of(f->lines[i].line, n);
+        while (s[j])
+            j = (j + 1) & (n - 1);
+        s[j] = (uint32_t)i + 1;
+    }
+    free(f->p__slots);
+    f->p__slots = s;
+    f->p__nslots = n;
+    return 0;
+}
+
+/* The record of line in f, made (zeroed) if new; NULL over a cap or ENOMEM. */
+static struct agent_stats *line_slot(struct profile *p, struct prof_file *f, int line)
+{
+    if (line < 0 || line > PROFILE_MAX_LINE) return NULL;
+    long i = line_find(f, line);
+    if (i >= 0) return &f->lines[i].st;
+    if (p->nline_records >= PROFILE_MAX_LINES) return NULL;
+    if ((f->nlines + 1) * 2 > f->p__nslots && slots_grow(f)) return NULL;
+    if (f->nlines == f->caplines) {
+        size_t cap = f->caplines ? f->caplines * 2 : 2; /* most library files: a line or two */
+        struct prof_line *l = realloc(f->lines, cap * sizeof *l);
+        if (!l) return NULL;
+        f->lines = l;
+        f->caplines = cap;
+    }
+    struct prof_line *l = &f->lines[f->nlines];
+    memset(l, 0, sizeof *l);
+    l->line = line;
+    size_t j = slot_of(line, f->p__nslots);
+    while (f->p__slots[j])
+        j = (j + 1) & (f->p__nslots - 1);
+    f->p__slots[j] = (uint32_t)++f->nlines;
+    p->nline_records++;
+    return &l->st;
+}
+
+static int file_add_line(struct profile *p, struct prof_file *f, int line,
+                         const struct agent_stats *st)
+{
+    struct agent_stats *s = line_slot(p, f, line);
     if (!s) {
         p->dropped++;
         return -ENOMEM;
@@ -299,6 +341,16 @@ static int add_line(struct profile *p, const char *path, int line, const struct 
     agent_stats_merge(&f->total, st);
     agent_stats_merge(&p->total, st);
     return 0;
+}
+
+static int add_line(struct profile *p, const char *path, int line, const struct agent_stats *st)
+{
+    struct prof_file *f = file_get(p, path, 1);
+    if (!f) {
+        p->dropped++;
+        return -ENOMEM;
+    }
+    return file_add_line(p, f, line, st);
 }
 
 static int add_func(struct profile *p, const char *path, const char *name, int first, int last,
@@ -653,26 +705,42 @@ const struct prof_file *profile_file(const struct profile *p, const char *path)
     return smap_get(&IDX(p)->files, path, NULL);
 }
 
+const struct agent_stats *profile_file_line(const struct prof_file *f, int line)
+{
+    long i = f ? line_find(f, line) : -1;
+    return i >= 0 ? &f->lines[i].st : NULL;
+}
+
 const struct agent_stats *profile_line(const struct profile *p, const char *path, int line)
 {
-    const struct prof_file *f = profile_file(p, path);
-    if (!f || line < 0 || line >= f->nlines || !f->has[line]) return NULL;
-    return &f->lines[line];
+    return profile_file_line(profile_file(p, path), line);
+}
+
+static void add_line_memory(struct agent_stats *out, const struct agent_stats *l)
+{
+    static const int sum[] = {AGENT_STAT_ALLOC, AGENT_STAT_FREED, AGENT_STAT_PYALLOC,
+                              AGENT_STAT_COPY};
+    for (size_t k = 0; k < sizeof sum / sizeof sum[0]; k++)
+        out->v[sum[k]] += l->v[sum[k]];
+    if (l->v[AGENT_STAT_PEAK] > out->v[AGENT_STAT_PEAK])
+        out->v[AGENT_STAT_PEAK] = l->v[AGENT_STAT_PEAK];
 }
 
 void profile_func_stats(const struct prof_file *f, const struct prof_func *fn,
                         struct agent_stats *out)
 {
-    static const int sum[] = {AGENT_STAT_ALLOC, AGENT_STAT_FREED, AGENT_STAT_PYALLOC, AGENT_STAT_COPY};
     *out = fn->st;
-    int lo = fn->first_line > 0 ? fn->first_line : 0;
-    int hi = fn->last_line < f->nlines ? fn->last_line : f->nlines - 1;
-    for (int l = lo; l <= hi; l++) {
-        if (!f->has[l]) continue;
-        for (size_t k = 0; k < sizeof sum / sizeof sum[0]; k++)
-            out->v[sum[k]] += f->lines[l].v[sum[k]];
-        if (f->lines[l].v[AGENT_STAT_PEAK] > out->v[AGENT_STAT_PEAK])
-            out->v[AGENT_STAT_PEAK] = f->lines[l].v[AGENT_STAT_PEAK];
+    long lo = fn->first_line > 0 ? fn->first_line : 0, hi = fn->last_line;
+    /* whichever is shorter: the function's range, or the file's lines */
+    if (hi >= lo && (size_t)(hi - lo) < f->nlines) {
+        for (long l = lo; l <= hi; l++) {
+            const struct agent_stats *st = profile_file_line(f, (int)l);
+            if (st) add_line_memory(out, st);
+        }
+    } else {
+        for (size_t i = 0; i < f->nlines; i++)
+            if (f->lines[i].line >= lo && f->lines[i].line <= hi)
+                add_line_memory(out, &f->lines[i].st);
     }
     agent_stats_derive(out);
 }
@@ -688,18 +756,16 @@ static int cmp_line_ref(const void *a, const void *b)
 
 size_t profile_top_lines(const struct profile *p, struct prof_line_ref *out, size_t n)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < p->nfiles; i++)
-        for (int l = 0; l < p->files[i]->nlines; l++)
-            total += p->files[i]->has[l] != 0;
+    size_t total = p->nline_records;
     if (!total || !n) return 0;
     struct prof_line_ref *all = malloc(total * sizeof *all);
     if (!all) return 0;
     size_t k = 0;
     for (size_t i = 0; i < p->nfiles; i++)
-        for (int l = 0; l < p->files[i]->nlines; l++)
-            if (p->files[i]->has[l])
-                all[k++] = (struct prof_line_ref){p->files[i], l, &p->files[i]->lines[l]};
+        for (size_t j = 0; j < p->files[i]->nlines; j++) {
+            const struct prof_line *l = &p->files[i]->lines[j];
+            all[k++] = (struct prof_line_ref){p->files[i], l->line, &l->st};
+        }
     qsort(all, k, sizeof *all, cmp_line_ref);
     if (n > k) n = k;
     memcpy(out, all, n * sizeof *out);
@@ -814,12 +880,11 @@ json_t *profile_to_json(const struct profile *p)
     for (size_t i = 0; i < p->nfiles; i++) {
         const struct prof_file *f = p->files[i];
         json_t *lines = json_object();
-        for (int l = 0; l < f->nlines; l++) {
-            if (!f->has[l]) continue;
+        for (size_t j = 0; j < f->nlines; j++) {
             char k[16];
-            snprintf(k, sizeof k, "%d", l);
-            json_t *lo = stats_json(&f->lines[l]);
-            memprof_json_line(p, f->path, l, lo);
+            snprintf(k, sizeof k, "%d", f->lines[j].line);
+            json_t *lo = stats_json(&f->lines[j].st);
+            memprof_json_line(p, f->path, f->lines[j].line, lo);
             json_object_set_new(lines, k, lo);
         }
         json_t *funcs = json_array();
@@ -941,7 +1006,11 @@ static int load_files(struct profile *p, const json_t *files, char *err, size_t 
     json_object_foreach((json_t *)files, path, fo)
     {
         if (!json_is_object(fo)) return jfail(err, errlen, "a 'files' entry is not an object");
-        if (!file_get(p, path, 1)) return -ENOMEM;
+        struct prof_file *f = file_get(p, path, 1);
+        if (!f) { /* over PROFILE_MAX_FILES (or out of memory): the rest is dropped */
+            p->dropped++;
+            continue;
+        }
         json_t *lines = json_object_get(fo, "lines"), *funcs = json_object_get(fo, "functions");
         if ((lines && !json_is_object(lines)) || (funcs && !json_is_array(funcs)))
             return jfail(err, errlen, "'lines' must be an object and 'functions' a list");
@@ -950,15 +1019,19 @@ static int load_files(struct profile *p, const json_t *files, char *err, size_t 
         json_object_foreach(lines, lk, lo)
         {
             char *end;
+            errno = 0;
             long l = strtol(lk, &end, 10);
             struct agent_stats st;
-            if (*end || end == lk || l < 0 || l > PROFILE_MAX_LINE)
+            if (*end || end == lk || l < 0)
                 return jfail(err, errlen, "a line key is not a line number");
             if (!json_is_object(lo) || agent_stats_read(&st, lo, 1))
                 return jfail(err, errlen, "a line entry has a field of the wrong type");
-            add_line(p, path, (int)l, &st);
-            const struct prof_file *pf = profile_file(p, path);
-            if (pf) memprof_load_line(p, pf->path, (int)l, lo);
+            /* past PROFILE_MAX_LINE or a cap: counted in dropped, never stored */
+            if (l > PROFILE_MAX_LINE || errno) {
+                p->dropped++;
+                continue;
+            }
+            if (!file_add_line(p, f, (int)l, &st)) memprof_load_line(p, f->path, (int)l, lo);
         }
         for (size_t i = 0; i < json_array_size(funcs); i++) {
             json_t *o = json_array_get(funcs, i);
@@ -1060,22 +1133,21 @@ struct profile *profile_from_json(const json_t *root, char *err, size_t errlen)
     return p;
 }
 
-int profile_save(const struct profile *p, const char *path)
+int profile_save_json(const json_t *root, const char *path, size_t flags)
 {
-    json_t *root = profile_to_json(p);
-    if (!root) return -ENOMEM;
     size_t n = strlen(path);
-    char *tmp = malloc(n + 32);
-    if (!tmp) {
-        json_decref(root);
-        return -ENOMEM;
-    }
-    snprintf(tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
+    char *tmp = malloc(n + 16);
+    if (!tmp) return -ENOMEM;
+    /* mkostemp creates with O_EXCL (mode 0600): a name someone placed
+     * beforehand, a symlink included, is never opened; and rename replaces
+     * a symlink at path itself, not what it points to */
+    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
     int rc = 0;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         rc = -errno;
-        goto out;
+        free(tmp);
+        return rc;
     }
     /* buffered: json_dumpfd writes token by token (one syscall each) */
     FILE *f = fdopen(fd, "w");
@@ -1083,26 +1155,113 @@ int profile_save(const struct profile *p, const char *path)
         rc = -errno;
         close(fd);
         unlink(tmp);
-        goto out;
+        free(tmp);
+        return rc;
     }
     errno = 0;
-    if (json_dumpf(root, f, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)) ||
-        fputc('\n', f) == EOF || fflush(f))
+    if (json_dumpf(root, f, flags) || fputc('\n', f) == EOF || fflush(f))
         rc = errno ? -errno : -EIO;
     if (!rc && fsync(fd)) rc = -errno;
     if (fclose(f) && !rc) rc = -errno;
     if (!rc && rename(tmp, path)) rc = -errno;
     if (rc) unlink(tmp);
-out:
     free(tmp);
+    return rc;
+}
+
+int profile_save(const struct profile *p, const char *path)
+{
+    json_t *root = profile_to_json(p);
+    if (!root) return -ENOMEM;
+    int rc = profile_save_json(root, path,
+                               JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
     json_decref(root);
     return rc;
 }
 
-struct profile *profile_load(const char *path, char *err, size_t errlen)
+int profile_read_file(const char *path, size_t max, int flags, char **out, size_t *len)
 {
+    *out = NULL;
+    *len = 0;
+    int oflags = O_RDONLY | O_CLOEXEC;
+    if (flags & PROFILE_READ_NOFOLLOW) oflags |= O_NOFOLLOW;
+    if (flags & PROFILE_READ_REGULAR) oflags |= O_NONBLOCK; /* a FIFO must not block the open */
+    int fd = open(path, oflags);
+    if (fd < 0) return -errno;
+    struct stat st;
+    if (fstat(fd, &st)) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    if ((flags & PROFILE_READ_REGULAR) && !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -EINVAL;
+    }
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
+        close(fd);
+        return -EFBIG;
+    }
+    /* sized by what is read, not by st_size: the file may grow meanwhile,
+     * and a pipe or device has none */
+    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, n = 0;
+    if (cap > max + 1) cap = max + 1;
+    char *buf = malloc(cap + 1);
+    int rc = buf ? 0 : -ENOMEM;
+    while (!rc) {
+        if (n == cap) {
+            if (cap > max) {
+                rc = -EFBIG;
+                break;
+            }
+            size_t nc = cap * 2 > max + 1 ? max + 1 : cap * 2;
+            char *nb = realloc(buf, nc + 1);
+            if (!nb) {
+                rc = -ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) rc = -errno;
+        if (r <= 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (!rc && n > max) rc = -EFBIG;
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = 0;
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+struct profile *profile_load(const char *path, int flags, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    int rc = profile_read_file(path, PROFILE_MAX_JSON_BYTES, flags, &text, &len);
+    if (rc) {
+        const char *why = rc == -ELOOP    ? "is a symbolic link: not followed"
+                          : rc == -EINVAL ? "is not a regular file"
+                          : rc == -EFBIG  ? "is bigger than a profile may be"
+                                          : strerror(-rc);
+        if (err && errlen) {
+            if (rc == -EFBIG)
+                snprintf(err, errlen, "%s: %s (%zu MB)", path, why, PROFILE_MAX_JSON_BYTES >> 20);
+            else
+                snprintf(err, errlen, "%s: %s", path, why);
+        }
+        return NULL;
+    }
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = json_loadb(text, len, 0, &je);
+    free(text);
     if (!root) {
         if (err && errlen) snprintf(err, errlen, "%s: %s", path, je.text);
         return NULL;

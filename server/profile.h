@@ -16,19 +16,29 @@
 #define HOTLINE_PROFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
 
 #include "agent_wire.h"
 
 #define PROFILE_FORMAT_VERSION 1
 #define PROFILE_MAX_FILES 100000
-#define PROFILE_MAX_LINE 10000000 /* line numbers above are dropped */
+/* Line numbers above are dropped: no Python source has a million lines
+ * (PEP 611's bound). Lines are stored sparsely (a hash of the lines that
+ * have data), so a file's memory follows how many lines have data, never
+ * its largest line number. */
+#define PROFILE_MAX_LINE 1000000
+#define PROFILE_MAX_LINES 2000000 /* line records per store; later ones counted in dropped */
 #define PROFILE_MAX_FUNCS 1000000 /* per store */
 #define PROFILE_MAX_STACKS 200000 /* distinct stacks kept; later ones counted in dropped */
 #define PROFILE_MAX_THREADS 4096
 #define PROFILE_MAX_PROCS 4096
 #define PROFILE_MAX_CONN_IDS (1 << 24) /* per-connection str/stack ids */
 #define PROFILE_JSON_STACKS 500        /* top stacks written to the JSON profile */
+/* A saved profile bigger than this is refused before parsing: the JSON tree
+ * and the store take several times the file's size. 30,000 files of one
+ * line each make ~6 MB. */
+#define PROFILE_MAX_JSON_BYTES ((size_t)64 << 20)
 
 struct prof_func {
     const char *name; /* store-owned */
@@ -36,11 +46,19 @@ struct prof_func {
     struct agent_stats st;
 };
 
+struct prof_line {
+    int line; /* 1-based (0: module-level code without a line) */
+    struct agent_stats st;
+};
+
 struct prof_file {
     const char *path; /* absolute, store-owned */
-    int nlines;       /* lines[0..nlines) allocated; index = line number */
-    struct agent_stats *lines;
-    unsigned char *has;       /* has[l] != 0: line l has data */
+    /* the lines that have data, in first-seen order (not sorted); find one
+     * with profile_file_line() */
+    struct prof_line *lines;
+    size_t nlines, caplines;
+    uint32_t *p__slots; /* private: open-addressing index, lines[i] as i + 1 */
+    size_t p__nslots;
     struct prof_func **funcs; /* store-owned */
     size_t nfuncs, capfuncs;
     struct agent_stats total; /* sum over lines */
@@ -96,6 +114,7 @@ struct profile {
     struct prof_proc *procs;
     size_t nprocs;
     long long dropped; /* records dropped by caps or bad entries */
+    size_t nline_records; /* lines with data over all files (PROFILE_MAX_LINES) */
     struct agent_stats total;
     void *p__idx; /* private hash indexes */
     void *p__mem; /* memory timelines and leak analysis (memprof.c) */
@@ -132,6 +151,8 @@ json_t *profile_conn_resolve_now(struct prof_conn *c, const struct agent_msg *m)
 const struct prof_file *profile_file(const struct profile *p, const char *path);
 /* Borrowed stats of (file, line), or NULL when the line has no data. */
 const struct agent_stats *profile_line(const struct profile *p, const char *path, int line);
+/* The same in a file record (borrowed). */
+const struct agent_stats *profile_file_line(const struct prof_file *f, int line);
 /* fn's stats with its memory filled in from the lines of its range
  * [first_line, last_line] in f (the agent charges memory to lines only):
  * allocated, freed, Python part and copies summed, peak the highest line
@@ -164,10 +185,27 @@ size_t profile_top_stacks(const struct profile *p, const char *path, int line,
 json_t *profile_to_json(const struct profile *p);
 /* New store from a JSON profile (borrowed), or NULL with a reason in err. */
 struct profile *profile_from_json(const json_t *root, char *err, size_t errlen);
-/* Atomic save: temp file in the same directory, fsync, rename. 0 or -errno. */
+/* Atomic save: a new temp file in the same directory (random name, created
+ * with O_EXCL so that nothing already there, a symlink included, is
+ * followed; mode 0600: the profile holds the program's argv), fsync, rename
+ * over path. 0 or -errno. */
 int profile_save(const struct profile *p, const char *path);
-/* Load a saved profile; NULL with a reason in err (missing file, bad JSON,
- * wrong version, wrong field type). */
-struct profile *profile_load(const char *path, char *err, size_t errlen);
+/* The same for any JSON value (borrowed), dumped with jansson's flags. */
+int profile_save_json(const json_t *root, const char *path, size_t flags);
+
+/* profile_read_file flags */
+#define PROFILE_READ_NOFOLLOW 1 /* refuse a symlink as the last component */
+#define PROFILE_READ_REGULAR 2  /* refuse a FIFO, a device...: opened without blocking */
+#define PROFILE_READ_UNTRUSTED (PROFILE_READ_NOFOLLOW | PROFILE_READ_REGULAR)
+/* Read a whole file of at most max bytes into *out (new, NUL-terminated,
+ * *len bytes). 0 or -errno: -ELOOP a symlink (NOFOLLOW), -EINVAL not a
+ * regular file (REGULAR), -EFBIG more than max bytes (nothing past max+1 is
+ * read: /dev/zero ends too). */
+int profile_read_file(const char *path, size_t max, int flags, char **out, size_t *len);
+/* Load a saved profile of at most PROFILE_MAX_JSON_BYTES (flags as above:
+ * PROFILE_READ_UNTRUSTED for a file the user did not name); NULL with a
+ * reason in err (missing file, symlink, not a regular file, too big, bad
+ * JSON, wrong version, wrong field type). */
+struct profile *profile_load(const char *path, int flags, char *err, size_t errlen);
 
 #endif

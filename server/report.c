@@ -108,9 +108,12 @@ static void header(FILE *out, const struct profile *p, const char *cwd)
 
 static int cmp_alloc(const void *a, const void *b)
 {
-    double x = ((const struct prof_line_ref *)a)->st->v[AGENT_STAT_ALLOC],
-           y = ((const struct prof_line_ref *)b)->st->v[AGENT_STAT_ALLOC];
-    return x < y ? 1 : x > y ? -1 : 0;
+    const struct prof_line_ref *ra = a, *rb = b;
+    double x = ra->st->v[AGENT_STAT_ALLOC], y = rb->st->v[AGENT_STAT_ALLOC];
+    if (x != y) return x < y ? 1 : -1;
+    /* ties in file and line order: a file's lines are stored in first-seen order */
+    int c = strcmp(ra->file->path, rb->file->path);
+    return c ? c : ra->line - rb->line;
 }
 
 /* Lines that allocated most, their kept/peak/copy, and the likely leaks
@@ -124,8 +127,9 @@ static void memory_section(FILE *out, const struct profile *p, int top, const ch
     struct prof_line_ref *v = NULL;
     for (size_t i = 0; i < p->nfiles; i++) {
         const struct prof_file *f = p->files[i];
-        for (int l = 0; l < f->nlines; l++) {
-            if (!f->has[l] || f->lines[l].v[AGENT_STAT_ALLOC] <= 0) continue;
+        for (size_t j = 0; j < f->nlines; j++) {
+            const struct prof_line *l = &f->lines[j];
+            if (l->st.v[AGENT_STAT_ALLOC] <= 0) continue;
             if (n == cap) {
                 size_t nc = cap ? cap * 2 : 64;
                 void *nv = realloc(v, nc * sizeof *v);
@@ -133,7 +137,7 @@ static void memory_section(FILE *out, const struct profile *p, int top, const ch
                 v = nv;
                 cap = nc;
             }
-            v[n++] = (struct prof_line_ref){f, l, &f->lines[l]};
+            v[n++] = (struct prof_line_ref){f, l->line, &l->st};
         }
     }
     if (!n && peak <= 0) {

@@ -6,8 +6,9 @@ server's resident memory.
 It writes the file and a saved profile (<root>/.hotline/profile.json, the
 docs/profile-format.md shape that profile_save writes) into a temporary
 workspace, starts `hotline lsp` there (the profile is reloaded on
-initialize), opens the file, and times requests one at a time (client-side
-round trip through pipes, so it includes framing, the transfer and Python's
+initialize, off the event loop: the benchmark waits for its log line),
+opens the file, and times requests one at a time (client-side round trip
+through pipes, so it includes framing, the transfer and Python's
 json.loads of the answer, which dominates for big answers). The server runs
 with HOTLINE_LSP_TIMING=1 and logs its own time per request on stderr
 (handler + encoding + handing the reply to the transport); those are shown as
@@ -122,6 +123,12 @@ def main():
                                  "initializationOptions": {"hints": {"threshold": 0}}})
     assert "result" in r, r
     c.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    # the profile loads off the event loop: wait until it is in
+    while True:
+        m = c.read()
+        if m.get("method") == "window/logMessage" and "profile" in m["params"]["message"]:
+            assert "loaded the last profile" in m["params"]["message"], m
+            break
     c.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
         "uri": uri, "languageId": "python", "version": 1, "text": text}}})
     td = {"uri": uri}

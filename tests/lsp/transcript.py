@@ -26,7 +26,13 @@ A transcript (tests/lsp/*.lsp) is a readable list of steps, one per line:
     no-process TEXT     wait until no process has TEXT in its command line
                         (10 s timeout; TEXT usually names a file in ${WORK})
     wait-file P         wait until file P (relative to ${WORK}) exists
-    symlink P TARGET    create a symbolic link P (relative to ${WORK}) to TARGET
+    symlink P TARGET    create a symlink P (relative to ${WORK}) pointing to TARGET
+    mkfifo P            create a FIFO P (relative to ${WORK})
+    chmod P MODE        chmod P (relative to ${WORK}) to MODE (octal, e.g. 0755)
+    file-is P {json}    check P (relative to ${WORK}, not followed): "type"
+                        ("file", "dir", "symlink", "fifo"), "mode" ("0600"),
+                        "text" (exact content), "contains" (a line equal to it)
+    max-rss MB          the server's peak resident memory so far is under MB
 
 In messages, ${WORK} is a fresh temporary directory, ${WORK_URI} its file://
 URI, and ${ROOT} the repository root. Lines ending with a backslash continue
@@ -154,6 +160,28 @@ def parse_steps(path, subst):
         op, _, rest = s.partition(" ")
         steps.append((op, rest.strip(), i))
     return steps
+
+
+def check_file(where, path, want):
+    import stat
+    try:
+        st = os.lstat(path)
+    except OSError as e:
+        raise Failure("%s: %s: %s" % (where, path, e))
+    kinds = {"file": stat.S_ISREG, "dir": stat.S_ISDIR, "symlink": stat.S_ISLNK,
+             "fifo": stat.S_ISFIFO}
+    if "type" in want and not kinds[want["type"]](st.st_mode):
+        raise Failure("%s: %s is not a %s (mode %o)" % (where, path, want["type"], st.st_mode))
+    if "mode" in want and stat.S_IMODE(st.st_mode) != int(want["mode"], 8):
+        raise Failure("%s: %s has mode %04o, expected %s" % (
+            where, path, stat.S_IMODE(st.st_mode), want["mode"]))
+    if "text" in want or "contains" in want:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if "text" in want and text != want["text"]:
+            raise Failure("%s: %s holds %r, expected %r" % (where, path, text[:200], want["text"]))
+        if "contains" in want and want["contains"] not in text.splitlines():
+            raise Failure("%s: %s has no line %r: %r" % (where, path, want["contains"], text[:200]))
 
 
 def run_case(hotline, path, extra_subst=None, extra_env=None, info=None):
@@ -288,7 +316,25 @@ def run_case(hotline, path, extra_subst=None, extra_env=None, info=None):
                     time.sleep(0.05)
             elif op == "symlink":
                 name, _, target = rest.partition(" ")
-                os.symlink(target, os.path.join(work, name))
+                full = os.path.join(work, name)
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                os.symlink(target, full)
+            elif op == "mkfifo":
+                full = os.path.join(work, rest)
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                os.mkfifo(full)
+            elif op == "chmod":
+                name, _, mode = rest.partition(" ")
+                os.chmod(os.path.join(work, name), int(mode, 8))
+            elif op == "file-is":
+                name, _, want = rest.partition(" ")
+                check_file(where, os.path.join(work, name), json.loads(want))
+            elif op == "max-rss":
+                with open("/proc/%d/status" % proc.pid) as f:
+                    hwm = [int(l.split()[1]) for l in f if l.startswith("VmHWM:")]
+                if not hwm or hwm[0] / 1024 >= float(rest):
+                    raise Failure("%s: server peak RSS %s MB, limit %s MB" % (
+                        where, hwm[0] // 1024 if hwm else "?", rest))
             elif op == "wait-file":
                 full = os.path.join(work, rest)
                 deadline = time.monotonic() + TIMEOUT

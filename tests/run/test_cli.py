@@ -12,6 +12,7 @@ Waiting is always for a condition with a deadline, never a fixed sleep.
 """
 import json
 import os
+import resource
 import select
 import shutil
 import signal
@@ -321,6 +322,46 @@ def fake_view(c):
     check(v.returncode == 1 and b"unsupported profile version 7" in v.stderr, "bad profile", v.stderr)
     v = subprocess.run([c.hotline, "view"], capture_output=True, timeout=30)
     check(v.returncode == 2, "view without a file")
+
+
+@case
+def fake_view_limits(c):
+    """A saved profile can come from anywhere (a cloned repository's
+    .hotline/): the same limits as the language server. Line numbers cost
+    nothing (sparse lines), a line past the cap is dropped, a file over the
+    size cap is refused before parsing, and --json writes a 0600 file."""
+    prog = c.write("prog.py", "import sys\nx = 1\n")
+    files = {prog: {"lines": {"1": {"python_s": 5.0, "samples": 500},
+                              "1000001": {"python_s": 4.0, "samples": 400}}}}
+    for i in range(8):  # line 1,000,000 in 8 files: an array of 2^20 lines each, before
+        files["/w/f%d.py" % i] = {"lines": {"1000000": {"python_s": 0.5, "samples": 50}}}
+    path = c.write("huge.json", json.dumps({"version": 1, "program": prog, "files": files}))
+    out_json = os.path.join(c.tmp, "out.json")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    v = subprocess.run([c.hotline, "view", "--json", out_json, path], capture_output=True,
+                       timeout=60, cwd=c.tmp)
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    vo, ve = v.stdout.decode(), v.stderr.decode("utf-8", "replace")
+    check(v.returncode == 0, "view exit status %d" % v.returncode, ve)
+    check(peak_mb < 400, "peak RSS %.0f MB (children so far, before: %.0f MB)" % (
+        peak_mb, before / 1024), vo)
+    check("prog.py:1 " in vo and "f0.py:1000000" in vo, "lines up to the cap shown", vo)
+    check("1000001" not in vo, "a line past the cap is dropped", vo)
+    j = load(out_json)
+    check(j["dropped"] == 1 and "1000001" not in j["files"][prog]["lines"], "dropped %r" % j["dropped"])
+    check(os.stat(out_json).st_mode & 0o777 == 0o600, "--json output is private: %o" % (
+        os.stat(out_json).st_mode & 0o777))
+    # over the size cap (64 MB): valid JSON, refused before it is parsed
+    big = os.path.join(c.tmp, "big.json")
+    with open(big, "w") as f:
+        f.write('{"version": 1, "files": {}}')
+        f.truncate(65 << 20)
+    with open(big, "r+") as f:  # the truncate padded with NULs: make them spaces
+        f.seek(27)
+        f.write(" " * ((65 << 20) - 27))
+    v = subprocess.run([c.hotline, "view", big], capture_output=True, timeout=60)
+    check(v.returncode == 1 and b"bigger than a profile may be" in v.stderr, "size cap",
+          v.stderr[-300:])
 
 
 @case

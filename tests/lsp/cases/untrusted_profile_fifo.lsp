@@ -1,0 +1,13 @@
+# a FIFO at .hotline/profile.json (nobody writes it) made the open block
+# forever: initialize never answered. It is refused as not a regular file.
+mkfifo .hotline/profile.json
+--> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"workspace": {"inlayHint": {"refreshSupport": true}}}, "initializationOptions": {"hints": {"threshold": 10}}}}
+<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile", "..."]}}}}
+--> {"jsonrpc":"2.0","method":"initialized","params":{}}
+<-- {"method": "window/logMessage", "params": {"type": 2, "message": "re:ignoring .*/\\.hotline/profile\\.json: is not a regular file"}}
+--> {"jsonrpc": "2.0", "id": 2, "method": "hotline/debug/state", "params": {}}
+<-- {"id": 2, "result": {"profile": false}}
+--> {"jsonrpc":"2.0","id":99,"method":"shutdown"}
+<-- {"id":99,"result":null}
+--> {"jsonrpc":"2.0","method":"exit"}
+exit 0
