@@ -15,8 +15,9 @@
  *            bits in the low bits (deferred reference; 3.15 also tags small
  *            ints), so it is masked before use. Owners >=
  *            FRAME_OWNED_BY_INTERPRETER are the interpreter's own entry
- *            frames (3.14 also FRAME_OWNED_BY_CSTACK; 3.15 drops it), whose
- *            executable is a trampoline code object, not user code.
+ *            frames (3.14 also FRAME_OWNED_BY_CSTACK; 3.15 drops it), not
+ *            user code: skipped by the same rule CPython's
+ *            _PyFrame_IsIncomplete() uses.
  */
 #ifndef HOTLINE_COMPAT_FRAME_H
 #define HOTLINE_COMPAT_FRAME_H
