@@ -12,8 +12,8 @@
  *            {previous, f_executable, instr_ptr, owner}
  * 3.14/3.15: the same fields, the struct now in pycore_interpframe_structs.h;
  *            f_executable is a _PyStackRef: the object's address with tag
- *            bits in the low bits (deferred reference; 3.15 also tags small
- *            ints), so it is masked before use. Owners >=
+ *            bits in the low bits (reference kind; 3.14 has 1 tag bit for
+ *            objects, 3.15 2), so it is masked before use. Owners >=
  *            FRAME_OWNED_BY_INTERPRETER are the interpreter's own entry
  *            frames (3.14 also FRAME_OWNED_BY_CSTACK; 3.15 drops it), not
  *            user code: skipped by the same rule CPython's
