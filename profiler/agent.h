@@ -187,6 +187,7 @@ int walk_probe(uintptr_t tstate, uint64_t *sig);
 int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out);
 long walk_tid_offset(void); /* >0 or -errno */
 void walk_gil_init(agent_t *a); /* with the GIL held */
+int walk_layout_check(char *why, size_t n); /* 0 or -EPROTO (why says what) */
 uintptr_t walk_gil_holder(agent_t *a); /* tstate, 0 = free, 1 = unknown */
 void walk_free(agent_t *a);
 

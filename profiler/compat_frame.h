@@ -10,11 +10,22 @@
  *            _PyInterpreterFrame {previous, f_code, prev_instr, owner}
  * 3.13:      PyThreadState.current_frame -> _PyInterpreterFrame
  *            {previous, f_executable, instr_ptr, owner}
+ * 3.14/3.15: the same fields, the struct now in pycore_interpframe_structs.h;
+ *            f_executable is a _PyStackRef: the object's address with tag
+ *            bits in the low bits (reference kind; 3.14 has 1 tag bit for
+ *            objects, 3.15 2), so it is masked before use. Owners >=
+ *            FRAME_OWNED_BY_INTERPRETER are the interpreter's own entry
+ *            frames (3.14 also FRAME_OWNED_BY_CSTACK; 3.15 drops it), not
+ *            user code: skipped by the same rule CPython's
+ *            _PyFrame_IsIncomplete() uses.
  */
 #ifndef HOTLINE_COMPAT_FRAME_H
 #define HOTLINE_COMPAT_FRAME_H
 
-#if PY_VERSION_HEX >= 0x030B0000
+#if PY_VERSION_HEX >= 0x030E0000
+#include <internal/pycore_interpframe_structs.h>
+typedef _PyInterpreterFrame compat_frame_t;
+#elif PY_VERSION_HEX >= 0x030B0000
 #include <internal/pycore_frame.h>
 typedef _PyInterpreterFrame compat_frame_t;
 #else
@@ -48,7 +59,10 @@ static inline uintptr_t compat_frame_back(const compat_frame_t *f)
 
 static inline uintptr_t compat_frame_code(const compat_frame_t *f)
 {
-#if PY_VERSION_HEX >= 0x030D0000
+#if PY_VERSION_HEX >= 0x030E0000
+    /* objects are at least 8-byte aligned: the low 3 bits are only tags */
+    return f->f_executable.bits & ~(uintptr_t)7;
+#elif PY_VERSION_HEX >= 0x030D0000
     return (uintptr_t)f->f_executable;
 #else
     return (uintptr_t)f->f_code;
@@ -58,7 +72,9 @@ static inline uintptr_t compat_frame_code(const compat_frame_t *f)
 /* 1 when the frame is a C-stack shim (3.12+) that is not Python code. */
 static inline int compat_frame_is_shim(const compat_frame_t *f)
 {
-#if PY_VERSION_HEX >= 0x030C0000
+#if PY_VERSION_HEX >= 0x030E0000
+    return f->owner >= FRAME_OWNED_BY_INTERPRETER;
+#elif PY_VERSION_HEX >= 0x030C0000
     return f->owner == FRAME_OWNED_BY_CSTACK;
 #else
     (void)f;

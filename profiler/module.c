@@ -144,6 +144,11 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
         errno = -r;
         return PyErr_SetFromErrno(PyExc_OSError);
     }
+    char why[256];
+    if (walk_layout_check(why, sizeof why) != 0) {
+        PyErr_Format(PyExc_RuntimeError, "hotline agent: %s", why);
+        return NULL;
+    }
     agent_t *a = calloc(1, sizeof *a);
     if (!a)
         return PyErr_NoMemory();

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "compat_code.h"
 #include "compat_frame.h"
 #include "compat_gil.h"
+#include "compat_layout.h"
 
 #define WALK_MAX_TSTATES 4096
 #define WALK_MAX_STR 4096
@@ -386,6 +388,13 @@ int walk_probe(uintptr_t tstate, uint64_t *sig)
         h = (h ^ u.raw[i]) * 1099511628211ull;
     *sig = h;
     return 0;
+}
+
+/* The running interpreter's _Py_DebugOffsets (3.13+) against our compiled
+ * layout: see compat_layout.h. why (borrowed) gets the first difference. */
+int walk_layout_check(char *why, size_t n)
+{
+    return compat_layout_check(why, n);
 }
 
 void walk_gil_init(agent_t *a)

@@ -2,13 +2,18 @@
 # The whole test suite, as CI runs it:
 #   1. normal build (RelWithDebInfo), every ctest, then the editor
 #      end-to-end tests (real Neovim, real VS Code in code-server);
+#   1b. Python 3.14 and 3.15 from a Debian sid root file system
+#      (tests/py-sid.sh, build-sid/ and .py-sid/): the agent built against
+#      their headers, every test that spawns a real interpreter (a loud
+#      "NOT RUN" banner when the tree cannot be built, a failure under CI);
 #   2. ASan+UBSan build of protocol/ and server/, every ctest again except
 #      the agent-only `profiler` label (no sanitized code in those; the
 #      transcript harness fails a case whose server prints a sanitizer or
 #      leak report);
 #   3. libFuzzer targets over their seed corpora, HOTLINE_FUZZ_SECONDS each
 #      (default 60).
-# Build folders: build/, build-asan/, build-fuzz/ at the repository root.
+# Build folders: build/, build-sid/, build-asan/, build-fuzz/ at the
+# repository root (and the sid tree in .py-sid/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -20,6 +25,9 @@ cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j"$jobs"
 step "tests"
 ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
+
+step "Python 3.14 / 3.15 (Debian sid tree, tests/py-sid.sh)"
+bash "$root/tests/py-sid.sh"
 
 step "editors (Neovim, VS Code in code-server)"
 bash "$root/tests/editors/run.sh" "$root/build"
