@@ -1,0 +1,18 @@
+# a Python child that outlives the program: the server stops waiting for it
+# after its drain (3 s) and closes its connection; that is not the server
+# dying, so the child runs on unharmed (it used to SIGKILL itself)
+--> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}, "codeLens": {"refreshSupport": true}}}}}
+<-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile", "..."]}}}}
+--> {"jsonrpc":"2.0","method":"initialized","params":{}}
+write-file main.py "import os, subprocess, sys\nsubprocess.Popen([sys.executable, os.path.abspath(\"child.py\")])\nprint(\"main done\")\n"
+write-file child.py "import os, time\n# outlive the program and the server's 3 s drain: go on once the test says so\ndeadline = time.monotonic() + 60\nwhile not os.path.exists(\"go\") and time.monotonic() < deadline:\n    time.sleep(0.02)\nwith open(\"child.tmp\", \"w\") as f:\n    f.write(\"ran %d\" % sum(range(1000)))\nos.rename(\"child.tmp\", \"child-done.txt\")\n"
+--> {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": {"command": "hotline.run", "arguments": [{"uri": "${WORK_URI}/main.py"}]}}
+<-- {"id": 2, "result": {"started": true}}
+<-- {"method": "window/showMessage", "params": {"message": "re:main.py exited 0"}}
+write-file go ""
+wait-file child-done.txt
+no-process ${WORK}/child.py
+--> {"jsonrpc":"2.0","id":99,"method":"shutdown"}
+<-- {"id":99,"result":null}
+--> {"jsonrpc":"2.0","method":"exit"}
+exit 0
