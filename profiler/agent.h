@@ -156,6 +156,7 @@ struct agent {
     int is_socket;
     int closed; /* connection over: nothing is sent or read any more */
     int lost;   /* ... because the program closed our descriptor */
+    int released; /* the server sent "stop": no longer die with it */
     char sock_path[108]; /* to tell the server why when lost */
     agent_buf_t out;
     char inbuf[65536];

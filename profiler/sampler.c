@@ -525,11 +525,10 @@ static void *sampler_main(void *arg)
         wire_report_lost(a, sampler_mono() - a->t0);
     wire_close(a);
     atomic_store(&a->alive, 0);
-    /* LSP mode, connection gone but not by a stop: the server may have been
-     * killed (its end closes before its pid goes away) or may just have let
-     * us go (a process outliving the program). Watch its pid until the
-     * program ends. */
-    if (ended_under_us && a->die_with_server)
+    /* LSP mode, connection gone without a "stop" (which releases us): the
+     * server may have been killed (its end closes before its pid goes away)
+     * or the program closed our socket. Watch its pid until the program ends. */
+    if (ended_under_us && a->die_with_server && !a->released)
         while (!wait_until(a, sampler_mono() + SERVER_WATCH_S))
             wire_server_check(a);
     return NULL;

@@ -10,8 +10,9 @@
  * before every send, recv and close, and when the program has closed it the
  * agent goes quiet without touching that number again. A connection that
  * ends is not a dead server: the server closes connections of processes that
- * outlive the program (session drain). In LSP mode whether the server died
- * is decided from its pid (wire_server_check).
+ * outlive the program (session drain, after a "stop" that releases them).
+ * In LSP mode whether the server died is decided from its pid
+ * (wire_server_check).
  */
 #include "agent.h"
 
@@ -200,7 +201,7 @@ static int server_gone(agent_t *a)
  * PR_SET_PDEATHSIG. SIGKILL: no handler of the program runs. */
 void wire_server_check(agent_t *a)
 {
-    if (a->die_with_server && server_gone(a))
+    if (a->die_with_server && !a->released && server_gone(a))
         kill(getpid(), SIGKILL);
 }
 
@@ -304,6 +305,7 @@ int wire_poll_in(agent_t *a)
 {
     if (!a->is_socket)
         return 0;
+    int ended = 0; /* EOF or an error: lines read before it still count */
     for (;;) {
         int fd = wire_fd(a);
         if (fd < 0)
@@ -311,17 +313,13 @@ int wire_poll_in(agent_t *a)
         if (a->inlen >= sizeof a->inbuf - 1)
             a->inlen = 0; /* over-long line: drop it */
         ssize_t r = recv(fd, a->inbuf + a->inlen, sizeof a->inbuf - 1 - a->inlen, MSG_DONTWAIT);
-        if (r == 0) {
-            wire_failed(a); /* closed by the server: stop profiling */
-            return 0;
-        }
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                break;
-            wire_failed(a);
-            return 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (r <= 0) {
+            ended = 1;
+            break;
         }
         a->inlen += (size_t)r;
     }
@@ -345,6 +343,10 @@ int wire_poll_in(agent_t *a)
     size_t rest = a->inlen - (size_t)(start - a->inbuf);
     memmove(a->inbuf, start, rest);
     a->inlen = rest;
+    if (stop)
+        a->released = 1; /* the server let us go: its death is not ours */
+    if (ended)
+        wire_failed(a); /* closed by the server (or by the program): stop profiling */
     return stop;
 }
 

@@ -395,11 +395,16 @@ static int sink_start(uv_loop_t *loop, uv_pipe_t *p)
 }
 
 /* Close every agent connection and the program's output pipes (LSP mode);
- * to_sinks: the run is over but someone may still write to them. */
+ * to_sinks: the run is over but processes outliving it may still write to
+ * them, and their agents get a "stop" first: it releases them (in LSP mode
+ * an agent whose connection ends without one watches the server's pid and
+ * dies with it). */
 static void close_conns_and_outputs(struct session *s, int to_sinks)
 {
-    for (struct session_conn *c = s->conns; c; c = c->next)
+    for (struct session_conn *c = s->conns; c; c = c->next) {
+        if (to_sinks && !c->closing) conn_send(c, "{\"t\":\"stop\"}");
         conn_close(c);
+    }
     for (int i = 0; i < 2; i++)
         if (s->out_open[i] && !uv_is_closing((uv_handle_t *)&s->io->out[i])) {
             if (to_sinks) sink_start(s->loop, &s->io->out[i]); /* best effort */
