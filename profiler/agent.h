@@ -44,6 +44,9 @@ typedef struct {
 void ownfd_set(agent_fd_t *o, int fd); /* adopts fd, just opened (none when fd < 0) */
 int ownfd_get(agent_fd_t *o);          /* fd while it is still ours, else -1 (forgotten) */
 void ownfd_close(agent_fd_t *o);       /* closes it only while it is still ours */
+/* The calling thread gets a descriptor table of its own holding only keep
+ * (and /dev/null on 0-2); 1, or 0 when refused (the table stays shared). */
+int ownfd_private_table(int keep);
 
 /* ---- wire.c: bounded output buffer and JSON helpers ---- */
 typedef struct {
@@ -149,6 +152,9 @@ struct agent {
     pthread_cond_t cv;
     atomic_int stop_req; /* 1 = stop asked by the program */
     atomic_int alive;    /* sampler thread running */
+    int started;         /* under mu: the sampler thread set up its fd table */
+    int own_table;       /* the sampler thread has a descriptor table of its own */
+    int shared_table;    /* HOTLINE_SHARED_FDS=1 (tests): do not take one */
     char stop_reason[16];
 
     /* sampler-only from here */

@@ -112,6 +112,8 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     a->interval_s = (interval_ms >= 0.1 && interval_ms <= 10000 ? interval_ms : 10.0) / 1000.0;
     a->profile_all = profile_all;
     a->die_with_server = die_with_server;
+    const char *shared = getenv("HOTLINE_SHARED_FDS"); /* test hook: the fallback path */
+    a->shared_table = shared && !strcmp(shared, "1");
     if (die_with_server)
         wire_server_init(a, (long)server_pid);
     if (die_with_server && server_pid > 0 && (long long)getppid() == server_pid) {

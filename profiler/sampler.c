@@ -444,6 +444,13 @@ static int wait_until(agent_t *a, double t)
 static void *sampler_main(void *arg)
 {
     agent_t *a = arg;
+    /* A table of our own, with only our connection in it (ownfd.c); then
+     * sampler_start may close the program's copy. */
+    a->own_table = !a->shared_table && ownfd_private_table(a->fd.fd);
+    pthread_mutex_lock(&a->mu);
+    a->started = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
     prctl(PR_SET_NAME, "hotline-sampler", 0, 0, 0);
     mem_thread_ignore(); /* our own tables are not the program's memory */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: probes sleep ~20 us */
@@ -555,6 +562,14 @@ int sampler_start(agent_t *a)
     if (r != 0) {
         atomic_store(&a->alive, 0);
         return -r;
+    }
+    pthread_mutex_lock(&a->mu);
+    while (!a->started)
+        pthread_cond_wait(&a->cv, &a->mu);
+    pthread_mutex_unlock(&a->mu);
+    if (a->own_table) {
+        agent_fd_t shared = a->fd; /* the same number in the program's table */
+        ownfd_close(&shared);
     }
     return 0;
 }

@@ -627,8 +627,8 @@ def real_children(c):
 
 
 CLOSERANGE = """import os, sys, time
-os.closerange(3, 4096)  # what a daemon does: the agent's socket goes too
-f = open(sys.argv[1], "w")  # gets the agent's old descriptor number
+os.closerange(3, 4096)  # what a daemon does (the agent's socket may be among them)
+f = open(sys.argv[1], "w")  # fd 3 as in a plain run: maybe the agent's old number
 end = time.monotonic() + 0.4
 n = 0
 while time.monotonic() < end:  # many sampler ticks while the file is open
@@ -643,16 +643,45 @@ print("wrote", n > 10, "fd", fd)
 """
 
 
+def private_fd_table(py):
+    """Whether a thread of py may take a descriptor table of its own
+    (unshare(CLONE_FILES); refused under some seccomp profiles)."""
+    code = ("import ctypes, threading\nr = []\n"
+            "t = threading.Thread(target=lambda: r.append(ctypes.CDLL(None).unshare(0x400)))\n"
+            "t.start(); t.join(); print(r[0])\n")
+    return subprocess.run([py, "-c", code], capture_output=True, text=True,
+                          timeout=30).stdout.strip() == "0"
+
+
 @case
 def real_closerange(c):
     """A program that closes descriptors it did not open and then opens a
-    file: the agent never touches that file (its old socket number) and goes
-    quiet; the program's file and stdout are those of a plain run."""
+    file: it gets the same descriptor numbers as in a plain run (the agent
+    takes none of them), the agent never touches its file, and the program's
+    file and stdout are those of a plain run. With a private descriptor
+    table for the sampler (where the host allows it) profiling goes on;
+    without, the agent goes quiet and hotline says why."""
+    closerange_once(c, False)
+
+
+@case
+def real_closerange_shared(c):
+    """real_closerange with the sampler in the program's descriptor table
+    (the fallback): every use of the socket is checked, the agent notices
+    its socket is gone, goes quiet without touching the program's file."""
+    closerange_once(c, True)
+
+
+def closerange_once(c, shared):
     prog = c.write("daemonish.py", CLOSERANGE)
     plain_out, prof_out = os.path.join(c.tmp, "plain.txt"), os.path.join(c.tmp, "prof.txt")
     plain = subprocess.run([c.python, prog, plain_out], capture_output=True, timeout=60)
     check(plain.returncode == 0, "plain run", plain.stderr)
-    rc, out, err = real_run(c, [prog, prof_out])
+    out_json = os.path.join(c.tmp, "p.json")
+    env = real_env(c)
+    if shared:
+        env["HOTLINE_SHARED_FDS"] = "1"  # as on a host that refuses unshare(CLONE_FILES)
+    rc, out, err = c.run(["--python", c.python, "--json", out_json, prog, prof_out], env=env)
     check(rc == 0, "exit status %d" % rc, err)
     check(out == plain.stdout, "stdout byte-identical: %r vs %r" % (out, plain.stdout), err)
     for path in (plain_out, prof_out):  # n lines depend on time, their form does not
@@ -662,7 +691,15 @@ def real_closerange(c):
         check(n > 10 and lines == [b"line %d" % i for i in range(n)] + [b"last", b""],
               "%s: every line the program wrote, nothing else" % os.path.basename(path),
               b"\n".join(lines)[-300:], err)
-    check("closed the profiler's connection" in err, "hotline says why the profile stops", err)
+    if not shared and private_fd_table(c.python):
+        lines = load(out_json)["files"].get(prog, {}).get("lines", {})
+        loop = sum(t_time(lines[l]) for l in ("6", "7", "8", "9", "10") if l in lines)
+        print("private table: %.3f s profiled in the loop after closerange" % loop)
+        check(loop > 0.2, "profiled on after closerange: %.3f s of 0.4 in the loop" % loop, err)
+        check("closed the profiler's connection" not in err, "no lost connection", err)
+    else:
+        print("no private table here: the agent goes quiet")
+        check("closed the profiler's connection" in err, "hotline says why the profile stops", err)
 
 
 OUTLIVE = """import os, subprocess, sys
