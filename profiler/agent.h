@@ -5,7 +5,8 @@
  *   walk.c      reading thread states, frames and code objects without the GIL
  *   memread.c   safe reads of our own memory (process_vm_readv), str decoding
  *   aggregate.c string/stack tables and per-line/func/thread deltas
- *   wire.c      output buffer, JSON helpers, socket in/out
+ *   wire.c      output buffer, JSON helpers, socket in/out, server liveness
+ *   ownfd.c     descriptors checked before every use (the program may close them)
  *   linetable.c offset -> line decoders
  * No Python headers here: only walk.c and module.c include Python.h.
  * Everything mutable sits in struct agent; the sampler thread is the only
@@ -18,6 +19,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "probe.h"
 
@@ -31,6 +33,20 @@
 #define AGENT_OUT_SOFT (1u << 20) /* above: keep aggregating, send no delta */
 #define AGENT_OUT_HARD (64u << 20) /* above: give up profiling */
 
+
+/* ---- ownfd.c: a descriptor of ours, with what it referred to when opened ---- */
+typedef struct {
+    int fd; /* -1: none, or no longer ours (never touched again) */
+    dev_t dev;
+    ino_t ino;
+} agent_fd_t;
+
+void ownfd_set(agent_fd_t *o, int fd); /* adopts fd, just opened (none when fd < 0) */
+int ownfd_get(agent_fd_t *o);          /* fd while it is still ours, else -1 (forgotten) */
+void ownfd_close(agent_fd_t *o);       /* closes it only while it is still ours */
+/* The calling thread gets a descriptor table of its own holding only keep
+ * (and /dev/null on 0-2); 1, or 0 when refused (the table stays shared). */
+int ownfd_private_table(int keep);
 
 /* ---- wire.c: bounded output buffer and JSON helpers ---- */
 typedef struct {
@@ -102,7 +118,7 @@ typedef struct {
     int was_running; /* at the previous sample */
     int run_cat;   /* last running category seen (CAT_PY/CAT_NAT) */
     int state_now; /* category of the latest sample */
-    int schedfd, statfd;
+    agent_fd_t schedfd, statfd;
     char name[40];
     int cur_file, cur_line;
     double since;
@@ -118,6 +134,8 @@ struct agent {
     double interval_s;
     int profile_all;
     int die_with_server; /* LSP mode: SIGKILL ourselves when the server goes */
+    long server_pid;     /* die_with_server: the server, checked by pid (wire.c) */
+    unsigned long long server_start; /* its start time (/proc stat), 0 = unknown */
     int memory;          /* memhooks.c active */
     int gpu;             /* poll NVML (nvml.c) */
     char **include, **exclude;
@@ -134,10 +152,18 @@ struct agent {
     pthread_cond_t cv;
     atomic_int stop_req; /* 1 = stop asked by the program */
     atomic_int alive;    /* sampler thread running */
+    int started;         /* under mu: the sampler thread set up its fd table */
+    int own_table;       /* the sampler thread has a descriptor table of its own */
+    int shared_table;    /* HOTLINE_SHARED_FDS=1 (tests): do not take one */
     char stop_reason[16];
 
     /* sampler-only from here */
-    int fd, is_socket, closed;
+    agent_fd_t fd;
+    int is_socket;
+    int closed; /* connection over: nothing is sent or read any more */
+    int lost;   /* ... because the program closed our descriptor */
+    int released; /* the server sent "stop": no longer die with it */
+    char sock_path[108]; /* to tell the server why when lost */
     agent_buf_t out;
     char inbuf[65536];
     size_t inlen;
@@ -220,6 +246,9 @@ int wire_open(agent_t *a, const char *path, int is_socket); /* 0 or -errno */
 void wire_flush(agent_t *a);            /* non-blocking */
 void wire_drain(agent_t *a, double timeout_s); /* at the end */
 int wire_poll_in(agent_t *a);           /* handles now/stop; 1 = stop asked */
-void wire_close(agent_t *a);
+void wire_close(agent_t *a);            /* closes our descriptor only if still ours */
+void wire_report_lost(agent_t *a, double ts); /* the program closed it: say so to the server */
+void wire_server_init(agent_t *a, long pid); /* LSP mode: the server to die with */
+void wire_server_check(agent_t *a);     /* LSP mode: SIGKILL us if the server is gone */
 
 #endif

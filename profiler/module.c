@@ -74,10 +74,8 @@ static void agent_free(agent_t *a)
     walk_free(a);
     buf_free(&a->out);
     for (int i = 0; i < a->nth; i++) {
-        if (a->th[i]->schedfd >= 0)
-            close(a->th[i]->schedfd);
-        if (a->th[i]->statfd >= 0)
-            close(a->th[i]->statfd);
+        ownfd_close(&a->th[i]->schedfd);
+        ownfd_close(&a->th[i]->statfd);
         free(a->th[i]);
     }
     strv_free(a->include, a->ninclude);
@@ -152,12 +150,16 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     agent_t *a = calloc(1, sizeof *a);
     if (!a)
         return PyErr_NoMemory();
-    a->fd = -1;
+    a->fd.fd = -1;
     a->interval_s = (interval_ms >= 0.1 && interval_ms <= 10000 ? interval_ms : 10.0) / 1000.0;
     a->profile_all = profile_all;
     a->die_with_server = die_with_server;
+    const char *shared = getenv("HOTLINE_SHARED_FDS"); /* test hook: the fallback path */
+    a->shared_table = shared && !strcmp(shared, "1");
+    if (die_with_server)
+        wire_server_init(a, (long)server_pid);
     if (die_with_server && server_pid > 0 && (long long)getppid() == server_pid)
-        arm_server_death(server_pid);
+        arm_server_death(server_pid); /* started by the server itself: die with it */
     a->interp = PyInterpreterState_Get();
     a->t0 = sampler_mono();
     a->tid_off = walk_tid_offset();
@@ -235,8 +237,8 @@ static PyObject *py_forget(PyObject *self, PyObject *noargs)
     agent_t *a = g_agent;
     g_agent = NULL;
     mem_after_fork();
-    if (a && a->fd >= 0)
-        close(a->fd);
+    if (a)
+        ownfd_close(&a->fd); /* only if the program did not close it already */
     Py_RETURN_NONE;
 }
 

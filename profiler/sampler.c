@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#define SERVER_WATCH_S 0.1 /* LSP mode, connection gone: server pid checks */
 #define DELTA_PERIOD 0.1
 /* Probing goes on, a round every PROBE_GAP, until each running thread is
  * decided (probe.h) or the rounds or the window run out. */
@@ -63,10 +64,11 @@ static double thread_cpu(long tid)
 /* Run-queue wait (runnable, not running) of the thread, seconds, or 0. */
 static double thread_rq(agent_thread_t *t)
 {
-    if (t->schedfd < 0)
+    int fd = ownfd_get(&t->schedfd); /* the program may have closed it */
+    if (fd < 0)
         return 0;
     char b[96];
-    ssize_t n = pread(t->schedfd, b, sizeof b - 1, 0);
+    ssize_t n = pread(fd, b, sizeof b - 1, 0);
     if (n <= 0)
         return 0;
     b[n] = 0;
@@ -81,10 +83,11 @@ static double thread_rq(agent_thread_t *t)
  * a thread that is runnable at the sample counts as busy for the period. */
 static int thread_runnable(agent_thread_t *t)
 {
-    if (t->statfd < 0)
+    int fd = ownfd_get(&t->statfd);
+    if (fd < 0)
         return 0;
     char b[512];
-    ssize_t n = pread(t->statfd, b, sizeof b - 1, 0);
+    ssize_t n = pread(fd, b, sizeof b - 1, 0);
     if (n <= 0)
         return 0;
     b[n] = 0;
@@ -145,9 +148,9 @@ static agent_thread_t *thread_rec(agent_t *a, const walk_thread_t *w)
     t->run_cat = CAT_PY;
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", t->tid);
-    t->schedfd = open(path, O_RDONLY | O_CLOEXEC);
+    ownfd_set(&t->schedfd, open(path, O_RDONLY | O_CLOEXEC));
     snprintf(path, sizeof path, "/proc/self/task/%ld/stat", t->tid);
-    t->statfd = open(path, O_RDONLY | O_CLOEXEC);
+    ownfd_set(&t->statfd, open(path, O_RDONLY | O_CLOEXEC));
     thread_name(t);
     a->th[a->nth++] = t;
     return t;
@@ -161,10 +164,8 @@ static void threads_prune(agent_t *a)
         if (t->gen == a->gen) {
             a->th[j++] = t;
         } else {
-            if (t->schedfd >= 0)
-                close(t->schedfd);
-            if (t->statfd >= 0)
-                close(t->statfd);
+            ownfd_close(&t->schedfd);
+            ownfd_close(&t->statfd);
             free(t);
         }
     }
@@ -443,6 +444,13 @@ static int wait_until(agent_t *a, double t)
 static void *sampler_main(void *arg)
 {
     agent_t *a = arg;
+    /* A table of our own, with only our connection in it (ownfd.c); then
+     * sampler_start may close the program's copy. */
+    a->own_table = !a->shared_table && ownfd_private_table(a->fd.fd);
+    pthread_mutex_lock(&a->mu);
+    a->started = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
     prctl(PR_SET_NAME, "hotline-sampler", 0, 0, 0);
     mem_thread_ignore(); /* our own tables are not the program's memory */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: probes sleep ~20 us */
@@ -500,7 +508,7 @@ static void *sampler_main(void *arg)
         }
         wire_flush(a);
         if (a->closed)
-            break; /* server gone: stop profiling, keep the program running */
+            break; /* connection over: stop profiling, keep the program running */
         if (a->out.overflow) {
             reason = "overflow";
             break;
@@ -519,8 +527,17 @@ static void *sampler_main(void *arg)
                    a->late_max * 1e3);
         wire_drain(a, 2.0);
     }
+    int ended_under_us = a->closed; /* by the server, a peer error or the program */
+    if (a->lost)
+        wire_report_lost(a, sampler_mono() - a->t0);
     wire_close(a);
     atomic_store(&a->alive, 0);
+    /* LSP mode, connection gone without a "stop" (which releases us): the
+     * server may have been killed (its end closes before its pid goes away)
+     * or the program closed our socket. Watch its pid until the program ends. */
+    if (ended_under_us && a->die_with_server && !a->released)
+        while (!wait_until(a, sampler_mono() + SERVER_WATCH_S))
+            wire_server_check(a);
     return NULL;
 }
 
@@ -545,6 +562,14 @@ int sampler_start(agent_t *a)
     if (r != 0) {
         atomic_store(&a->alive, 0);
         return -r;
+    }
+    pthread_mutex_lock(&a->mu);
+    while (!a->started)
+        pthread_cond_wait(&a->cv, &a->mu);
+    pthread_mutex_unlock(&a->mu);
+    if (a->own_table) {
+        agent_fd_t shared = a->fd; /* the same number in the program's table */
+        ownfd_close(&shared);
     }
     return 0;
 }

@@ -5,6 +5,14 @@
  * AGENT_OUT_SOFT (then deltas are held back and keep aggregating) and never
  * blocks the program. Incoming lines ("now", "stop") are parsed by a small
  * key scanner: we only need two fields.
+ *
+ * The descriptor lives in the program's table (ownfd.c): it is checked
+ * before every send, recv and close, and when the program has closed it the
+ * agent goes quiet without touching that number again. A connection that
+ * ends is not a dead server: the server closes connections of processes that
+ * outlive the program (session drain, after a "stop" that releases them).
+ * In LSP mode whether the server died is decided from its pid
+ * (wire_server_check).
  */
 #include "agent.h"
 
@@ -17,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -94,53 +103,143 @@ int buf_json_str(agent_buf_t *b, const char *s, size_t n)
     return r ? r : buf_add(b, "\"", 1);
 }
 
+/* New connected, non-blocking socket to path, or -errno. nb_connect: give
+ * up at once (EAGAIN) when the server's accept backlog is full. */
+static int wire_connect(const char *path, int nb_connect)
+{
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof sa.sun_path)
+        return -ENAMETOOLONG;
+    strcpy(sa.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nb_connect ? SOCK_NONBLOCK : 0), 0);
+    if (fd < 0)
+        return -errno;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    return fd;
+}
+
 int wire_open(agent_t *a, const char *path, int is_socket)
 {
     int fd;
     if (is_socket) {
-        struct sockaddr_un sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sun_family = AF_UNIX;
-        if (strlen(path) >= sizeof sa.sun_path)
-            return -ENAMETOOLONG;
-        strcpy(sa.sun_path, path);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        fd = wire_connect(path, 0);
         if (fd < 0)
-            return -errno;
-        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-            int e = -errno;
-            close(fd);
-            return e;
-        }
-        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+            return fd;
+        snprintf(a->sock_path, sizeof a->sock_path, "%s", path);
     } else {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0)
             return -errno;
     }
-    a->fd = fd;
+    ownfd_set(&a->fd, fd);
+    if (a->fd.fd < 0)
+        return -EBADF;
     a->is_socket = is_socket;
     a->closed = 0;
     return 0;
 }
 
-/* The server's end of the socket closed under us (not our own close). In
- * LSP mode (die_with_server) the server was killed: take the whole process
- * down so that nothing it started runs on unseen (forked children have their
- * own connection and do the same). SIGKILL: no handler of the program runs. */
-static void wire_server_gone(agent_t *a)
+/* State and start time (clock ticks after boot) of pid from /proc; 0 or -errno. */
+static int proc_stat(long pid, char *state, unsigned long long *start)
 {
-    if (a->die_with_server && a->is_socket)
+    char path[64], b[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    agent_fd_t f;
+    ownfd_set(&f, open(path, O_RDONLY | O_CLOEXEC));
+    int fd = ownfd_get(&f);
+    ssize_t n = fd >= 0 ? read(fd, b, sizeof b - 1) : -1;
+    int e = n < 0 ? (fd < 0 ? ENOENT : errno) : 0;
+    ownfd_close(&f);
+    if (n <= 0)
+        return -(e ? e : EIO);
+    b[n] = 0;
+    char *p = strrchr(b, ')'); /* the name in () may hold anything */
+    if (!p || p[1] != ' ' || !p[2])
+        return -EIO;
+    *state = p[2];
+    p += 3;
+    for (int field = 4; field <= 22; field++) /* field 22: starttime */
+        *start = strtoull(p, &p, 10);
+    return 0;
+}
+
+void wire_server_init(agent_t *a, long pid)
+{
+    char state;
+    a->server_pid = pid;
+    a->server_start = 0;
+    if (pid > 0 && proc_stat(pid, &state, &a->server_start) != 0)
+        a->server_start = 0;
+}
+
+/* 1 when the server process is gone: no such pid, a zombie, or the pid now
+ * names a younger process. Whatever cannot be read counts as alive: the
+ * program is never killed on a guess. */
+static int server_gone(agent_t *a)
+{
+    if (a->server_pid <= 0)
+        return 0;
+    if (kill((pid_t)a->server_pid, 0) != 0 && errno == ESRCH)
+        return 1;
+    char state;
+    unsigned long long start = 0;
+    if (proc_stat(a->server_pid, &state, &start) != 0)
+        return 0;
+    return state == 'Z' || state == 'X' || (a->server_start && start != a->server_start);
+}
+
+/* In LSP mode (die_with_server) a killed server takes the whole process
+ * down, so that nothing it started runs on unseen (forked children have
+ * their own connection and do the same); the main program also has
+ * PR_SET_PDEATHSIG. SIGKILL: no handler of the program runs. */
+void wire_server_check(agent_t *a)
+{
+    if (a->die_with_server && !a->released && server_gone(a))
         kill(getpid(), SIGKILL);
+}
+
+/* Our descriptor, or -1 when the connection is over; notices a descriptor
+ * the program closed (and maybe reused) and then never touches it again. */
+static int wire_fd(agent_t *a)
+{
+    if (a->closed)
+        return -1;
+    int had = a->fd.fd >= 0;
+    int fd = ownfd_get(&a->fd);
+    if (fd < 0) {
+        a->closed = 1;
+        a->lost = had;
+    }
+    return fd;
+}
+
+/* The connection failed: the program's doing (the descriptor is no longer
+ * ours: EBADF, ENOTSOCK, ...) or the peer's (closed, reset). */
+static void wire_failed(agent_t *a)
+{
+    a->closed = 1;
+    if (ownfd_get(&a->fd) < 0) {
+        a->lost = 1; /* forgotten: never closed by us */
+        return;
+    }
+    wire_server_check(a);
 }
 
 void wire_flush(agent_t *a)
 {
     size_t off = 0;
-    while (a->fd >= 0 && !a->closed && off < a->out.len) {
-        ssize_t w = a->is_socket ? send(a->fd, a->out.p + off, a->out.len - off,
+    int fd;
+    while (off < a->out.len && (fd = wire_fd(a)) >= 0) {
+        ssize_t w = a->is_socket ? send(fd, a->out.p + off, a->out.len - off,
                                         MSG_NOSIGNAL | MSG_DONTWAIT)
-                                 : write(a->fd, a->out.p + off, a->out.len - off);
+                                 : write(fd, a->out.p + off, a->out.len - off);
         if (w > 0) {
             off += (size_t)w;
             continue;
@@ -149,10 +248,10 @@ void wire_flush(agent_t *a)
             continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
-        a->closed = 1; /* peer gone: drop output from now on */
-        wire_server_gone(a);
-        off = a->out.len;
+        wire_failed(a); /* drop output from now on */
     }
+    if (a->closed)
+        off = a->out.len;
     if (off) {
         memmove(a->out.p, a->out.p + off, a->out.len - off);
         a->out.len -= off;
@@ -164,13 +263,14 @@ void wire_drain(agent_t *a, double timeout_s)
     double end = sampler_mono() + timeout_s;
     for (;;) {
         wire_flush(a);
-        if (a->out.len == 0 || a->closed || a->fd < 0)
+        int fd = wire_fd(a);
+        if (a->out.len == 0 || fd < 0)
             return;
         double left = end - sampler_mono();
         if (left <= 0)
             return;
-        struct pollfd p = {a->fd, POLLOUT, 0};
-        poll(&p, 1, (int)(left * 1000) + 1);
+        struct pollfd p = {fd, POLLOUT, 0}; /* polling a number no longer ours is harmless */
+        poll(&p, 1, left > 0.1 ? 101 : (int)(left * 1000) + 1);
     }
 }
 
@@ -203,25 +303,23 @@ static int scan_key(const char *line, const char *key, char *sv, size_t cap, dou
 
 int wire_poll_in(agent_t *a)
 {
-    if (!a->is_socket || a->fd < 0 || a->closed)
+    if (!a->is_socket)
         return 0;
+    int ended = 0; /* EOF or an error: lines read before it still count */
     for (;;) {
+        int fd = wire_fd(a);
+        if (fd < 0)
+            return 0;
         if (a->inlen >= sizeof a->inbuf - 1)
             a->inlen = 0; /* over-long line: drop it */
-        ssize_t r = recv(a->fd, a->inbuf + a->inlen, sizeof a->inbuf - 1 - a->inlen, MSG_DONTWAIT);
-        if (r == 0) {
-            a->closed = 1; /* server went away: stop profiling */
-            wire_server_gone(a);
-            return 1;
-        }
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                break;
-            a->closed = 1;
-            wire_server_gone(a);
-            return 1;
+        ssize_t r = recv(fd, a->inbuf + a->inlen, sizeof a->inbuf - 1 - a->inlen, MSG_DONTWAIT);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (r <= 0) {
+            ended = 1;
+            break;
         }
         a->inlen += (size_t)r;
     }
@@ -245,13 +343,35 @@ int wire_poll_in(agent_t *a)
     size_t rest = a->inlen - (size_t)(start - a->inbuf);
     memmove(a->inbuf, start, rest);
     a->inlen = rest;
+    if (stop)
+        a->released = 1; /* the server let us go: its death is not ours */
+    if (ended)
+        wire_failed(a); /* closed by the server (or by the program): stop profiling */
     return stop;
+}
+
+/* The program closed our connection (a->lost): tell the server why this
+ * process's profile stops here, over a short connection of its own (best
+ * effort: the server may be gone). */
+void wire_report_lost(agent_t *a, double ts)
+{
+    if (!a->is_socket || !a->sock_path[0])
+        return;
+    agent_fd_t f;
+    int fd = wire_connect(a->sock_path, 1);
+    ownfd_set(&f, fd);
+    agent_buf_t b = {0};
+    buf_printf(&b, "{\"t\":\"log\",\"level\":\"warn\",\"msg\":\"process %ld closed the "
+               "profiler's connection after %.1f s (for example with os.closerange); the rest "
+               "of its run is not profiled\"}\n", (long)getpid(), ts);
+    if ((fd = ownfd_get(&f)) >= 0 && b.p)
+        (void)!send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    ownfd_close(&f);
+    buf_free(&b);
 }
 
 void wire_close(agent_t *a)
 {
-    if (a->fd >= 0)
-        close(a->fd);
-    a->fd = -1;
+    ownfd_close(&a->fd);
     a->closed = 1;
 }

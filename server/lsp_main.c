@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "lsp.h"
+#include "session.h"
 
 struct stdio_transport {
     uv_loop_t *loop;
@@ -264,6 +265,7 @@ int cmd_lsp(int argc, char **argv)
     uv_run(&loop, UV_RUN_DEFAULT);
     int code = srv.exit_code;
     lsp_server_free(&srv);
+    session_sinks_close(&loop); /* output of children that outlived a run */
     if (uv_loop_close(&loop) == UV_EBUSY) {
         uv_run(&loop, UV_RUN_DEFAULT);
         uv_loop_close(&loop);

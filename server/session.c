@@ -2,7 +2,9 @@
  * stream into a profile store (see session.h). Lifecycle:
  *   start: mkdtemp (0700) + listen on <dir>/agent.sock, uv_spawn
  *   run:   accept one connection per profiled process, decode lines
- *   exit:  process exit + every connection at EOF (or SESSION_DRAIN_MS) -> on_exit
+ *   exit:  process exit + every connection at EOF (or SESSION_DRAIN_MS) -> on_exit;
+ *          output pipes still held then (children outliving the program) go
+ *          to sinks that read and drop until EOF (LSP mode)
  *   close: uv_close everything, unlink the socket, rmdir, on_closed */
 #include "session.h"
 
@@ -328,13 +330,84 @@ static void check_done(struct session *s)
 }
 
 
-/* Close every agent connection and the program's output pipes (LSP mode). */
-static void close_conns_and_outputs(struct session *s)
+/* ---- output sinks ---------------------------------------------------------
+ * A process that outlives the run (a child of the program) may still hold
+ * the output pipes when the drain ends. Closing our end would make its next
+ * write fail (EPIPE: Python raises BrokenPipeError, the child dies) and
+ * leaving the pipe unread would block it once the pipe is full. So the read
+ * end moves to a sink that drops what it reads until EOF. Sinks belong to
+ * the loop, not to a session (it ends now); they do not keep the loop alive,
+ * and session_sinks_close() closes them when the server ends. At most
+ * SESSION_MAX_SINKS; past that the pipe is closed as before. */
+static const char sink_tag = 0; /* handle->data of a sink: its address */
+
+static void sink_closed(uv_handle_t *h)
 {
-    for (struct session_conn *c = s->conns; c; c = c->next)
+    free(h);
+}
+
+static void sink_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    free(b->base);
+    if (n < 0 && !uv_is_closing((uv_handle_t *)st)) uv_close((uv_handle_t *)st, sink_closed);
+}
+
+static void sink_count(uv_handle_t *h, void *arg)
+{
+    if (h->data == &sink_tag && !uv_is_closing(h)) ++*(int *)arg;
+}
+
+static void sink_close(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (h->data == &sink_tag && !uv_is_closing(h)) uv_close(h, sink_closed);
+}
+
+void session_sinks_close(uv_loop_t *loop)
+{
+    uv_walk(loop, sink_close, NULL);
+}
+
+/* Hand the read end of p to a new sink; 0 or a negative errno (p untouched). */
+static int sink_start(uv_loop_t *loop, uv_pipe_t *p)
+{
+    int n = 0;
+    uv_walk(loop, sink_count, &n);
+    if (n >= SESSION_MAX_SINKS) return -EMFILE;
+    uv_os_fd_t fd;
+    if (uv_fileno((uv_handle_t *)p, &fd)) return -EBADF;
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (d < 0) return -errno;
+    uv_pipe_t *k = malloc(sizeof *k);
+    if (!k || uv_pipe_init(loop, k, 0)) {
+        free(k);
+        close(d);
+        return -ENOMEM;
+    }
+    k->data = (void *)&sink_tag;
+    if (uv_pipe_open(k, d) || uv_read_start((uv_stream_t *)k, alloc_buf, sink_read)) {
+        close(d);
+        uv_close((uv_handle_t *)k, sink_closed);
+        return -EIO;
+    }
+    uv_unref((uv_handle_t *)k);
+    return 0;
+}
+
+/* Close every agent connection and the program's output pipes (LSP mode);
+ * to_sinks: the run is over but processes outliving it may still write to
+ * them, and their agents get a "stop" first: it releases them (in LSP mode
+ * an agent whose connection ends without one watches the server's pid and
+ * dies with it). */
+static void close_conns_and_outputs(struct session *s, int to_sinks)
+{
+    for (struct session_conn *c = s->conns; c; c = c->next) {
+        if (to_sinks && !c->closing) conn_send(c, "{\"t\":\"stop\"}");
         conn_close(c);
+    }
     for (int i = 0; i < 2; i++)
         if (s->out_open[i] && !uv_is_closing((uv_handle_t *)&s->io->out[i])) {
+            if (to_sinks) sink_start(s->loop, &s->io->out[i]); /* best effort */
             s->pending_closes++;
             uv_close((uv_handle_t *)&s->io->out[i], out_closed);
         }
@@ -345,8 +418,10 @@ static void on_drain_tick(uv_timer_t *t)
     struct session *s = t->data;
     s->drain_ticks++;
     if (uv_hrtime() >= s->drain_deadline) {
-        /* stragglers (a daemon child keeping its connection): keep what we have */
-        close_conns_and_outputs(s);
+        /* stragglers (a daemon child keeping its connection): keep what we
+         * have; their later output is dropped, their connection closed (the
+         * agent then stops profiling and lets the process run on) */
+        close_conns_and_outputs(s, 1);
     }
     check_done(s);
 }
@@ -418,7 +493,7 @@ void session_close(struct session *s, void (*on_closed)(struct session *))
     close_handle(s, (uv_handle_t *)&s->io->listener);
     close_handle(s, (uv_handle_t *)&s->io->stop_timer);
     close_handle(s, (uv_handle_t *)&s->io->drain_timer);
-    close_conns_and_outputs(s);
+    close_conns_and_outputs(s, 0);
     s->pending_closes--;
     check_done(s);
 }

@@ -27,6 +27,7 @@
 #define SESSION_MAX_CONNS 1024    /* agent connections at once; more are refused */
 #define SESSION_DRAIN_MS 3000     /* wait for agent connections after the program exits */
 #define SESSION_STOP_STEP_MS 2000 /* SIGINT -> SIGTERM -> SIGKILL escalation step */
+#define SESSION_MAX_SINKS 64      /* output pipes of outliving processes read and dropped */
 
 struct session;
 
@@ -110,6 +111,10 @@ char *session_output_tail(const struct session *s);
  * socket directory). on_closed runs once all handles are closed; s may then
  * be freed. on_closed may be NULL. No other callback runs after this call. */
 void session_close(struct session *s, void (*on_closed)(struct session *));
+
+/* Close the output sinks on loop (pipes of processes that outlived their run,
+ * read and dropped until EOF; LSP mode): call before uv_loop_close. */
+void session_sinks_close(uv_loop_t *loop);
 
 /* Directory holding the agent bootstrap (sitecustomize.py + hotline package):
  * $HOTLINE_AGENT_PATH, else <exe dir>/python, else <exe dir>/../lib/hotline/python.

@@ -3,22 +3,29 @@ puts this directory first on PYTHONPATH. With HOTLINE_BOOT and
 HOTLINE_SOCKET set it starts the agent, takes this directory off sys.path
 (PYTHONPATH stays in the environment so Python children are profiled too)
 and then runs the next `sitecustomize` on sys.path, if any, as if we had
-not been here. It never writes to stdout."""
+not been here. It never writes to stdout, and to stderr only when the main
+program has no agent for its Python at all (then it stops it, status 2); a
+child that cannot start the agent runs unprofiled and silent."""
 import os
 import sys
 
 _HOTLINE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-def _hotline_send_error(msg):
+def _hotline_send_error(msg, kind="error"):
     import json
     import socket
     try:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(2.0)
-        s.connect(os.environ["HOTLINE_SOCKET"])
-        s.sendall((json.dumps({"t": "error", "msg": msg}) + "\n").encode())
-        s.close()
+        try:
+            s.settimeout(2.0)
+            s.connect(os.environ["HOTLINE_SOCKET"])
+            line = {"t": kind, "msg": msg}
+            if kind == "log":
+                line["level"] = "warn"
+            s.sendall((json.dumps(line) + "\n").encode())
+        finally:
+            s.close()
     except OSError:
         pass
 
@@ -47,8 +54,12 @@ def _hotline_boot():
     import hotline
     try:
         hotline.start()
-    except Exception as e:  # never break the program
-        sys.stderr.write("hotline: agent not started: %s\n" % (e,))
+    except Exception as e:  # never break the program, never write into its stderr
+        # Told to the server if it still listens. A process started after
+        # the run ended (a child outliving the program) finds no socket and
+        # runs unprofiled, silently: its stderr may be a closed pipe, and a
+        # failed write here would stop Python before the program starts.
+        _hotline_send_error("agent not started in process %d: %s" % (os.getpid(), e), "log")
 
 
 def _hotline_chain():

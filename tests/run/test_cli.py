@@ -667,6 +667,142 @@ def real_children(c):
     check("3 processes" in err, "report counts processes", err)
 
 
+CLOSERANGE = """import os, sys, time
+os.closerange(3, 4096)  # what a daemon does (the agent's socket may be among them)
+f = open(sys.argv[1], "w")  # fd 3 as in a plain run: maybe the agent's old number
+end = time.monotonic() + 0.4
+n = 0
+while time.monotonic() < end:  # many sampler ticks while the file is open
+    f.write("line %d\\n" % n)
+    f.flush()
+    n += 1
+    time.sleep(0.005)
+f.write("last\\n")
+fd = f.fileno()
+f.close()
+print("wrote", n > 10, "fd", fd)
+"""
+
+
+def private_fd_table(py):
+    """Whether a thread of py may take a descriptor table of its own
+    (unshare(CLONE_FILES); refused under some seccomp profiles)."""
+    code = ("import ctypes, threading\nr = []\n"
+            "t = threading.Thread(target=lambda: r.append(ctypes.CDLL(None).unshare(0x400)))\n"
+            "t.start(); t.join(); print(r[0])\n")
+    return subprocess.run([py, "-c", code], capture_output=True, text=True,
+                          timeout=30).stdout.strip() == "0"
+
+
+@case
+def real_closerange(c):
+    """A program that closes descriptors it did not open and then opens a
+    file: it gets the same descriptor numbers as in a plain run (the agent
+    takes none of them), the agent never touches its file, and the program's
+    file and stdout are those of a plain run. With a private descriptor
+    table for the sampler (where the host allows it) profiling goes on;
+    without, the agent goes quiet and hotline says why."""
+    closerange_once(c, False)
+
+
+@case
+def real_closerange_shared(c):
+    """real_closerange with the sampler in the program's descriptor table
+    (the fallback): every use of the socket is checked, the agent notices
+    its socket is gone, goes quiet without touching the program's file."""
+    closerange_once(c, True)
+
+
+def closerange_once(c, shared):
+    prog = c.write("daemonish.py", CLOSERANGE)
+    plain_out, prof_out = os.path.join(c.tmp, "plain.txt"), os.path.join(c.tmp, "prof.txt")
+    plain = subprocess.run([c.python, prog, plain_out], capture_output=True, timeout=60)
+    check(plain.returncode == 0, "plain run", plain.stderr)
+    out_json = os.path.join(c.tmp, "p.json")
+    env = real_env(c)
+    if shared:
+        env["HOTLINE_SHARED_FDS"] = "1"  # as on a host that refuses unshare(CLONE_FILES)
+    rc, out, err = c.run(["--python", c.python, "--json", out_json, prog, prof_out], env=env)
+    check(rc == 0, "exit status %d" % rc, err)
+    check(out == plain.stdout, "stdout byte-identical: %r vs %r" % (out, plain.stdout), err)
+    for path in (plain_out, prof_out):  # n lines depend on time, their form does not
+        with open(path, "rb") as f:
+            lines = f.read().split(b"\n")
+        n = len(lines) - 2
+        check(n > 10 and lines == [b"line %d" % i for i in range(n)] + [b"last", b""],
+              "%s: every line the program wrote, nothing else" % os.path.basename(path),
+              b"\n".join(lines)[-300:], err)
+    if not shared and private_fd_table(c.python):
+        lines = load(out_json)["files"].get(prog, {}).get("lines", {})
+        loop = sum(t_time(lines[l]) for l in ("6", "7", "8", "9", "10") if l in lines)
+        print("private table: %.3f s profiled in the loop after closerange" % loop)
+        check(loop > 0.2, "profiled on after closerange: %.3f s of 0.4 in the loop" % loop, err)
+        check("closed the profiler's connection" not in err, "no lost connection", err)
+    else:
+        print("no private table here: the agent goes quiet")
+        check("closed the profiler's connection" in err, "hotline says why the profile stops", err)
+
+
+OUTLIVE = """import os, subprocess, sys
+work = sys.argv[1]
+child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child.py")
+for tag in ("file", "pipe"):
+    # a shell starts the Python child once the run is over (the test writes
+    # `go`), then records its exit status; it gives up after 60 s
+    cmd = ('i=0; while [ ! -e "$1/go" ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i+1)); done; '
+           '"$2" "$3" "$1" "$4"; echo $? > "$1/status.$4"')
+    if tag == "file":
+        err = open(os.path.join(work, "child.err"), "w")
+    else:  # like `| head -3` after head exited: stderr is a pipe nobody reads
+        r, w = os.pipe()
+        os.close(r)
+        err = w
+    subprocess.Popen(["/bin/sh", "-c", cmd, "sh", work, sys.executable, child, tag],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+print("main done")
+"""
+
+OUTLIVE_CHILD = """import os, sys
+with open(os.path.join(sys.argv[1], "child." + sys.argv[2]), "w") as f:
+    f.write("ran %d" % sum(range(1000)))
+"""
+
+
+@case
+def real_child_outlives(c):
+    """Python children started when the program (and the run) is over find
+    no socket: they run unprofiled, silent (nothing in their stderr) and
+    unharmed, even when their stderr is a pipe nobody reads any more."""
+    prog = c.write("outlive.py", OUTLIVE)
+    c.write("child.py", OUTLIVE_CHILD)
+    work = os.path.join(c.tmp, "work")
+    os.mkdir(work)
+    rc, out, err = real_run(c, [prog, work])
+    check(rc == 0 and out == b"main done\n", "main program ran (rc %d, %r)" % (rc, out), err)
+    with open(os.path.join(work, "go"), "w"):
+        pass
+    deadline = time.monotonic() + 60
+    statuses = {}
+    while len(statuses) < 2:
+        check(time.monotonic() < deadline, "children did not finish: %r" % statuses)
+        for tag in ("file", "pipe"):
+            try:
+                with open(os.path.join(work, "status." + tag)) as f:
+                    text = f.read()
+                if text.endswith("\n"):
+                    statuses[tag] = text.strip()
+            except OSError:
+                pass
+        select.select([], [], [], 0.05)
+    with open(os.path.join(work, "child.err")) as f:
+        child_err = f.read()
+    check(child_err == "", "child's stderr untouched: %r" % child_err)
+    check(statuses == {"file": "0", "pipe": "0"}, "children exit 0: %r" % statuses)
+    for tag in ("file", "pipe"):
+        with open(os.path.join(work, "child." + tag)) as f:
+            check(f.read() == "ran 499500", "child (%s) did its work" % tag)
+
+
 def main():
     args = sys.argv[1:]
     if args == ["--list"]:
