@@ -58,6 +58,7 @@ async function main() {
   const settings = {
     'security.workspace.trust.enabled': false,
     'workbench.startupEditor': 'none',
+    'workbench.colorTheme': 'Default Dark Modern',
     'workbench.tips.enabled': false,
     'extensions.ignoreRecommendations': true,
     'hotline.args': ['5'],
@@ -138,6 +139,15 @@ async function main() {
       const line = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('total += (i * i) % 7'));
       return !!line && /\d%/.test(line.innerText);
     }));
+    // hints read on their own: the share, then its kinds in words
+    const lineText = (text) => page.evaluate((text) => {
+      const l = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes(text));
+      return l ? l.innerText.replace(/\u00a0/g, ' ') : '';
+    }, text);
+    await until('"N% waiting" on the sleep line', async () => /\d+% waiting/.test(await lineText('time.sleep(0.4)')));
+    const loopText = await lineText('total += (i * i) % 7');
+    if (!/\d+% (python|· \d+ py)/.test(loopText)) throw new Error(`hot loop hint not in words: ${loopText}`);
+    log(`hints: ${loopText.trim()} | ${(await lineText('time.sleep(0.4)')).trim()}`);
     // the lenses of the finished run: hot() is a minor share (the library
     // line in main() dominates), and main() has its own lens
     const lensAbove = (text) => page.evaluate((text) => {
@@ -155,7 +165,12 @@ async function main() {
       return m && Number(m[1]) < 60;
     });
     await until('a CodeLens over def main()', async () => !!(await lensAbove('def main(')));
+    log(`lenses: ${await lensAbove('def hot(')} | ${await lensAbove('def main(')}`);
     await shot('4-after-run.png');
+    // the same in the light theme (user settings are watched: no reload)
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'workbench.colorTheme': 'Default Light Modern' }, null, 2));
+    await until('the light theme', () => page.evaluate(() => !!document.querySelector('.monaco-workbench.vs:not(.vs-dark)')));
+    await shot('4-after-run-light.png');
     await runCommand('View: Focus Problems');
     await until('the Problems panel shows the hot-line diagnostic', async () =>
       (await page.locator('.markers-panel', { hasText: 'hot line #1' }).count()) > 0);
