@@ -265,13 +265,18 @@ static void lb_memory(struct lensbuf *b, const struct agent_stats *st)
 
 /* What a share of time is made of, in words (docs/lsp.md, "Lenses,
  * hints, hover"): the kinds (python, native, waiting) that hold at least
- * VIEW_KIND_MIN of the code's time and round to 1% or more of the run.
+ * VIEW_KIND_MIN of the code's time, or VIEW_KIND_RUN percent of the run
+ * (a module that slept 5% of the run is not "100% python"), and round to
+ * 1% or more of the run.
  * One such kind (or none): its word after the share, "42% waiting",
  * "33% native", "19% python". Several: each one's share of the run,
  * "19% · 15 py · 4 native". Why: "py/nat 0/0" on a sleeping line hid the
- * 42% it waited, and "py/nat 17/1" needed a legend. Then the memory
- * suffix. Shared by lenses and hints so that both read the same. */
-#define VIEW_KIND_MIN 0.10
+ * 42% it waited, and "py/nat 17/1" needed a legend. 20%, not 10%: a 6%
+ * sleep line read "6% · 1 py · 4 waiting" in the VS Code e2e (1% python
+ * around the sleep on a loaded machine). Then the memory suffix. Shared
+ * by lenses and hints so that both read the same. */
+#define VIEW_KIND_MIN 0.20
+#define VIEW_KIND_RUN 5.0
 
 static void lb_share(struct lensbuf *b, const struct profile *p, const struct agent_stats *st)
 {
@@ -287,7 +292,10 @@ static void lb_share(struct lensbuf *b, const struct profile *p, const struct ag
     for (int i = 0; i < 3; i++) {
         double v = st->v[kinds[i].stat];
         if (v > st->v[kinds[top].stat]) top = i;
-        if (t > 0 && v >= VIEW_KIND_MIN * t && nearbyint(v * k) >= 1) shown[nshown++] = i;
+        /* rounded as shown: a sleep line's hint that reads 5% makes its
+         * function's lens say "5 waiting" too */
+        double pct = nearbyint(v * k);
+        if (t > 0 && (v >= VIEW_KIND_MIN * t || pct >= VIEW_KIND_RUN) && pct >= 1) shown[nshown++] = i;
     }
     lb_pct(b, lsp__share(p, st));
     LB_LIT(b, "%");

@@ -132,8 +132,11 @@ local ok, err = pcall(function()
     return hint_on(l_spin)
   end)
   -- hints read on their own: the share, then its kinds in words
-  wait('"N% waiting" on the sleep line', function()
-    return (hint_text(l_sleep) or ''):find('%d+%% waiting') ~= nil
+  -- (a loaded machine can charge the sleep line some python too: then
+  -- "N% · N py · N waiting")
+  wait('"waiting" in the sleep line\'s hint', function()
+    local t = hint_text(l_sleep) or ''
+    return t:find('%d+%% waiting') ~= nil or t:find('· %d+ waiting') ~= nil
   end)
   local loop = hint_text(l_loop) or ''
   if not (loop:find('%d+%% python') or loop:find('%d+%% · %d+ py')) then
