@@ -55,6 +55,14 @@
 #define MEM_FREES (MEM_LIVE_MAX + MEM_EVENTS) /* cannot overflow */
 #define MEM_ROWS 65536          /* lines with memory data */
 #define MEM_SIDS (1 << 18)      /* sampler side: live sample id -> row */
+/* Kept-memory points inside a delta period (docs/memory.md, "Timelines"):
+ * a line gets one whenever its live bytes moved by MEM_PT_FRAC of its peak
+ * (at least MEM_PT_MIN) since its last point; points closer than MEM_PT_GAP
+ * share one (the later value wins), so a line sends at most ~50 a period. */
+#define MEM_PTS 4096               /* points per delta period, all lines */
+#define MEM_PT_MIN (1024.0 * 1024) /* bytes */
+#define MEM_PT_FRAC 0.01
+#define MEM_PT_GAP 0.002 /* seconds */
 
 enum { EV_ALLOC = 1, EV_COPY = 2 };
 enum { ORIGIN_PY = 0, ORIGIN_NAT = 1 };
@@ -67,6 +75,7 @@ typedef struct {
 typedef struct {
     uint64_t seq;
     double w;
+    double t;     /* sampler_mono() when recorded */
     uint32_t win; /* window of a windowed Python sample (weight scaled later), else 0 */
     uint8_t kind, origin, nfr;
     mem_rawfr_t fr[MEM_FRAMES];
@@ -74,6 +83,7 @@ typedef struct {
 
 typedef struct {
     uint64_t seq, sid;
+    double t; /* sampler_mono() when freed */
 } mem_free_t;
 
 typedef struct {
@@ -93,8 +103,16 @@ typedef struct {
     uint32_t file, line;
     double alloc, freed, pyalloc, copy; /* since the last emit */
     double live, peak;                  /* since start */
+    double base;    /* live at the last emit: points are sent relative to it */
+    double pt_live; /* live at the line's last point (volume sampling) */
+    int pt_first, pt_last; /* its points of this period in g_mem.pts, index + 1 */
     uint8_t dirty;
 } mem_row_t;
+
+typedef struct {
+    int next; /* index + 1 of the row's next point, 0 = last */
+    double t, live;
+} mem_pt_t;
 
 static struct {
     int installed; /* Python wrappers in place (inherited by forked children) */
@@ -130,6 +148,8 @@ static struct {
     int32_t *sid_row; /* -1 unattributed; slot empty when key == 0 */
     float *sid_w;     /* its weight in bytes */
     double total_live, total_peak;
+    mem_pt_t *pts; /* MEM_PTS, this period's points */
+    int npts;
     int peak_file, peak_line;
     int changed;
     /* Python domains and the shim */
@@ -357,6 +377,7 @@ static void record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_
     mem_ev_t *e = &g_mem.ev[g_mem.cur][g_mem.nev++];
     e->seq = ++g_mem.seq;
     e->w = w;
+    e->t = sampler_mono(); /* under mu: times follow seq */
     e->win = win;
     e->kind = (uint8_t)kind;
     e->origin = (uint8_t)origin;
@@ -391,6 +412,7 @@ static __attribute__((noinline, cold)) void mem_free_hit(void *p)
         mem_free_t *f = &g_mem.fr[g_mem.cur][g_mem.nfr++];
         f->seq = ++g_mem.seq;
         f->sid = le.sid;
+        f->t = sampler_mono();
     }
     if (t0 > 0) /* a sampled block's free is part of a window's cost (racy add: approximate) */
         g_mem.win_sample_s += sampler_mono() - t0;
@@ -936,7 +958,38 @@ static int resolve(agent_t *a, const mem_ev_t *e)
     return -1;
 }
 
-static void apply_alloc(agent_t *a, const mem_ev_t *e)
+/* Row r's live bytes changed at t (seconds of the run): a point when they
+ * moved far enough since its last one. Why: one point per delta period
+ * (0.1 s) is 3 points for a line that keeps 500 MB in 0.35 s, too few for
+ * the leak rule (server/memprof.c); by volume a steep line gets ~100. */
+static void row_point(int r, double t)
+{
+    mem_row_t *row = &g_mem.rows[r];
+    double step = row->peak * MEM_PT_FRAC;
+    if (step < MEM_PT_MIN)
+        step = MEM_PT_MIN;
+    if (fabs(row->live - row->pt_live) < step)
+        return;
+    row->pt_live = row->live;
+    mem_pt_t *last = row->pt_last ? &g_mem.pts[row->pt_last - 1] : NULL;
+    if (last && t - last->t < MEM_PT_GAP) {
+        last->live = row->live;
+        return;
+    }
+    if (g_mem.npts >= MEM_PTS)
+        return; /* the period's own point (at emit) still comes */
+    mem_pt_t *pt = &g_mem.pts[g_mem.npts++];
+    pt->next = 0;
+    pt->t = t;
+    pt->live = row->live;
+    if (last)
+        last->next = g_mem.npts;
+    else
+        row->pt_first = g_mem.npts;
+    row->pt_last = g_mem.npts;
+}
+
+static void apply_alloc(agent_t *a, const mem_ev_t *e, double t)
 {
     int r = resolve(a, e);
     if (e->kind == EV_COPY) {
@@ -959,6 +1012,7 @@ static void apply_alloc(agent_t *a, const mem_ev_t *e)
         if (row->live > row->peak)
             row->peak = row->live;
         row->dirty = 1;
+        row_point(r, t);
     }
     if (g_mem.total_live > g_mem.total_peak) {
         g_mem.total_peak = g_mem.total_live;
@@ -968,7 +1022,7 @@ static void apply_alloc(agent_t *a, const mem_ev_t *e)
     g_mem.changed = 1;
 }
 
-static void apply_free(const mem_free_t *f)
+static void apply_free(const mem_free_t *f, double t)
 {
     double w;
     int r = sid_take(f->sid, &w);
@@ -982,6 +1036,7 @@ static void apply_free(const mem_free_t *f)
         row->freed += w;
         row->live -= w;
         row->dirty = 1;
+        row_point(r, t);
     }
     g_mem.changed = 1;
 }
@@ -1019,13 +1074,19 @@ void mem_emit(agent_t *a, double ts)
         atomic_store_explicit(&g_mem.filter, nf, memory_order_release);
     }
     pthread_mutex_unlock(&g_mem.mu);
-    /* in sequence order, so that peaks see allocs and frees interleaved */
+    /* in sequence order, so that peaks see allocs and frees interleaved;
+     * event times in seconds of the run, not after this emit's ts (an event
+     * recorded between the caller's clock read and the swap) */
     int i = 0, j = 0;
+    g_mem.npts = 0;
     while (i < nev || j < nfr) {
-        if (j >= nfr || (i < nev && g_mem.ev[b][i].seq < g_mem.fr[b][j].seq))
-            apply_alloc(a, &g_mem.ev[b][i++]);
-        else
-            apply_free(&g_mem.fr[b][j++]);
+        if (j >= nfr || (i < nev && g_mem.ev[b][i].seq < g_mem.fr[b][j].seq)) {
+            const mem_ev_t *e = &g_mem.ev[b][i++];
+            apply_alloc(a, e, fmin(e->t - a->t0, ts));
+        } else {
+            const mem_free_t *f = &g_mem.fr[b][j++];
+            apply_free(f, fmin(f->t - a->t0, ts));
+        }
     }
     if (!g_mem.changed && !nev)
         return;
@@ -1038,11 +1099,23 @@ void mem_emit(agent_t *a, double ts)
             continue;
         buf_printf(&a->out,
                    "%s{\"f\":%u,\"l\":%u,\"alloc_mb\":%.6f,\"freed_mb\":%.6f,"
-                   "\"pyalloc_mb\":%.6f,\"copy_mb\":%.6f,\"peak_mb\":%.6f}",
+                   "\"pyalloc_mb\":%.6f,\"copy_mb\":%.6f,\"peak_mb\":%.6f",
                    first ? "" : ",", row->file, row->line, row->alloc / MB, row->freed / MB,
                    row->pyalloc / MB, row->copy / MB, row->peak / MB);
+        if (row->pt_first) {
+            /* kept MB inside the period, relative to the last emit (the
+             * server adds its own kept: a forked child's rows start at 0) */
+            buf_printf(&a->out, ",\"kept_pts\":[");
+            for (int k = row->pt_first; k; k = g_mem.pts[k - 1].next)
+                buf_printf(&a->out, "%s[%.6f,%.6f]", k == row->pt_first ? "" : ",",
+                           g_mem.pts[k - 1].t, (g_mem.pts[k - 1].live - row->base) / MB);
+            buf_printf(&a->out, "]");
+        }
+        buf_printf(&a->out, "}");
         first = 0;
         row->alloc = row->freed = row->pyalloc = row->copy = 0;
+        row->base = row->live;
+        row->pt_first = row->pt_last = 0;
         row->dirty = 0;
     }
     buf_printf(&a->out,
@@ -1114,7 +1187,8 @@ int mem_start(agent_t *a, double mean_kb)
         g_mem.sid_key = calloc(MEM_SIDS, sizeof *g_mem.sid_key);
         g_mem.sid_row = malloc(MEM_SIDS * sizeof *g_mem.sid_row);
         g_mem.sid_w = malloc(MEM_SIDS * sizeof *g_mem.sid_w);
-        if (!g_mem.live || !g_mem.fbuf[0] || !g_mem.fbuf[1] || !g_mem.ev[0] || !g_mem.ev[1] || !g_mem.fr[0] ||
+        g_mem.pts = malloc(MEM_PTS * sizeof *g_mem.pts);
+        if (!g_mem.pts || !g_mem.live || !g_mem.fbuf[0] || !g_mem.fbuf[1] || !g_mem.ev[0] || !g_mem.ev[1] || !g_mem.fr[0] ||
             !g_mem.fr[1] || !g_mem.rows || !g_mem.row_slots || !g_mem.sid_key || !g_mem.sid_row ||
             !g_mem.sid_w)
             return -ENOMEM; /* kept for a later try; freed never (process lifetime) */

@@ -132,19 +132,6 @@ static double stat_get(const struct agent_stats *st, const char *json_key)
     return i < 0 ? 0 : st->v[i];
 }
 
-/* " · +120 MB kept"-style suffix (sep between parts) into buf, "" if none. */
-/* Hint suffix: "  +12 MB" when the line keeps memory, "  243 MB alloc" when
- * it only allocates (churn: a "+" would read as memory kept). */
-static void memory_suffix(const struct agent_stats *st, char *buf, size_t n)
-{
-    double kept = stat_get(st, "kept_mb"), alloc = stat_get(st, "alloc_mb");
-    buf[0] = 0;
-    if (kept >= 0.5)
-        snprintf(buf, n, "  +%.0f MB", kept);
-    else if (alloc >= 0.5)
-        snprintf(buf, n, "  %.0f MB alloc", alloc);
-}
-
 /* The lens answer is written straight into a text buffer: a file with
  * thousands of functions gives thousands of lenses (~200 bytes each), and
  * building and dumping them as a jansson tree cost ~25 ms per request. */
@@ -281,21 +268,64 @@ static void lb_memory(struct lensbuf *b, const struct agent_stats *st)
         LB_LIT(b, " MB alloc");
 }
 
-/* The title of a lens, "⏱ 12% · py 10 · native 2 · sys 0[ · +120 MB kept]",
- * as a JSON string (its characters need no escaping). */
+/* What a share of time is made of, in words (docs/lsp.md, "Lenses,
+ * hints, hover"): the kinds (python, native, waiting) that hold at least
+ * VIEW_KIND_MIN of the code's time, or VIEW_KIND_RUN percent of the run
+ * (a module that slept 5% of the run is not "100% python"), and round to
+ * 1% or more of the run.
+ * One such kind (or none): its word after the share, "42% waiting",
+ * "33% native", "19% python". Several: each one's share of the run,
+ * "19% · 15 py · 4 native". Why: "py/nat 0/0" on a sleeping line hid the
+ * 42% it waited, and "py/nat 17/1" needed a legend. 20%, not 10%: a 6%
+ * sleep line read "6% · 1 py · 4 waiting" in the VS Code e2e (1% python
+ * around the sleep on a loaded machine). Then the memory suffix. Shared
+ * by lenses and hints so that both read the same. */
+#define VIEW_KIND_MIN 0.20
+#define VIEW_KIND_RUN 5.0
+
+static void lb_share(struct lensbuf *b, const struct profile *p, const struct agent_stats *st)
+{
+    static const struct {
+        int stat;
+        const char *word, *abbr; /* alone, among others */
+    } kinds[] = {{AGENT_STAT_PY, "python", "py"},
+                 {AGENT_STAT_NAT, "native", "native"},
+                 {AGENT_STAT_SYS, "waiting", "waiting"}};
+    double total = agent_stats_time(&p->total), t = agent_stats_time(st);
+    double k = total > 0 ? 100.0 / total : 0;
+    int shown[3], nshown = 0, top = 0;
+    for (int i = 0; i < 3; i++) {
+        double v = st->v[kinds[i].stat];
+        if (v > st->v[kinds[top].stat]) top = i;
+        /* rounded as shown: a sleep line's hint that reads 5% makes its
+         * function's lens say "5 waiting" too */
+        double pct = nearbyint(v * k);
+        if (t > 0 && (v >= VIEW_KIND_MIN * t || pct >= VIEW_KIND_RUN) && pct >= 1) shown[nshown++] = i;
+    }
+    lb_pct(b, lsp__share(p, st));
+    LB_LIT(b, "%");
+    if (t <= 0) {
+        /* no time: only memory to say */
+    } else if (nshown <= 1) {
+        LB_LIT(b, " ");
+        lb_put(b, kinds[top].word, strlen(kinds[top].word));
+    } else {
+        for (int j = 0; j < nshown; j++) {
+            LB_LIT(b, " \u00b7 ");
+            lb_pct(b, st->v[kinds[shown[j]].stat] * k);
+            LB_LIT(b, " ");
+            lb_put(b, kinds[shown[j]].abbr, strlen(kinds[shown[j]].abbr));
+        }
+    }
+    lb_memory(b, st);
+}
+
+/* The title of a lens, "⏱ 12% · 10 py · 2 native · +120 MB kept" (see
+ * lb_share), as a JSON string (its characters need no escaping). */
 static void lb_title(struct lensbuf *b, const struct profile *p, const struct agent_stats *st)
 {
-    double t = agent_stats_time(&p->total);
-    double k = t > 0 ? 100.0 / t : 0;
     LB_LIT(b, "\"\u23f1 ");
-    lb_pct(b, lsp__share(p, st));
-    LB_LIT(b, "% \u00b7 py ");
-    lb_pct(b, st->v[AGENT_STAT_PY] * k);
-    LB_LIT(b, " \u00b7 native ");
-    lb_pct(b, st->v[AGENT_STAT_NAT] * k);
-    LB_LIT(b, " \u00b7 sys ");
-    lb_pct(b, st->v[AGENT_STAT_SYS] * k);
-    lb_memory(b, st);
+    lb_share(b, p, st);
     LB_LIT(b, "\"");
 }
 
@@ -520,8 +550,7 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
     if (l1 >= (json_int_t)v.d->nlines) l1 = (json_int_t)v.d->nlines - 1;
     double threshold = lsp__setting_num(s, "hints.threshold", 1.0);
     const struct profile *p = s->feat->prof;
-    double total = agent_stats_time(&p->total);
-    double k = total > 0 ? 100.0 / total : 0;
+    struct lensbuf lb = {0};
     for (json_int_t cur = l0; cur <= l1 && json_array_size(out) < VIEW_MAX_HINTS; cur++) {
         int pl = profiled_line(&v, (uint32_t)cur);
         const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
@@ -532,18 +561,21 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
         const char *text = doc_line(v.d, (uint32_t)cur, &len);
         while (len && text[len - 1] == '\r')
             len--;
-        char label[128], tip[512];
-        char mem[64];
-        memory_suffix(st, mem, sizeof mem);
-        snprintf(label, sizeof label, "%s%.0f%% py/nat %.0f/%.0f%s", bar(share), share,
-                 st->v[AGENT_STAT_PY] * k, st->v[AGENT_STAT_NAT] * k, mem);
+        char tip[512];
+        /* "▌42% waiting · +5 MB kept": the bar, then the lens wording */
+        lb.n = 0;
+        lb_put(&lb, bar(share), strlen(bar(share)));
+        lb_share(&lb, p, st);
+        lb_put(&lb, "", 1);
+        if (lb.oom) break;
         breakdown(p, st, tip, sizeof tip);
         json_array_append_new(out, json_pack("{s:{s:I, s:i}, s:s, s:b, s:{s:s, s:s}, s:{s:i, s:f}}",
                                              "position", "line", cur, "character",
-                                             (int)pos_line_units(text, len, s->enc), "label", label,
+                                             (int)pos_line_units(text, len, s->enc), "label", lb.p,
                                              "paddingLeft", 1, "tooltip", "kind", "markdown",
                                              "value", tip, "data", "line", pl, "share", share));
     }
+    free(lb.p);
     view_close(&v);
     lsp_reply(s, id, out);
 }

@@ -52,9 +52,14 @@ void memprof_free(struct profile *p)
     p->p__mem = NULL;
 }
 
-/* Append keeping at most MEMPROF_POINTS: when full, every other point goes
- * (the newest stays), so the timeline spans the whole run at half the
- * resolution. A point at the same time replaces the last one. */
+/* Append keeping at most MEMPROF_POINTS: when full, the point whose
+ * neighbours are closest in time goes (never the first), so the timeline
+ * spans the whole run with points about evenly spread in time, which is
+ * how the leak rule reads it. Why not drop every other point: a line
+ * sampled by volume (the agent's kept_pts) fills 64 points in a fraction
+ * of a second, and halving by index left the start of a fast leak with a
+ * few points far apart (the step function lagged, the slope read high).
+ * A point at the same time replaces the last one. */
 static void tl_add(struct tl *tl, double t, double v)
 {
     if (tl->n && t <= tl->t[tl->n - 1]) {
@@ -62,12 +67,15 @@ static void tl_add(struct tl *tl, double t, double v)
         return;
     }
     if (tl->n == MEMPROF_POINTS) {
-        int k = 0;
-        for (int i = 1; i < tl->n; i += 2, k++) {
-            tl->t[k] = tl->t[i];
-            tl->v[k] = tl->v[i];
+        int drop = 1;
+        double best = INFINITY;
+        for (int i = 1; i < tl->n; i++) {
+            double span = (i + 1 < tl->n ? tl->t[i + 1] : t) - tl->t[i - 1];
+            if (span < best) best = span, drop = i;
         }
-        tl->n = k;
+        memmove(tl->t + drop, tl->t + drop + 1, (size_t)(tl->n - drop - 1) * sizeof *tl->t);
+        memmove(tl->v + drop, tl->v + drop + 1, (size_t)(tl->n - drop - 1) * sizeof *tl->v);
+        tl->n--;
     }
     tl->t[tl->n] = t;
     tl->v[tl->n] = v;
@@ -126,6 +134,21 @@ int memprof_line_point(struct profile *p, const char *path, int line, double ts,
     tl_add(&e->tl, ts, kept_mb);
     if (ts > m->t_end) m->t_end = ts;
     return 0;
+}
+
+void memprof_line_points(struct profile *p, const char *path, int line, const json_t *pts,
+                         double base, double ts_max)
+{
+    size_t n = json_array_size(pts);
+    if (n > MEMPROF_MAX_PTS) n = MEMPROF_MAX_PTS;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *pt = json_array_get(pts, i);
+        const json_t *jt = json_array_get(pt, 0), *jv = json_array_get(pt, 1);
+        if (json_array_size(pt) != 2 || !json_is_number(jt) || !json_is_number(jv)) continue;
+        double t = json_number_value(jt), v = base + json_number_value(jv);
+        if (!isfinite(t) || !isfinite(v) || t > ts_max) continue;
+        if (memprof_line_point(p, path, line, t, v > 0 ? v : 0)) return;
+    }
 }
 
 void memprof_touch(struct profile *p, double ts)

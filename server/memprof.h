@@ -11,9 +11,10 @@
 
 #include <jansson.h>
 
-#define MEMPROF_POINTS 64   /* points kept per timeline (halved when full) */
+#define MEMPROF_POINTS 64   /* points kept per timeline (thinned when full) */
 #define MEMPROF_MAX_LINES 100000 /* lines with a timeline */
 #define MEMPROF_MIN_LEAK_MB 1.0  /* smaller amounts kept are never a leak */
+#define MEMPROF_MAX_PTS 1024     /* kept points read from one delta entry */
 
 struct profile;
 
@@ -29,6 +30,12 @@ void memprof_free(struct profile *p);
 /* Line (path interned by the store, borrowed for p's lifetime) holds kept_mb
  * at ts. 0 or -ENOMEM (point dropped). */
 int memprof_line_point(struct profile *p, const char *path, int line, double ts, double kept_mb);
+/* Kept-MB points inside one delta period (the agent's `kept_pts`, borrowed:
+ * an array of [ts, MB relative to base]); base = the line's kept MB before
+ * the delta merged. Points after ts_max or malformed are skipped; at most
+ * MEMPROF_MAX_PTS are read. Call before the delta's own point at ts_max. */
+void memprof_line_points(struct profile *p, const char *path, int line, const json_t *pts,
+                         double base, double ts_max);
 /* The run reached ts (any agent message with a time): the end of every
  * timeline moves there, so a line that stopped changing reads as flat.
  * No-op for runs without memory data. */

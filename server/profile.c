@@ -573,6 +573,14 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
             rc = -EPROTO;
             continue;
         }
+        /* kept-MB points inside the period (the agent samples a line's
+         * timeline by volume too, docs/memory.md), relative to its kept now */
+        const json_t *pts = json_object_get(json_array_get(a, i), "kept_pts");
+        if (json_array_size(pts)) {
+            const struct agent_stats *ls = profile_line(p, path, e.line);
+            memprof_line_points(p, path, e.line, pts, ls ? ls->v[AGENT_STAT_KEPT] : 0,
+                                m->u.delta.ts);
+        }
         add_line(p, path, e.line, &e.st);
         if (e.st.v[AGENT_STAT_ALLOC] > 0 || e.st.v[AGENT_STAT_FREED] > 0) {
             const struct agent_stats *ls = profile_line(p, path, e.line);

@@ -2,7 +2,8 @@
 -- plugin, opens the test project's app/main.py, runs :HotlineRun, and checks
 -- what a user sees: the executing sign + library-call text on the long line
 -- while it runs, then lenses, diagnostics (hot line; the leak Warning on
--- remember()'s append line) and hint text on the right lines,
+-- remember()'s append line) and hint text on the right lines, in words
+-- (the sleep line "N% waiting", the hot loop "N% python" or "· N py ..."),
 -- :HotlineShow's report and :HotlineClear removing it all.
 -- Environment: HOTLINE_BIN (the server), HOTLINE_PLUGIN (editors/nvim),
 -- HOTLINE_PROJECT (a writable copy of tests/editors/project).
@@ -56,6 +57,7 @@ local ok, err = pcall(function()
   local l_loop = line_of('total += (i * i) % 7')
   local l_spin = line_of('slowlib.spin(seconds, remember)')
   local l_leak = line_of('kept.append(bytearray(1 << 20))')
+  local l_sleep = line_of('time.sleep(0.4)')
 
   wait('the server attached', function()
     local id = hotline.state.client_id
@@ -90,23 +92,38 @@ local ok, err = pcall(function()
   wait('a lens over def hot()', function()
     for _, l in ipairs(vim.lsp.codelens.get(buf)) do
       if l.range.start.line == l_def and l.command and l.command.title:find('⏱', 1, true) then
-        return true
+        log('lens over def hot(): ' .. l.command.title)
+        -- in words, no "sys 0" noise
+        return l.command.title:find('^⏱ %d+%% ') ~= nil and l.command.title:find('sys', 1, true) == nil
       end
     end
   end)
 
-  local function hint_on(line)
+  -- the hint text shown at the end of line (virtual text on 0.7), or nil
+  local function hint_text(line)
     if vim.lsp.inlay_hint and vim.lsp.inlay_hint.get then
       for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
         if h.inlay_hint.position.line == line then
-          return true
+          local label = h.inlay_hint.label
+          if type(label) == 'table' then
+            local parts = {}
+            for _, p in ipairs(label) do
+              parts[#parts + 1] = p.value
+            end
+            label = table.concat(parts)
+          end
+          return label
         end
       end
-      return false
+      return nil
     end
     local marks = vim.api.nvim_buf_get_extmarks(buf, hotline.state.ns_hint, { line, 0 }, { line, -1 },
       { details = true })
-    return marks[1] ~= nil and marks[1][4].virt_text[1][1]:find('%%') ~= nil
+    local text = marks[1] ~= nil and marks[1][4].virt_text[1][1] or nil
+    return text and text:find('%%') and text or nil
+  end
+  local function hint_on(line)
+    return hint_text(line) ~= nil
   end
   wait('a hint on the hot loop line', function()
     return hint_on(l_loop)
@@ -114,6 +131,20 @@ local ok, err = pcall(function()
   wait('a hint on the library-call line', function()
     return hint_on(l_spin)
   end)
+  -- hints read on their own: the share, then its kinds in words
+  -- (a loaded machine can charge the sleep line some python too: then
+  -- "N% · N py · N waiting")
+  wait('"waiting" in the sleep line\'s hint', function()
+    local t = hint_text(l_sleep) or ''
+    return t:find('%d+%% waiting') ~= nil or t:find('· %d+ waiting') ~= nil
+  end)
+  local loop = hint_text(l_loop) or ''
+  if not (loop:find('%d+%% python') or loop:find('%d+%% · %d+ py')) then
+    fail('hot loop hint not in words: ' .. loop)
+  end
+  for _, l in ipairs({ l_loop, l_sleep, l_spin }) do
+    log('hint on line ' .. (l + 1) .. ':' .. (hint_text(l) or ''))
+  end
   wait('a hot-line diagnostic on the library-call line', function()
     for _, d in ipairs(vim.diagnostic.get(buf)) do
       if d.lnum == l_spin and d.source == 'hotline' and d.message:find('hot line') then

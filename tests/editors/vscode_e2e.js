@@ -58,6 +58,7 @@ async function main() {
   const settings = {
     'security.workspace.trust.enabled': false,
     'workbench.startupEditor': 'none',
+    'workbench.colorTheme': 'Default Dark Modern',
     'workbench.tips.enabled': false,
     'extensions.ignoreRecommendations': true,
     'hotline.args': ['5'],
@@ -138,6 +139,17 @@ async function main() {
       const line = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('total += (i * i) % 7'));
       return !!line && /\d%/.test(line.innerText);
     }));
+    // hints read on their own: the share, then its kinds in words
+    const lineText = (text) => page.evaluate((text) => {
+      const l = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes(text));
+      return l ? l.innerText.replace(/\u00a0/g, ' ') : '';
+    }, text);
+    // (a loaded machine can charge the sleep line some python too: then "N% · N py · N waiting")
+    await until('"waiting" in the sleep line\'s hint', async () =>
+      /\d+%( waiting| .*· \d+ waiting)/.test(await lineText('time.sleep(0.4)')));
+    const loopText = await lineText('total += (i * i) % 7');
+    if (!/\d+% (python|· \d+ py)/.test(loopText)) throw new Error(`hot loop hint not in words: ${loopText}`);
+    log(`hints: ${loopText.trim()} | ${(await lineText('time.sleep(0.4)')).trim()}`);
     // the lenses of the finished run: hot() is a minor share (the library
     // line in main() dominates), and main() has its own lens
     const lensAbove = (text) => page.evaluate((text) => {
@@ -155,7 +167,24 @@ async function main() {
       return m && Number(m[1]) < 60;
     });
     await until('a CodeLens over def main()', async () => !!(await lensAbove('def main(')));
+    log(`lenses: ${await lensAbove('def hot(')} | ${await lensAbove('def main(')}`);
     await shot('4-after-run.png');
+    // the same in the light theme, picked as a user would: F1, Color Theme,
+    // click the rows (Enter could take a fuzzy neighbour: Browse Color Themes)
+    const pickRow = async (label) => {
+      const row = page.locator('.quick-input-list .monaco-list-row').filter({
+        has: page.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) });
+      await until(`the row ${label}`, async () => (await row.count()) > 0);
+      await row.first().click();
+    };
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Preferences: Color Theme');
+    await pickRow('Preferences: Color Theme');
+    await page.keyboard.type('Light Modern');
+    await pickRow('Light Modern'); /* "Default Light Modern": label and description */
+    await until('the light theme', () => page.evaluate(() => !!document.querySelector('.monaco-workbench.vs:not(.vs-dark)')));
+    await shot('4-after-run-light.png');
     await runCommand('View: Focus Problems');
     await until('the Problems panel shows the hot-line diagnostic', async () =>
       (await page.locator('.markers-panel', { hasText: 'hot line #1' }).count()) > 0);

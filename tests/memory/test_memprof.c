@@ -56,6 +56,53 @@ int main(void)
     /* a leak that stopped long before the end reads as flat: not flagged */
     CHECK(analyse(leak, 20.0, &l) == 0);
 
+    /* volume points inside delta periods (the agent's kept_pts): a line that
+     * keeps 500 MB in 0.35 s sends ~150 of them; the timeline keeps its
+     * first point, stays about even in time when thinned, and flags the
+     * leak with its rate */
+    struct profile *v = profile_new();
+    CHECK(v != NULL);
+    if (v) {
+        static const char path[] = "/x/fast.py";
+        double base = 0;
+        for (int period = 0; period < 4; period++) {
+            json_t *pts = json_array();
+            double t1 = 0.1 * (period + 1) < 0.35 ? 0.1 * (period + 1) : 0.35;
+            for (int i = 0; i < 40; i++) {
+                double t = 0.1 * period + (t1 - 0.1 * period) * (i + 1) / 41.0;
+                json_array_append_new(pts, json_pack("[f,f]", t, 500 * t / 0.35 - base));
+            }
+            json_array_append_new(pts, json_pack("[s,f]", "bad", 1.0)); /* skipped */
+            json_array_append_new(pts, json_pack("[f,f]", t1 + 1, 1.0)); /* after ts: skipped */
+            memprof_line_points(v, path, 7, pts, base, t1);
+            json_decref(pts);
+            base = 500 * t1 / 0.35;
+            memprof_line_point(v, path, 7, t1, base);
+        }
+        memprof_touch(v, 0.36);
+        json_t *ln = json_object();
+        memprof_json_line(v, path, 7, ln);
+        json_t *tl = json_object_get(ln, "memory_timeline");
+        CHECK(json_array_size(tl) == MEMPROF_POINTS);
+        double first = json_number_value(json_array_get(json_array_get(tl, 0), 0));
+        CHECK(fabs(first - 0.1 / 41) < 1e-3); /* the first point of the run */
+        double gap = 0;
+        for (size_t i = 1; i < json_array_size(tl); i++) {
+            double g = json_number_value(json_array_get(json_array_get(tl, i), 0)) -
+                       json_number_value(json_array_get(json_array_get(tl, i - 1), 0));
+            if (g > gap) gap = g;
+        }
+        CHECK(gap < 2 * 0.35 / (MEMPROF_POINTS - 1)); /* even in time */
+        json_t *last = json_array_get(tl, json_array_size(tl) - 1);
+        CHECK(fabs(json_number_value(json_array_get(last, 0)) - 0.35) < 1e-3);
+        CHECK(fabs(json_number_value(json_array_get(last, 1)) - 500) < 1e-3);
+        struct memprof_leak fl[2];
+        CHECK(memprof_leaks(v, path, fl, 2) == 1);
+        CHECK(fl[0].line == 7 && fabs(fl[0].rate_mb_s - 500 / 0.35) < 0.05 * 500 / 0.35);
+        json_decref(ln);
+        profile_free(v);
+    }
+
     /* store round trip: timelines and the leaks computed from them */
     struct profile *p = profile_new();
     CHECK(p != NULL);

@@ -8,7 +8,7 @@ write-file cls.py "import time\nclass Worker:\n    n = 0\n    def spin(self):\n 
 <-- {"id": 2, "result": {"started": true}}
 <-- {"method": "window/showMessage", "params": {"message": "re:cls.py exited 0"}}
 --> {"jsonrpc": "2.0", "id": 3, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": "${WORK_URI}/cls.py"}}}
-<-- {"id": 3, "result": [{"range": {"start": {"line": 0}}, "command": {"arguments": [{"function": "<module>"}]}}, {"range": {"start": {"line": 3}}, "command": {"title": "re:^⏱ (9[0-9]|100)%", "arguments": [{"function": "Worker.spin"}]}}, {"range": {"start": {"line": 1}}, "command": {"title": "re:^⏱ (9[0-9]|100)%", "arguments": [{"function": "Worker"}]}}]}
+<-- {"id": 3, "result": [{"range": {"start": {"line": 0}}, "command": {"arguments": [{"function": "<module>"}]}}, {"range": {"start": {"line": 3}}, "command": {"title": "re:^⏱ (9[0-9]|100)% (python|· [0-9]+ py( · [0-9]+ (native|waiting))+)( · (\\+[0-9]+ MB kept|[0-9]+ MB alloc))?$", "arguments": [{"function": "Worker.spin"}]}}, {"range": {"start": {"line": 1}}, "command": {"title": "re:^⏱ (9[0-9]|100)% (python|· [0-9]+ py( · [0-9]+ (native|waiting))+)( · (\\+[0-9]+ MB kept|[0-9]+ MB alloc))?$", "arguments": [{"function": "Worker"}]}}]}
 # a line inserted above the class moves both lenses
 --> {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": "${WORK_URI}/cls.py", "version": 2}, "contentChanges": [{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "# comment\n"}]}}
 --> {"jsonrpc": "2.0", "id": 4, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": "${WORK_URI}/cls.py"}}}

@@ -21,7 +21,7 @@ restart
 <-- {"method": "textDocument/publishDiagnostics", "params": {"uri": "${WORK_URI}/prog.py", "diagnostics": [{"range": {"start": {"line": 4}}, "code": "hot-line"}]}}
 --> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py", "languageId": "python", "version": 1, "text": "import time\ndef hot():\n    t = time.monotonic()\n    n = 0\n    while time.monotonic() - t < 1.0: n += 1\n    return n\nhot()\n"}}}
 --> {"jsonrpc": "2.0", "id": 4, "method": "textDocument/inlayHint", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 100, "character": 0}}}}
-<-- {"id": 4, "result": [{"position": {"line": 4}, "label": "re:^.(9[0-9]|100)% py/nat"}]}
+<-- {"id": 4, "result": [{"position": {"line": 4}, "label": "re:^.(9[0-9]|100)% (python|· [0-9]+ py( · [0-9]+ (native|waiting))+)( · (\\+[0-9]+ MB kept|[0-9]+ MB alloc))?$"}]}
 --> {"jsonrpc": "2.0", "id": 5, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}}}
 <-- {"id": 5, "result": [{"command": {"title": "re:^⏱ 100%"}}, {"range": {"start": {"line": 1}}}]}
 # the file changes on disk (the open document still shows the profiled text)

@@ -15,9 +15,9 @@ reply {"result":null}
 <-- {"method": "$/progress", "params": {"token": "hotline-run-1", "value": {"kind": "end"}}}
 <-- {"method": "workspace/inlayHint/refresh"}
 --> {"jsonrpc": "2.0", "id": 3, "method": "textDocument/inlayHint", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 100, "character": 0}}}}
-<-- {"id": 3, "result": [{"position": {"line": 4, "character": 44}, "label": "re:^.(9[0-9]|100)% py/nat", "tooltip": {"kind": "markdown", "value": "re:python"}}]}
+<-- {"id": 3, "result": [{"position": {"line": 4, "character": 44}, "label": "re:^.(9[0-9]|100)% (python|· [0-9]+ py( · [0-9]+ (native|waiting))+)( · (\\+[0-9]+ MB kept|[0-9]+ MB alloc))?$", "tooltip": {"kind": "markdown", "value": "re:python"}}]}
 --> {"jsonrpc": "2.0", "id": 4, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}}}
-<-- {"id": 4, "result": [{"range": {"start": {"line": 0}}, "command": {"title": "re:^⏱ 100% · py", "command": "hotline.showProfile"}}, {"range": {"start": {"line": 1}}, "command": {"title": "re:^⏱ (9[0-9]|100)% · py", "arguments": [{"function": "hot", "line": 1}]}}]}
+<-- {"id": 4, "result": [{"range": {"start": {"line": 0}}, "command": {"title": "re:^⏱ 100% (python|· [0-9]+ py( · [0-9]+ (native|waiting))+)( · (\\+[0-9]+ MB kept|[0-9]+ MB alloc))?$", "command": "hotline.showProfile"}}, {"range": {"start": {"line": 1}}, "command": {"title": "re:^⏱ (9[0-9]|100)% (python|· [0-9]+ py( · [0-9]+ (native|waiting))+)( · (\\+[0-9]+ MB kept|[0-9]+ MB alloc))?$", "arguments": [{"function": "hot", "line": 1}]}}]}
 --> {"jsonrpc": "2.0", "id": 5, "method": "textDocument/hover", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "position": {"line": 4, "character": 3}}}
 <-- {"id": 5, "result": {"contents": {"kind": "markdown", "value": "re:(?s)line 5.*python.*Call stacks.*hot \\(prog.py:5\\)"}}}
 --> {"jsonrpc": "2.0", "id": 6, "method": "textDocument/hover", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "position": {"line": 0, "character": 3}}}

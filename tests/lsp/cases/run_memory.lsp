@@ -21,13 +21,14 @@ reply {"result":null}
 <-- {"id": 3, "result": {"contents": {"kind": "markdown", "value": "re:(?s)line 6.*kept over the run\\*\\* `▁[▁▂▃▄▅▆▇█]*█` min [0-9.]+ MB, max (39|40)\\.[0-9] MB, over [0-9.]+ s"}}}
 --> {"jsonrpc": "2.0", "id": 4, "method": "textDocument/hover", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "position": {"line": 7, "character": 9}}}
 <-- {"id": 4, "result": {"contents": {"kind": "markdown", "value": "re:(?s)line 8.*copied 6[0-9][0-9][0-9]\\.[0-9] MB\n- copies [0-9.]+ MB/s"}}}
-# hints: "+N MB" only on a line that keeps memory; a line that allocates and
-# frees says "N MB alloc" (a "+" there would read as memory kept)
+# hints: the share and its kinds in words, then "+N MB kept" only on a line
+# that keeps memory; a line that allocates and frees says "N MB alloc" (a
+# "+" there would read as memory kept)
 --> {"jsonrpc":"2.0","method":"workspace/didChangeConfiguration","params":{"settings":{"hotline":{"hints":{"threshold":0}}}}}
 --> {"jsonrpc": "2.0", "id": 5, "method": "textDocument/inlayHint", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "range": {"start": {"line": 5, "character": 0}, "end": {"line": 5, "character": 99}}}}
-<-- {"id": 5, "result": [{"position": {"line": 5}, "label": "re:  \\+(39|40) MB$"}]}
+<-- {"id": 5, "result": [{"position": {"line": 5}, "label": "re:^.[0-9]+%( (python|native|waiting)|( · [0-9]+ (py|native|waiting))+)? · \\+(39|40) MB kept$"}]}
 --> {"jsonrpc": "2.0", "id": 6, "method": "textDocument/inlayHint", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "range": {"start": {"line": 7, "character": 0}, "end": {"line": 7, "character": 99}}}}
-<-- {"id": 6, "result": [{"position": {"line": 7}, "label": "re:  6[0-9][0-9][0-9] MB alloc$"}]}
+<-- {"id": 6, "result": [{"position": {"line": 7}, "label": "re:^.[0-9]+%( (python|native|waiting)|( · [0-9]+ (py|native|waiting))+)? · 6[0-9][0-9][0-9] MB alloc$"}]}
 # lenses: "+N MB kept" over the function that keeps memory, "N MB alloc"
 # (no "+") over one that only allocates and frees (it sleeps so that it has
 # time samples, hence a lens); a function's memory is its lines' sum
