@@ -33,6 +33,15 @@ WORKLOADS = ["pycalls", "churn", "numeric", "threads", "io", "alloc", "npalloc"]
 RSS = {}  # mode -> [max RSS in KiB of the process tree's largest process]
 
 
+class RunFailed(RuntimeError):
+    """A run that failed: why ("failed with 3", "timed out after 60 s") and
+    the end of its stderr on one line."""
+
+    def __init__(self, cmd, why, tail):
+        self.why, self.tail = why, " ".join(tail.split())
+        super().__init__("%s %s: %s" % (" ".join(cmd), why, self.tail))
+
+
 def wall(cmd, env=None, mode=None, timeout=None):
     """Wall seconds of one run of argv cmd; raises RuntimeError (with the end of
     its stderr) when it fails or outlives timeout seconds (then its whole
@@ -55,7 +64,7 @@ def wall(cmd, env=None, mode=None, timeout=None):
             tail = err.read()[-400:].decode(errors="replace").strip()
             why = "timed out after %.0f s" % timeout if timeout and dt >= timeout else \
                 "failed with %d" % p.returncode
-            raise RuntimeError("%s %s: %s" % (" ".join(cmd), why, tail))
+            raise RunFailed(cmd, why, tail)
     if mode:
         RSS.setdefault(mode, []).append(ru.ru_maxrss)
     return dt
@@ -80,26 +89,29 @@ def calibrate(plain, script, target, env=None):
 
 def interleave(modes, script, args, reps, env=None, failed=None, timeout=None):
     """{mode: [wall s]} over reps rounds of every mode in turn, so that machine
-    noise hits all modes alike; RSS is refilled. A mode that fails is raised,
-    or, when failed is a dict, recorded there (mode -> reason) and dropped."""
+    noise hits all modes alike; RSS is refilled. A failing run is raised, or,
+    when failed is a dict, counted there (mode -> [failures, last reason]);
+    a mode that timed out is not run again (each try would cost the timeout)."""
     times = {m: [] for m in modes}
     RSS.clear()
     for _ in range(reps):
         for m, cmd in modes.items():
-            if failed is not None and m in failed:
+            if failed is not None and "timed out" in failed.get(m, [0, ""])[1]:
                 continue
             try:
                 times[m].append(wall(cmd(script, args), env=env, mode=m, timeout=timeout))
-            except RuntimeError as e:
+            except RunFailed as e:
                 if failed is None:
                     raise
-                failed[m] = str(e)
+                n = failed.get(m, [0, ""])[0]
+                failed[m] = [n + 1, "%s: %s" % (e.why, e.tail[-200:])]
     return {m: t for m, t in times.items() if t}
 
 
-def startup(modes, reps):
+def startup(modes, reps, failed=None, timeout=None):
     """Median wall seconds of the empty program under each mode."""
-    times = interleave(modes, workload("empty"), [], max(reps, 5))
+    times = interleave(modes, workload("empty"), [], max(reps, 5), failed=failed,
+                       timeout=timeout)
     return {m: statistics.median(t) for m, t in times.items()}
 
 
