@@ -17,10 +17,12 @@ Scalene: Debian's python3-scalene (`apt-get install python3-scalene`), run as
 """
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,14 +33,38 @@ WORKLOADS = ["pycalls", "churn", "numeric", "threads", "io", "alloc", "npalloc"]
 RSS = {}  # mode -> [max RSS in KiB of the process tree's largest process]
 
 
-def wall(cmd, env=None, mode=None):
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _, status, ru = os.wait4(p.pid, 0)
-    dt = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode != 0:
-        raise RuntimeError("%s failed with %d" % (" ".join(cmd), p.returncode))
+class RunFailed(RuntimeError):
+    """A run that failed: why ("failed with 3", "timed out after 60 s") and
+    the end of its stderr on one line."""
+
+    def __init__(self, cmd, why, tail):
+        self.why, self.tail = why, " ".join(tail.split())
+        super().__init__("%s %s: %s" % (" ".join(cmd), why, self.tail))
+
+
+def wall(cmd, env=None, mode=None, timeout=None):
+    """Wall seconds of one run of argv cmd; raises RuntimeError (with the end of
+    its stderr) when it fails or outlives timeout seconds (then its whole
+    session is killed: profilers that spawn the program leave no orphans)."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env,
+                             start_new_session=True)
+        timer = None
+        if timeout:
+            timer = threading.Timer(timeout, os.killpg, (p.pid, signal.SIGKILL))
+            timer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        dt = time.perf_counter() - t0
+        if timer:
+            timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            err.seek(0)
+            tail = err.read()[-400:].decode(errors="replace").strip()
+            why = "timed out after %.0f s" % timeout if timeout and dt >= timeout else \
+                "failed with %d" % p.returncode
+            raise RunFailed(cmd, why, tail)
     if mode:
         RSS.setdefault(mode, []).append(ru.ru_maxrss)
     return dt
@@ -47,6 +73,46 @@ def wall(cmd, env=None, mode=None):
 def has_module(python, mod):
     return subprocess.run([python, "-c", "import " + mod], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL).returncode == 0
+
+
+def workload(name):
+    return os.path.join(HERE, "workloads", name + ".py")
+
+
+# A mode is a function (script, args) -> argv that runs script with its
+# arguments under one profiler (or none: "plain"). Shared with peers.py.
+
+def calibrate(plain, script, target, env=None):
+    """Scale for script such that its plain run lasts about target seconds."""
+    return max(0.05, target / wall(plain(script, ["1"]), env=env))
+
+
+def interleave(modes, script, args, reps, env=None, failed=None, timeout=None):
+    """{mode: [wall s]} over reps rounds of every mode in turn, so that machine
+    noise hits all modes alike; RSS is refilled. A failing run is raised, or,
+    when failed is a dict, counted there (mode -> [failures, last reason]);
+    a mode that timed out is not run again (each try would cost the timeout)."""
+    times = {m: [] for m in modes}
+    RSS.clear()
+    for _ in range(reps):
+        for m, cmd in modes.items():
+            if failed is not None and "timed out" in failed.get(m, [0, ""])[1]:
+                continue
+            try:
+                times[m].append(wall(cmd(script, args), env=env, mode=m, timeout=timeout))
+            except RunFailed as e:
+                if failed is None:
+                    raise
+                n = failed.get(m, [0, ""])[0]
+                failed[m] = [n + 1, "%s: %s" % (e.why, e.tail[-200:])]
+    return {m: t for m, t in times.items() if t}
+
+
+def startup(modes, reps, failed=None, timeout=None):
+    """Median wall seconds of the empty program under each mode."""
+    times = interleave(modes, workload("empty"), [], max(reps, 5), failed=failed,
+                       timeout=timeout)
+    return {m: statistics.median(t) for m, t in times.items()}
 
 
 def main():
@@ -62,16 +128,16 @@ def main():
     a = ap.parse_args()
 
     out_json = os.path.join(tempfile.mkdtemp(prefix="hotline-bench-"), "p.json")
-    modes = {"plain": lambda w, s: [a.python, w, str(s)]}
+    modes = {"plain": lambda w, args: [a.python, w] + args}
     hl = [a.hotline, "run", "--python", a.python, "--json", out_json]
     if not a.memory:
         hl.append("--no-memory")
-    modes["hotline"] = lambda w, s: hl + [w, str(s)]
+    modes["hotline"] = lambda w, args: hl + [w] + args
     if not a.no_scalene and has_module(a.python, "scalene"):
         sc = [a.python, "-m", "scalene", "--cli", "--outfile", os.devnull]
         if not a.memory:
             sc.append("--cpu-only")
-        modes["scalene"] = lambda w, s: sc + [w, "---", str(s)]
+        modes["scalene"] = lambda w, args: sc + [w] + (["---"] + args if args else [])
     elif not a.no_scalene:
         print("(scalene not importable by %s: apt-get install python3-scalene)" % a.python)
 
@@ -82,29 +148,20 @@ def main():
             names.remove(np_w)
 
     print("python %s, %d reps, modes: %s" % (a.python, a.reps, ", ".join(modes)))
-    empty = os.path.join(HERE, "workloads", "empty.py")
-    start = {m: [] for m in modes}
-    for _ in range(max(a.reps, 5)):
-        for m, cmd in modes.items():
-            start[m].append(wall(cmd(empty, 1)[:-1] if m != "scalene" else cmd(empty, 1)[:-2]))
-    base = statistics.median(start["plain"])
+    start = startup(modes, a.reps)
+    base = start["plain"]
     print("\nstart-up (empty program), median wall: plain %.1f ms" % (base * 1e3))
     for m in modes:
         if m != "plain":
-            print("  %-8s +%.1f ms" % (m, (statistics.median(start[m]) - base) * 1e3))
+            print("  %-8s +%.1f ms" % (m, (start[m] - base) * 1e3))
 
     print("\n%-10s %6s %9s %9s %9s %s" % ("workload", "target", "plain s", "hotline", "scalene",
                                          "  max RSS MB plain/hotline/scalene"))
     for target in [float(x) for x in a.seconds.split(",")]:
         for n in names:
-            w = os.path.join(HERE, "workloads", n + ".py")
-            t1 = wall(modes["plain"](w, 1))
-            scale = max(0.05, target / t1)
-            times = {m: [] for m in modes}
-            RSS.clear()
-            for _ in range(a.reps):
-                for m, cmd in modes.items():
-                    times[m].append(wall(cmd(w, scale), mode=m))
+            w = workload(n)
+            scale = calibrate(modes["plain"], w, target)
+            times = interleave(modes, w, [str(scale)], a.reps)
             p = statistics.median(times["plain"])
             cols = ["%.2fx" % (statistics.median(times[m]) / p) if m in times else "-"
                     for m in ("hotline", "scalene")]
