@@ -307,6 +307,7 @@ static void check_done(struct session *s)
         if (s->pending_closes == 0 && !s->done_closing) {
             s->done_closing = 1;
             if (s->sockpath[0]) unlink(s->sockpath);
+            if (s->shimlink[0]) unlink(s->shimlink);
             if (s->tmpdir[0]) rmdir(s->tmpdir);
             free(s->tail);
             s->tail = NULL;
@@ -471,12 +472,35 @@ static int env_skip(const char *e)
     return 0;
 }
 
+/* Path to put in LD_PRELOAD for the allocation shim (docs/memory.md) built
+ * next to the agent: new string, or NULL when there is no shim to load.
+ * ld.so splits LD_PRELOAD at spaces and colons and has no escape, so a shim
+ * whose path has one (a build or install folder with a space) is preloaded
+ * through a symbolic link in the session's private directory, which
+ * make_socket keeps free of both; the link goes with that directory. */
+static char *shim_preload_path(struct session *s, const char *agent_dir)
+{
+    char *shim = strf("%s/hotline/libhotline_memshim.so", agent_dir);
+    if (shim && access(shim, R_OK) == 0 && !strpbrk(shim, " :"))
+        return shim;
+    char real[PATH_MAX];
+    int ok = shim && access(shim, R_OK) == 0 && realpath(shim, real); /* agent_dir may be relative */
+    free(shim);
+    if (!ok)
+        return NULL;
+    snprintf(s->shimlink, sizeof s->shimlink, "%s/libhotline_memshim.so", s->tmpdir);
+    if (strpbrk(s->shimlink, " :") || symlink(real, s->shimlink) != 0) {
+        s->shimlink[0] = 0;
+        return NULL; /* no safe path: run without native allocation tracking */
+    }
+    return strf("%s", s->shimlink);
+}
+
 /* New NULL-terminated environment; the 4-5 strings we add are owned by it
- * (entries [nown..)), the inherited ones borrowed from environ. With memory
- * profiling the allocation shim (docs/memory.md) goes first in LD_PRELOAD
- * when it was built next to the agent. */
-static char **build_env(const char *agent_dir, const char *sock, const char *config, int memory,
-                        int *nown)
+ * (entries [nown..)), the inherited ones borrowed from environ. shim
+ * (borrowed, may be NULL: shim_preload_path) goes first in LD_PRELOAD. */
+static char **build_env(const char *agent_dir, const char *sock, const char *config,
+                        const char *shim, int *nown)
 {
     size_t n = 0;
     while (environ[n])
@@ -494,12 +518,10 @@ static char **build_env(const char *agent_dir, const char *sock, const char *con
     env[k++] = strf("HOTLINE_CONFIG=%s", config);
     env[k++] = strf("HOTLINE_BOOT=1");
     const char *pre = getenv("LD_PRELOAD");
-    char *shim = strf("%s/hotline/libhotline_memshim.so", agent_dir);
-    if (memory && shim && access(shim, R_OK) == 0)
+    if (shim)
         env[k++] = pre && *pre ? strf("LD_PRELOAD=%s:%s", shim, pre) : strf("LD_PRELOAD=%s", shim);
     else if (pre)
         env[k++] = strf("LD_PRELOAD=%s", pre);
-    free(shim);
     return env;
 }
 
@@ -514,7 +536,8 @@ static void free_env(char **env, int own)
 static int make_socket(struct session *s)
 {
     const char *base = getenv("TMPDIR");
-    if (!base || !*base || strlen(base) > 80) base = "/tmp";
+    /* a space or colon would also be in the shim's link (shim_preload_path) */
+    if (!base || !*base || strlen(base) > 80 || strpbrk(base, " :")) base = "/tmp";
     snprintf(s->tmpdir, sizeof s->tmpdir, "%s/hotline-XXXXXX", base);
     if (!mkdtemp(s->tmpdir)) {
         int e = errno;
@@ -559,6 +582,7 @@ static void sync_teardown(struct session *s)
     if (--io->failed_open == 0) free(io);
     s->io = NULL;
     if (s->sockpath[0]) unlink(s->sockpath);
+    if (s->shimlink[0]) unlink(s->shimlink);
     if (s->tmpdir[0]) rmdir(s->tmpdir);
     free(s->tail);
     s->tail = NULL;
@@ -636,7 +660,9 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     char **args = calloc((size_t)o->nargs + 4, sizeof *args);
     char *config = config_json(o, main_path);
     int nown = 0;
-    char **env = config ? build_env(agent_dir, s->sockpath, config, o->memory, &nown) : NULL;
+    char *shim = o->memory ? shim_preload_path(s, agent_dir) : NULL;
+    char **env = config ? build_env(agent_dir, s->sockpath, config, shim, &nown) : NULL;
+    free(shim);
     if (!args || !env) {
         free(args);
         free(config);
