@@ -231,15 +231,14 @@ int cmd_run(int argc, char **argv)
 
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
-    fputc('\n', stderr);
-    /* no profile: say so once (the agent's error was already shown), no empty report */
+    /* no profile: no empty report; the agent's error (shown when it came,
+     * saying the program runs unprofiled) is the one line about it */
     int none = c.s.nconns_total == 0 || (c.s.agent_error[0] && c.p->meta.samples == 0);
-    if (none && c.s.agent_error[0])
-        fprintf(stderr, "hotline: no profile (agent error above)\n");
-    else if (none)
+    if (!(none && c.s.agent_error[0])) fputc('\n', stderr);
+    if (none && !c.s.agent_error[0])
         fprintf(stderr, "hotline: no profile: the agent never connected (see docs/cli.md, "
                         "\"no profile\")\n");
-    else
+    else if (!none)
         report_print(stderr, c.p, top, cwd);
     if (json_out) {
         int e = profile_save(c.p, json_out);

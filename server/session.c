@@ -161,9 +161,14 @@ static void handle_msg(struct session_conn *c, struct agent_msg *m)
         break;
     case AGENT_MSG_ERROR: {
         const char *py = s->store->meta.python_version;
-        snprintf(s->agent_error, sizeof s->agent_error, "agent error%s%s%s: %s",
-                 py ? " (Python " : "", py ? py : "", py ? ")" : "", m->u.text.msg);
-        report_error(s, "%s", s->agent_error);
+        char e[sizeof s->agent_error];
+        snprintf(e, sizeof e, "agent error%s%s%s: %s", py ? " (Python " : "", py ? py : "",
+                 py ? ")" : "", m->u.text.msg);
+        /* once: every Python child of a program without an agent says the same */
+        if (strcmp(e, s->agent_error) != 0) {
+            memcpy(s->agent_error, e, sizeof e);
+            report_error(s, "%s", s->agent_error);
+        }
         break;
     }
     case AGENT_MSG_LOG:

@@ -11,6 +11,8 @@ _HOTLINE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _hotline_send_error(msg):
+    """hotline shows it once (however many processes send it); stderr only
+    when hotline cannot be reached."""
     import json
     import socket
     try:
@@ -19,31 +21,26 @@ def _hotline_send_error(msg):
         s.connect(os.environ["HOTLINE_SOCKET"])
         s.sendall((json.dumps({"t": "error", "msg": msg}) + "\n").encode())
         s.close()
-    except OSError:
-        pass
+    except (OSError, socket.error):  # socket.error: Python 2
+        sys.stderr.write("hotline: " + msg + "\n")
+        sys.stderr.flush()
 
 
 def _hotline_boot():
     try:
         from hotline import _agent  # noqa: F401 (the native part, per version)
-    except ImportError:
-        msg = ("no Hotline agent built for Python %d.%d (%s); build it with: "
-               "cmake -S . -B build -DHOTLINE_PYTHONS=%s && cmake --build build"
-               % (sys.version_info[0], sys.version_info[1], sys.executable,
-                  sys.executable))
-        _hotline_send_error(msg)
-        import json
-        server_pid = None
-        try:
-            server_pid = int(json.loads(os.environ.get("HOTLINE_CONFIG") or "{}")
-                             .get("server_pid"))
-        except (ValueError, TypeError, AttributeError):
-            pass
-        if server_pid is not None and os.getppid() == server_pid:
-            sys.stderr.write("hotline: " + msg + "\n")
-            sys.stderr.flush()
-            os._exit(2)
-        return  # a child: run unprofiled
+    except Exception as e:  # ImportError; on old Pythons maybe a SyntaxError
+        # The program runs unprofiled, as without hotline (docs/cli.md,
+        # "No profile?"): stopping it would harm it for a profiler's sake.
+        why = ("no Hotline agent built for Python %d.%d (%s)"
+               % (sys.version_info[0], sys.version_info[1], sys.executable))
+        if not isinstance(e, ImportError):
+            why = "the Hotline agent does not load in Python %d.%d (%s: %s)" % (
+                sys.version_info[0], sys.version_info[1], type(e).__name__, e)
+        _hotline_send_error(
+            "%s: the program runs unprofiled; build one with: cmake -S . -B build "
+            "-DHOTLINE_PYTHONS=%s && cmake --build build" % (why, sys.executable))
+        return
     import hotline
     try:
         hotline.start()
@@ -52,8 +49,11 @@ def _hotline_boot():
 
 
 def _hotline_chain():
-    import importlib.machinery
-    import importlib.util
+    try:
+        import importlib.machinery
+        import importlib.util
+    except ImportError:  # Python 2 (unprofiled: no agent)
+        return
     here = os.path.abspath(__file__)
     path = [p for p in sys.path if not p or os.path.abspath(p) != _HOTLINE_DIR]
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
