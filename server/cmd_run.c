@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent_config.h"
 #include "cli.h"
 #include "profile.h"
 #include "report.h"
@@ -169,8 +170,12 @@ int cmd_run(int argc, char **argv)
         } else if (!strcmp(name, "--json")) {
             json_out = val;
         } else if (!strcmp(name, "--interval")) {
-            if (parse_num(val, 0.05, 10000, &d))
-                return usage_error("--interval wants milliseconds in 0.05..10000, not '%s'", val);
+            if (parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &d)) {
+                char fmt[80];
+                snprintf(fmt, sizeof fmt, "--interval wants milliseconds in %g..%g, not '%%s'",
+                         AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS);
+                return usage_error(fmt, val);
+            }
             o.interval_ms = d;
         } else if (!strcmp(name, "--top")) {
             if (parse_num(val, 1, 100000, &d) || d != (int)d)

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent_config.h"
+
 extern char **environ;
 
 struct session_conn {
@@ -605,6 +607,13 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     s->detached = !o->inherit_stdio;
     if (!!o->script == !!o->module || !cb->on_exit) {
         set_err(s, "session: exactly one of script / module, and on_exit, are required");
+        return -EINVAL;
+    }
+    /* 0: the agent's default; anything else must be what the agent uses */
+    if (o->interval_ms != 0 &&
+        !(o->interval_ms >= AGENT_INTERVAL_MIN_MS && o->interval_ms <= AGENT_INTERVAL_MAX_MS)) {
+        set_err(s, "the sampling interval must be %g..%g ms, not %g", AGENT_INTERVAL_MIN_MS,
+                AGENT_INTERVAL_MAX_MS, o->interval_ms);
         return -EINVAL;
     }
     char agent_dir[PATH_MAX + 64];

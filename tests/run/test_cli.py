@@ -199,6 +199,9 @@ def fake_usage(c):
     prog = c.write("prog.py", PROG)
     for args, needle in [([], "no script"), (["--bogus", prog], "unknown option '--bogus'"),
                          (["--interval", "abc", prog], "--interval"),
+                         # the agent's range (protocol/agent_config.h), not a wider one
+                         (["--interval", "0.07", prog], "in 0.1..10000, not '0.07'"),
+                         (["--interval", "10001", prog], "in 0.1..10000"),
                          (["--top", "0", prog], "--top"), (["-m"], "needs a module"),
                          (["--json"], "--json needs a value")]:
         rc, out, err = c.run(args)
@@ -652,6 +655,37 @@ def real_space_install(c):
     check(line.get("alloc_mb", 0) >= 40 and line.get("python_alloc_fraction", 0) < 0.1,
           "48 MB of malloc tracked as native: %r" % line, err)
     check(os.listdir(tmpdir) == [], "private folder removed: %r" % os.listdir(tmpdir))
+
+
+@case
+def real_interval(c):
+    """The interval the profile records is the one the agent samples at, at
+    both ends of the range. Before one range was shared, --interval 0.07 was
+    accepted, recorded as 0.07 and sampled at the agent's 10 ms default."""
+    prog = c.write("spin.py", "import time\nt = time.perf_counter()\n"
+                   "while time.perf_counter() - t < 0.6: pass\n")
+    out_json = os.path.join(c.tmp, "p.json")
+    for ms in ("0.1", "20"):
+        rc, out, err = real_run(c, ["--no-memory", "--interval", ms, "--json", out_json, prog])
+        check(rc == 0, "exit status %d" % rc, err)
+        j = load(out_json)
+        per_s = j["samples"] / j["elapsed_s"]
+        print("--interval %s: recorded %r, %d samples in %.2f s (%.0f/s)"
+              % (ms, j["interval_ms"], j["samples"], j["elapsed_s"], per_s))
+        check(j["interval_ms"] == float(ms), "recorded interval %r" % j["interval_ms"])
+        # a late sampler takes fewer samples, never more: at 0.1 ms even a
+        # starved one takes far more than the 100/s of the 10 ms default
+        if ms == "0.1":
+            check(per_s > 400, "sampled at 0.1 ms: %.0f samples/s" % per_s, err)
+        else:
+            check(per_s < 75, "sampled at 20 ms: %.0f samples/s" % per_s, err)
+    # the agent refuses what the server would not send (no silent default)
+    p = subprocess.run([c.python, "-c", "import hotline; hotline.start(interval_ms=0.07)"],
+                       capture_output=True, timeout=60,
+                       env=dict(real_env(c), PYTHONPATH=c.agent, HOTLINE_OUT=os.devnull))
+    err = p.stderr.decode()
+    check(p.returncode == 1 and "ValueError: interval_ms must be 0.1..10000" in err,
+          "hotline.start(interval_ms=0.07) refused (rc %d)" % p.returncode, err)
 
 
 @case
