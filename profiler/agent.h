@@ -63,7 +63,7 @@ int buf_json_str(agent_buf_t *b, const char *s, size_t n); /* quoted, escaped */
 /* ---- aggregate.c: one keyed table used for lines, funcs, threads, stacks ---- */
 typedef struct {
     uint32_t k[3];
-    uint32_t extra;          /* funcs: last line */
+    uint32_t extra;          /* funcs: last line; threads: name string id */
     double py, nat, sys, cpu, w;
     uint32_t n;
     uint8_t dirty;
@@ -172,6 +172,7 @@ struct agent {
     unsigned delta_seq; /* deltas emitted */
     uint32_t samples_delta;
     double last_proc_cpu, last_self_cpu;
+    double last_tick; /* `now` of the previous tick (sampler start before the first) */
     int have_proc_base;
     unsigned gen;
 

@@ -244,10 +244,7 @@ int agg_emit_delta(agent_t *a, double ts)
     buf_add(b, "],\"threads\":[", 13);
     for (int i = 0; i < a->threads.ndirty; i++) {
         agg_row_t *r = &a->threads.rows[a->threads.dirty[i]];
-        const char *name = "";
-        for (int k = 0; k < a->nth; k++)
-            if ((uint32_t)a->th[k]->tid == r->k[0])
-                name = a->th[k]->name;
+        const char *name = agg_string(a, (int)r->extra);
         buf_printf(b, "%s{\"tid\":%u,\"name\":", i ? "," : "", r->k[0]);
         buf_json_str(b, name, strlen(name));
         emit_cats(b, r);

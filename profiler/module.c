@@ -13,6 +13,7 @@
 #include <Python.h>
 
 #include "agent.h"
+#include "agent_config.h"
 #include "linetable.h"
 
 #include <errno.h>
@@ -127,12 +128,20 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     long long server_pid = 0;
     int memory = 0, gpu = 1;
     double mem_kb = 64;
-    double interval_ms = 10.0;
+    double interval_ms = AGENT_INTERVAL_DEFAULT_MS;
     PyObject *inc = NULL, *exc = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpdp", kwlist, &hello, &path,
                                      &is_socket, &interval_ms, &inc, &exc, &profile_all,
                                      &die_with_server, &server_pid, &memory, &mem_kb, &gpu))
         return NULL;
+    /* the server checks the same range (agent_config.h): no silent default */
+    if (!(interval_ms >= AGENT_INTERVAL_MIN_MS && interval_ms <= AGENT_INTERVAL_MAX_MS)) {
+        char msg[96]; /* PyErr_Format has no %g */
+        snprintf(msg, sizeof msg, "interval_ms must be %g..%g (milliseconds), not %g",
+                 AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, interval_ms);
+        PyErr_SetString(PyExc_ValueError, msg);
+        return NULL;
+    }
     if (g_agent) {
         PyErr_SetString(PyExc_RuntimeError, "hotline agent already running");
         return NULL;
@@ -151,7 +160,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     if (!a)
         return PyErr_NoMemory();
     a->fd.fd = -1;
-    a->interval_s = (interval_ms >= 0.1 && interval_ms <= 10000 ? interval_ms : 10.0) / 1000.0;
+    a->interval_s = interval_ms / 1000.0;
     a->profile_all = profile_all;
     a->die_with_server = die_with_server;
     const char *shared = getenv("HOTLINE_SHARED_FDS"); /* test hook: the fallback path */

@@ -186,7 +186,7 @@ typedef struct {
     agent_thread_t *t;
     double dw, dc, u;
     double busy;  /* CPU + run-queue wait over dw (u = busy / dw, capped) */
-    int charge;   /* has a baseline: charge this tick */
+    int charge;   /* its CPU clock was read: charge this tick */
     int running;  /* on a CPU or waiting for one at the sample instant */
     double cpu0;  /* CPU clock at the start of the probe window */
     int line_row, func_row;
@@ -251,9 +251,15 @@ static void charge(agent_t *a, tick_t *k, double now)
             agg_mark(&a->stacks, sid - 1);
         }
     }
-    int r = agg_get(&a->threads, (uint32_t)t->tid, 0, 0, NULL);
+    int created;
+    int r = agg_get(&a->threads, (uint32_t)t->tid, 0, 0, &created);
     if (r >= 0) {
         agg_row_t *row = &a->threads.rows[r];
+        if (created) {
+            /* by string id: the thread may be gone by the next delta */
+            int id = agg_intern(a, t->name, strlen(t->name));
+            row->extra = id > 0 ? (uint32_t)id : 0;
+        }
         row->py += py, row->nat += nat, row->sys += sysv, row->n++;
         agg_mark(&a->threads, r);
     }
@@ -281,10 +287,28 @@ static void tick(agent_t *a)
     for (int i = 0; i < nk; i++) {
         agent_thread_t *t = ks[i].t;
         double cpu = thread_cpu(t->tid), rq = thread_rq(t);
-        ks[i].charge = t->have_base && cpu >= 0;
-        ks[i].dw = now - t->last_wall;
-        ks[i].dc = ks[i].charge && cpu > t->last_cpu ? cpu - t->last_cpu : 0;
-        double drq = ks[i].charge && rq > t->last_rq ? rq - t->last_rq : 0;
+        ks[i].charge = cpu >= 0;
+        double dc, drq;
+        if (t->have_base) {
+            ks[i].dw = now - t->last_wall;
+            dc = cpu - t->last_cpu;
+            drq = rq - t->last_rq;
+        } else {
+            /* New since the previous tick: it gets the interval since that
+             * tick like every other thread. Starting it at its first sample
+             * instead lost all the work of thread-per-task code (a thread
+             * that lives less than an interval is never seen twice). The
+             * overlap before its creation is unbiased: it balances the part
+             * after its last tick that no sample charges (docs/sampling.md,
+             * "New threads"). Its clocks count from its creation; the caps
+             * keep a thread that predates the tick (not listed then, or
+             * running before the sampler) within the interval. */
+            ks[i].dw = now - a->last_tick;
+            dc = cpu < ks[i].dw ? cpu : ks[i].dw;
+            drq = rq < ks[i].dw - dc ? rq : ks[i].dw - dc;
+        }
+        ks[i].dc = ks[i].charge && dc > 0 ? dc : 0;
+        drq = ks[i].charge && drq > 0 ? drq : 0;
         ks[i].busy = ks[i].dc + drq;
         ks[i].u = ks[i].dw > 0 ? (ks[i].busy < ks[i].dw ? ks[i].busy / ks[i].dw : 1) : 0;
         if (cpu >= 0) {
@@ -295,6 +319,7 @@ static void tick(agent_t *a)
         }
         sum_dc += ks[i].dc;
     }
+    a->last_tick = now;
 
     /* 2. is the interpreter moving? Pairs of consecutive probes between
      * which the thread provably ran decide (probe.h): a pure-Python thread
@@ -463,6 +488,7 @@ static void *sampler_main(void *arg)
     const char *reason = "stop";
     a->next_delta = sampler_mono() + DELTA_PERIOD;
     double next_win = sampler_mono();
+    a->last_tick = next_win; /* threads first seen at the first tick: charged from here */
     for (;;) {
         double d = a->interval_s * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
         double s = sampler_mono() + d;

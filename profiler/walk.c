@@ -60,7 +60,19 @@ int walk_threads(agent_t *a, walk_thread_t *out, int cap)
         }
         t = (uintptr_t)ts.next;
     }
-    return n;
+    /* One charge per OS thread. A thread state made for a thread that has
+     * not started yet carries its creator's ids until the new thread binds
+     * it (CPython fills them in the creator) and sits nearer the head: keep
+     * the last state listed for a tid, the oldest. */
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        int dup = 0;
+        for (int j = i + 1; j < n && !dup; j++)
+            dup = out[j].tid == out[i].tid;
+        if (!dup)
+            out[m++] = out[i];
+    }
+    return m;
 }
 
 /* Offset of the kernel tid inside glibc's struct pthread (pthread_self()

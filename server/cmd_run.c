@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent_config.h"
 #include "cli.h"
 #include "profile.h"
 #include "report.h"
@@ -169,8 +170,12 @@ int cmd_run(int argc, char **argv)
         } else if (!strcmp(name, "--json")) {
             json_out = val;
         } else if (!strcmp(name, "--interval")) {
-            if (parse_num(val, 0.05, 10000, &d))
-                return usage_error("--interval wants milliseconds in 0.05..10000, not '%s'", val);
+            if (parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &d)) {
+                char fmt[80];
+                snprintf(fmt, sizeof fmt, "--interval wants milliseconds in %g..%g, not '%%s'",
+                         AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS);
+                return usage_error(fmt, val);
+            }
             o.interval_ms = d;
         } else if (!strcmp(name, "--top")) {
             if (parse_num(val, 1, 100000, &d) || d != (int)d)
@@ -231,15 +236,14 @@ int cmd_run(int argc, char **argv)
 
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
-    fputc('\n', stderr);
-    /* no profile: say so once (the agent's error was already shown), no empty report */
+    /* no profile: no empty report; the agent's error (shown when it came,
+     * saying the program runs unprofiled) is the one line about it */
     int none = c.s.nconns_total == 0 || (c.s.agent_error[0] && c.p->meta.samples == 0);
-    if (none && c.s.agent_error[0])
-        fprintf(stderr, "hotline: no profile (agent error above)\n");
-    else if (none)
+    if (!(none && c.s.agent_error[0])) fputc('\n', stderr);
+    if (none && !c.s.agent_error[0])
         fprintf(stderr, "hotline: no profile: the agent never connected (see docs/cli.md, "
                         "\"no profile\")\n");
-    else
+    else if (!none)
         report_print(stderr, c.p, top, cwd);
     if (json_out) {
         int e = profile_save(c.p, json_out);

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent_config.h"
+
 extern char **environ;
 
 struct session_conn {
@@ -164,9 +166,14 @@ static void handle_msg(struct session_conn *c, struct agent_msg *m)
         break;
     case AGENT_MSG_ERROR: {
         const char *py = s->store->meta.python_version;
-        snprintf(s->agent_error, sizeof s->agent_error, "agent error%s%s%s: %s",
-                 py ? " (Python " : "", py ? py : "", py ? ")" : "", m->u.text.msg);
-        report_error(s, "%s", s->agent_error);
+        char e[sizeof s->agent_error];
+        snprintf(e, sizeof e, "agent error%s%s%s: %s", py ? " (Python " : "", py ? py : "",
+                 py ? ")" : "", m->u.text.msg);
+        /* once: every Python child of a program without an agent says the same */
+        if (strcmp(e, s->agent_error) != 0) {
+            memcpy(s->agent_error, e, sizeof e);
+            report_error(s, "%s", s->agent_error);
+        }
         break;
     }
     case AGENT_MSG_LOG:
@@ -310,6 +317,7 @@ static void check_done(struct session *s)
         if (s->pending_closes == 0 && !s->done_closing) {
             s->done_closing = 1;
             if (s->sockpath[0]) unlink(s->sockpath);
+            if (s->shimlink[0]) unlink(s->shimlink);
             if (s->tmpdir[0]) rmdir(s->tmpdir);
             free(s->tail);
             s->tail = NULL;
@@ -547,12 +555,35 @@ static int env_skip(const char *e)
     return 0;
 }
 
+/* Path to put in LD_PRELOAD for the allocation shim (docs/memory.md) built
+ * next to the agent: new string, or NULL when there is no shim to load.
+ * ld.so splits LD_PRELOAD at spaces and colons and has no escape, so a shim
+ * whose path has one (a build or install folder with a space) is preloaded
+ * through a symbolic link in the session's private directory, which
+ * make_socket keeps free of both; the link goes with that directory. */
+static char *shim_preload_path(struct session *s, const char *agent_dir)
+{
+    char *shim = strf("%s/hotline/libhotline_memshim.so", agent_dir);
+    if (shim && access(shim, R_OK) == 0 && !strpbrk(shim, " :"))
+        return shim;
+    char real[PATH_MAX];
+    int ok = shim && access(shim, R_OK) == 0 && realpath(shim, real); /* agent_dir may be relative */
+    free(shim);
+    if (!ok)
+        return NULL;
+    snprintf(s->shimlink, sizeof s->shimlink, "%s/libhotline_memshim.so", s->tmpdir);
+    if (strpbrk(s->shimlink, " :") || symlink(real, s->shimlink) != 0) {
+        s->shimlink[0] = 0;
+        return NULL; /* no safe path: run without native allocation tracking */
+    }
+    return strf("%s", s->shimlink);
+}
+
 /* New NULL-terminated environment; the 4-5 strings we add are owned by it
- * (entries [nown..)), the inherited ones borrowed from environ. With memory
- * profiling the allocation shim (docs/memory.md) goes first in LD_PRELOAD
- * when it was built next to the agent. */
-static char **build_env(const char *agent_dir, const char *sock, const char *config, int memory,
-                        int *nown)
+ * (entries [nown..)), the inherited ones borrowed from environ. shim
+ * (borrowed, may be NULL: shim_preload_path) goes first in LD_PRELOAD. */
+static char **build_env(const char *agent_dir, const char *sock, const char *config,
+                        const char *shim, int *nown)
 {
     size_t n = 0;
     while (environ[n])
@@ -570,12 +601,10 @@ static char **build_env(const char *agent_dir, const char *sock, const char *con
     env[k++] = strf("HOTLINE_CONFIG=%s", config);
     env[k++] = strf("HOTLINE_BOOT=1");
     const char *pre = getenv("LD_PRELOAD");
-    char *shim = strf("%s/hotline/libhotline_memshim.so", agent_dir);
-    if (memory && shim && access(shim, R_OK) == 0)
+    if (shim)
         env[k++] = pre && *pre ? strf("LD_PRELOAD=%s:%s", shim, pre) : strf("LD_PRELOAD=%s", shim);
     else if (pre)
         env[k++] = strf("LD_PRELOAD=%s", pre);
-    free(shim);
     return env;
 }
 
@@ -590,7 +619,8 @@ static void free_env(char **env, int own)
 static int make_socket(struct session *s)
 {
     const char *base = getenv("TMPDIR");
-    if (!base || !*base || strlen(base) > 80) base = "/tmp";
+    /* a space or colon would also be in the shim's link (shim_preload_path) */
+    if (!base || !*base || strlen(base) > 80 || strpbrk(base, " :")) base = "/tmp";
     snprintf(s->tmpdir, sizeof s->tmpdir, "%s/hotline-XXXXXX", base);
     if (!mkdtemp(s->tmpdir)) {
         int e = errno;
@@ -635,6 +665,7 @@ static void sync_teardown(struct session *s)
     if (--io->failed_open == 0) free(io);
     s->io = NULL;
     if (s->sockpath[0]) unlink(s->sockpath);
+    if (s->shimlink[0]) unlink(s->shimlink);
     if (s->tmpdir[0]) rmdir(s->tmpdir);
     free(s->tail);
     s->tail = NULL;
@@ -660,6 +691,13 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
         set_err(s, "the working folder %s %s", o->cwd,
                 access(o->cwd, F_OK) ? "does not exist" : "is not a folder");
         return -ENOENT;
+    }
+    /* 0: the agent's default; anything else must be what the agent uses */
+    if (o->interval_ms != 0 &&
+        !(o->interval_ms >= AGENT_INTERVAL_MIN_MS && o->interval_ms <= AGENT_INTERVAL_MAX_MS)) {
+        set_err(s, "the sampling interval must be %g..%g ms, not %g", AGENT_INTERVAL_MIN_MS,
+                AGENT_INTERVAL_MAX_MS, o->interval_ms);
+        return -EINVAL;
     }
     char agent_dir[PATH_MAX + 64];
     if (session_agent_dir(agent_dir, sizeof agent_dir)) {
@@ -719,7 +757,9 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     char **args = calloc((size_t)o->nargs + 4, sizeof *args);
     char *config = config_json(o, main_path);
     int nown = 0;
-    char **env = config ? build_env(agent_dir, s->sockpath, config, o->memory, &nown) : NULL;
+    char *shim = o->memory ? shim_preload_path(s, agent_dir) : NULL;
+    char **env = config ? build_env(agent_dir, s->sockpath, config, shim, &nown) : NULL;
+    free(shim);
     if (!args || !env) {
         free(args);
         free(config);

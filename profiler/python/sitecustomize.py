@@ -3,9 +3,10 @@ puts this directory first on PYTHONPATH. With HOTLINE_BOOT and
 HOTLINE_SOCKET set it starts the agent, takes this directory off sys.path
 (PYTHONPATH stays in the environment so Python children are profiled too)
 and then runs the next `sitecustomize` on sys.path, if any, as if we had
-not been here. It never writes to stdout, and to stderr only when the main
-program has no agent for its Python at all (then it stops it, status 2); a
-child that cannot start the agent runs unprofiled and silent."""
+not been here. It never writes to stdout. A process whose Python has no agent runs
+unprofiled, and says so once to hotline (to stderr only when hotline cannot
+be reached); a child that cannot start the agent runs unprofiled and
+silent."""
 import os
 import sys
 
@@ -13,6 +14,8 @@ _HOTLINE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _hotline_send_error(msg, kind="error"):
+    """hotline shows an error once (however many processes send it). An
+    error goes to stderr only when hotline cannot be reached; a log never."""
     import json
     import socket
     try:
@@ -26,31 +29,31 @@ def _hotline_send_error(msg, kind="error"):
             s.sendall((json.dumps(line) + "\n").encode())
         finally:
             s.close()
-    except OSError:
-        pass
+    except (OSError, socket.error):  # socket.error: Python 2
+        if kind != "error":
+            return
+        try:
+            sys.stderr.write("hotline: " + msg + "\n")
+            sys.stderr.flush()
+        except Exception:  # a closed stderr must not stop the program
+            pass
 
 
 def _hotline_boot():
     try:
         from hotline import _agent  # noqa: F401 (the native part, per version)
-    except ImportError:
-        msg = ("no Hotline agent built for Python %d.%d (%s); build it with: "
-               "cmake -S . -B build -DHOTLINE_PYTHONS=%s && cmake --build build"
-               % (sys.version_info[0], sys.version_info[1], sys.executable,
-                  sys.executable))
-        _hotline_send_error(msg)
-        import json
-        server_pid = None
-        try:
-            server_pid = int(json.loads(os.environ.get("HOTLINE_CONFIG") or "{}")
-                             .get("server_pid"))
-        except (ValueError, TypeError, AttributeError):
-            pass
-        if server_pid is not None and os.getppid() == server_pid:
-            sys.stderr.write("hotline: " + msg + "\n")
-            sys.stderr.flush()
-            os._exit(2)
-        return  # a child: run unprofiled
+    except Exception as e:  # ImportError; on old Pythons maybe a SyntaxError
+        # The program runs unprofiled, as without hotline (docs/cli.md,
+        # "No profile?"): stopping it would harm it for a profiler's sake.
+        why = ("no Hotline agent built for Python %d.%d (%s)"
+               % (sys.version_info[0], sys.version_info[1], sys.executable))
+        if not isinstance(e, ImportError):
+            why = "the Hotline agent does not load in Python %d.%d (%s: %s)" % (
+                sys.version_info[0], sys.version_info[1], type(e).__name__, e)
+        _hotline_send_error(
+            "%s: the program runs unprofiled; build one with: cmake -S . -B build "
+            "-DHOTLINE_PYTHONS=%s && cmake --build build" % (why, sys.executable))
+        return
     import hotline
     try:
         hotline.start()
@@ -63,8 +66,11 @@ def _hotline_boot():
 
 
 def _hotline_chain():
-    import importlib.machinery
-    import importlib.util
+    try:
+        import importlib.machinery
+        import importlib.util
+    except ImportError:  # Python 2 (unprofiled: no agent)
+        return
     here = os.path.abspath(__file__)
     path = [p for p in sys.path if not p or os.path.abspath(p) != _HOTLINE_DIR]
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)

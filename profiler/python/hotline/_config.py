@@ -44,10 +44,13 @@ def load(overrides):
     cfg.update({k: v for k, v in overrides.items() if v is not None})
     main = cfg.get("main") or _main_from_argv()
     cfg["main"] = main
+    # the range is the agent's (protocol/agent_config.h): start() refuses
+    # what it would not use, so the interval in `hello` is the one used
     try:
         cfg["interval_ms"] = float(cfg.get("interval_ms", 10.0))
     except (TypeError, ValueError):
-        cfg["interval_ms"] = 10.0
+        raise ValueError("interval_ms must be a number of milliseconds, not %r"
+                         % (cfg.get("interval_ms"),))
     include = cfg.get("include")
     if not include:
         if main and not main.startswith("-m "):
