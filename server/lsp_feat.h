@@ -79,7 +79,10 @@ void lsp_feat_initialized(struct server *s);
 void lsp_feat_doc_opened(struct server *s, struct doc *d);
 void lsp_feat_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e);
 void lsp_feat_doc_closed(struct server *s, const char *uri);
-/* the server exits: stop every program we started (SIGKILL), close handles */
+/* shutdown: stop loading a saved profile (it would never be shown) */
+void lsp_feat_shutdown(struct server *s);
+/* the server exits: stop every program we started (SIGKILL), stop a load,
+ * close handles */
 void lsp_feat_close(struct server *s);
 void lsp_feat_free(struct server *s);
 /* didChangeConfiguration: thresholds may have changed, ask the client to refresh */
