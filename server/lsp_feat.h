@@ -136,8 +136,15 @@ uint32_t lsp__line_hash(const char *p, size_t n);
 json_t *lsp__snaps_to_json(struct lsp_feat *f);
 void lsp__snaps_from_json(struct lsp_feat *f, const json_t *j);
 
-/* view: publish diagnostics for the current profile (+ the live line). */
+/* view: publish diagnostics for the current profile (+ the live line), each
+ * under the URI of the open document that is its file (by path or real
+ * path, lsp__profile_file), else under the file's own URI; URIs published
+ * before and not now are cleared. */
 void lsp__publish_diagnostics(struct server *s, const json_t *live /*borrowed, may be NULL*/);
+/* The same with the running program's live line, once the client is
+ * initialized and until shutdown (a document opened or closed under another
+ * name than the profile's moves its diagnostics). */
+void lsp__diagnostics_update(struct server *s);
 /* showProfile text (new, caller frees) */
 char *lsp__profile_summary(struct server *s, const char *path, int line);
 /* Re-read f->leaks from the profile (after a run, after loading). */

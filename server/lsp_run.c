@@ -339,6 +339,13 @@ static void send_refresh(struct server *s)
     lsp__publish_diagnostics(s, f->run ? f->run->live_diag : NULL);
 }
 
+void lsp__diagnostics_update(struct server *s)
+{
+    struct lsp_feat *f = s->feat;
+    if (f->initialized && s->state == LSP_RUNNING)
+        lsp__publish_diagnostics(s, f->run ? f->run->live_diag : NULL);
+}
+
 static int under(const char *file, const char *dir)
 {
     size_t n = dir ? strlen(dir) : 0;
