@@ -674,6 +674,7 @@ static void h_shutdown(struct server *s, json_t *id, json_t *params)
 {
     (void)params;
     s->state = LSP_SHUT_DOWN;
+    lsp_feat_shutdown(s); /* a profile still loading would never be shown */
     lsp_reply(s, id, json_null());
 }
 

@@ -319,6 +319,9 @@ void lsp_feat_doc_opened(struct server *s, struct doc *d)
     char *path = lsp_uri_to_path(d->uri);
     const struct prof_file *pf = path ? lsp__profile_file(f, path) : NULL;
     if (pf) lsp__anchor_get(s, d, pf->path);
+    /* the profile names it otherwise (a symlink): its diagnostics move from
+     * the profile's URI to this one */
+    if (pf && strcmp(path, pf->path)) lsp__diagnostics_update(s);
     free(path);
 }
 
@@ -356,6 +359,12 @@ void lsp_feat_doc_closed(struct server *s, const char *uri)
             struct lsp_anchor *a = *pp;
             *pp = a->next;
             anchor_free(a);
-            return;
+            break;
         }
+    /* opened under another name than the profile's: its diagnostics go
+     * back to the profile's URI (this one is cleared) */
+    char *path = lsp_uri_to_path(uri);
+    const struct prof_file *pf = path ? lsp__profile_file(f, path) : NULL;
+    if (pf && strcmp(path, pf->path)) lsp__diagnostics_update(s);
+    free(path);
 }

@@ -79,7 +79,10 @@ void lsp_feat_initialized(struct server *s);
 void lsp_feat_doc_opened(struct server *s, struct doc *d);
 void lsp_feat_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e);
 void lsp_feat_doc_closed(struct server *s, const char *uri);
-/* the server exits: stop every program we started (SIGKILL), close handles */
+/* shutdown: stop loading a saved profile (it would never be shown) */
+void lsp_feat_shutdown(struct server *s);
+/* the server exits: stop every program we started (SIGKILL), stop a load,
+ * close handles */
 void lsp_feat_close(struct server *s);
 void lsp_feat_free(struct server *s);
 /* didChangeConfiguration: thresholds may have changed, ask the client to refresh */
@@ -133,8 +136,15 @@ uint32_t lsp__line_hash(const char *p, size_t n);
 json_t *lsp__snaps_to_json(struct lsp_feat *f);
 void lsp__snaps_from_json(struct lsp_feat *f, const json_t *j);
 
-/* view: publish diagnostics for the current profile (+ the live line). */
+/* view: publish diagnostics for the current profile (+ the live line), each
+ * under the URI of the open document that is its file (by path or real
+ * path, lsp__profile_file), else under the file's own URI; URIs published
+ * before and not now are cleared. */
 void lsp__publish_diagnostics(struct server *s, const json_t *live /*borrowed, may be NULL*/);
+/* The same with the running program's live line, once the client is
+ * initialized and until shutdown (a document opened or closed under another
+ * name than the profile's moves its diagnostics). */
+void lsp__diagnostics_update(struct server *s);
 /* showProfile text (new, caller frees) */
 char *lsp__profile_summary(struct server *s, const char *path, int line);
 /* Re-read f->leaks from the profile (after a run, after loading). */

@@ -135,12 +135,22 @@ static int stat_idx(const char *json_key)
     return -1;
 }
 
+/* The profile's record for a document's path, found by that path or by its
+ * real path (lsp__profile_file, as the hints do): a run through a symlinked
+ * folder names the file otherwise than the editor may. NULL: none. */
+static const struct prof_file *prof_file(struct server *s, const char *path)
+{
+    return s->feat && path ? lsp__profile_file(s->feat, path) : NULL;
+}
+
 /* The profiled line (1-based) shown at document line cur, 0 when none: the
  * anchor must vouch for it and its text must still hash the same. */
 static int profiled_line(struct server *s, struct doc *d, const char *path, uint32_t cur)
 {
     struct lsp_feat *f = s->feat;
-    if (!f || !f->prof || !profile_file(f->prof, path)) return 0;
+    const struct prof_file *pf = prof_file(s, path);
+    if (!pf) return 0;
+    path = pf->path; /* snapshots and anchors go by the store's name */
     struct lsp_snap *sn = lsp__snap_get(f, path);
     struct lsp_anchor *a = sn ? lsp__anchor_get(s, d, path) : NULL;
     if (!a || cur >= a->n || a->map[cur] < 0) return 0;
@@ -155,7 +165,8 @@ static const struct agent_stats *line_stats(struct server *s, struct doc *d, con
                                             uint32_t cur)
 {
     int pl = profiled_line(s, d, path, cur);
-    return pl ? profile_line(s->feat->prof, path, pl) : NULL;
+    const struct prof_file *pf = pl ? prof_file(s, path) : NULL;
+    return pf ? profile_file_line(pf, pl) : NULL;
 }
 
 /* ---- the region ---------------------------------------------------------- */
@@ -1168,7 +1179,7 @@ void lsp_opt_code_action(struct server *s, json_t *id, json_t *params)
     json_int_t l0, c0, l1, c1;
     struct llm_call desc;
     char err[LLM_MAX_TEXT];
-    int offer = d && path && s->feat && s->feat->prof && profile_file(s->feat->prof, path) &&
+    int offer = d && prof_file(s, path) &&
                 !parse_range(range, &l0, &c0, &l1, &c1) &&
                 kind_wanted(json_object_get(json_object_get(params, "context"), "only")) &&
                 !json_is_false(json_object_get(llm_settings(s), "enabled"));

@@ -717,32 +717,76 @@ static json_t *uri_list(json_t *by_uri, const char *uri)
     return a;
 }
 
+/* An open document and the profiled file it is (NULL: none). */
+struct open_file {
+    struct doc *d;
+    const struct prof_file *pf;
+};
+
+/* The open documents (new array, *n entries; NULL when none or ENOMEM),
+ * each with its profiled file found by path or by real path
+ * (lsp__profile_file), so that diagnostics go to the URI the client has
+ * open: after a run through a symlinked folder the profile names the file
+ * by the symlinked path while the editor may show it by its real path. */
+static struct open_file *open_files(struct server *s, size_t *n)
+{
+    *n = 0;
+    struct open_file *of = s->docs.count ? malloc(s->docs.count * sizeof *of) : NULL;
+    if (!of) return NULL;
+    for (size_t b = 0; b < s->docs.nbuckets; b++)
+        for (struct doc *d = s->docs.buckets[b]; d && *n < s->docs.count; d = d->next) {
+            char *path = lsp_uri_to_path(d->uri);
+            of[*n].d = d;
+            of[*n].pf = path ? lsp__profile_file(s->feat, path) : NULL;
+            (*n)++;
+            free(path);
+        }
+    return of;
+}
+
+/* Add a diagnostic on profiled line `line` (1-based) of pf (stored as path)
+ * to by_uri: on every open document that is this file, where the line is
+ * still the profiled one (anchor and snapshot); when none is open, under the
+ * file's own URI at the profiled line. */
+static void add_line_diag(struct server *s, json_t *by_uri, const struct open_file *of, size_t nof,
+                          const struct prof_file *pf, const char *path, int line, int severity,
+                          const char *code, const char *msg)
+{
+    struct lsp_feat *f = s->feat;
+    int open = 0;
+    for (size_t k = 0; pf && k < nof; k++) {
+        if (of[k].pf != pf) continue;
+        open = 1;
+        struct view v = {.d = of[k].d, .pf = pf};
+        v.snap = lsp__snap_get(f, pf->path);
+        v.a = v.snap ? lsp__anchor_get(s, v.d, pf->path) : NULL;
+        long cur = v.a ? current_line(&v, line) : -1;
+        if (cur >= 0)
+            json_array_append_new(uri_list(by_uri, v.d->uri), diag(cur, severity, code, msg));
+    }
+    if (open || line < 1) return;
+    char *uri = lsp_path_to_uri(path);
+    if (uri) json_array_append_new(uri_list(by_uri, uri), diag(line - 1, severity, code, msg));
+    free(uri);
+}
+
 void lsp__publish_diagnostics(struct server *s, const json_t *live)
 {
     struct lsp_feat *f = s->feat;
     json_t *by_uri = json_object();
+    size_t nof;
+    struct open_file *of = open_files(s, &nof);
     int hot = (int)lsp__setting_num(s, "diagnostics.hotLines", 0);
     if (f->prof && hot > 0) {
         struct prof_line_ref refs[VIEW_MAX_DIAG_LINES];
         size_t n = profile_top_lines(f->prof, refs,
                                      hot > VIEW_MAX_DIAG_LINES ? VIEW_MAX_DIAG_LINES : (size_t)hot);
         for (size_t i = 0; i < n; i++) {
-            char *uri = lsp_path_to_uri(refs[i].file->path);
-            struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
-            long cur = refs[i].line - 1;
-            if (d) { /* open documents: only where the line is still the profiled one */
-                struct view v = {.d = d, .pf = refs[i].file};
-                v.snap = lsp__snap_get(f, refs[i].file->path);
-                v.a = v.snap ? lsp__anchor_get(s, d, refs[i].file->path) : NULL;
-                cur = v.a ? current_line(&v, refs[i].line) : -1;
-            }
-            if (uri && cur >= 0) {
-                char msg[160];
-                snprintf(msg, sizeof msg, "hot line #%zu: %.1f%% of the run", i + 1,
-                         lsp__share(f->prof, refs[i].st));
-                json_array_append_new(uri_list(by_uri, uri), diag(cur, 3, "hot-line", msg));
-            }
-            free(uri);
+            char msg[160];
+            snprintf(msg, sizeof msg, "hot line #%zu: %.1f%% of the run", i + 1,
+                     lsp__share(f->prof, refs[i].st));
+            add_line_diag(s, by_uri, of, nof, refs[i].file, refs[i].file->path, refs[i].line, 3,
+                          "hot-line", msg);
         }
     }
     const char *lpath;
@@ -750,18 +794,13 @@ void lsp__publish_diagnostics(struct server *s, const json_t *live)
     json_object_foreach(lsp__setting_bool(s, "diagnostics.leaks", 1) ? f->leaks : NULL, lpath,
                         leaks)
     {
-        char *uri = lsp_path_to_uri(lpath);
-        struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
         const struct prof_file *pf = f->prof ? profile_file(f->prof, lpath) : NULL;
-        struct view v = {.d = d, .pf = pf};
-        if (d && pf && (v.snap = lsp__snap_get(f, lpath))) v.a = lsp__anchor_get(s, d, lpath);
         size_t i;
         json_t *e;
         json_array_foreach(leaks, i, e)
         {
+            if (i >= VIEW_MAX_DIAG_LINES) break;
             int line = (int)json_integer_value(json_object_get(e, "line"));
-            long cur = d ? (v.a ? current_line(&v, line) : -1) : line - 1;
-            if (!uri || cur < 0 || i >= VIEW_MAX_DIAG_LINES) continue;
             char msg[256];
             snprintf(msg, sizeof msg,
                      "likely leak: memory grows %.2f MB/s here, %.1f MB still held at the end "
@@ -769,15 +808,25 @@ void lsp__publish_diagnostics(struct server *s, const json_t *live)
                      json_number_value(json_object_get(e, "rate_mb_s")),
                      json_number_value(json_object_get(e, "kept_mb")),
                      100 * json_number_value(json_object_get(e, "likelihood")));
-            json_array_append_new(uri_list(by_uri, uri), diag(cur, 2, "leak", msg));
+            add_line_diag(s, by_uri, of, nof, pf, lpath, line, 2, "leak", msg);
         }
-        free(uri);
     }
-    if (live && json_string_value(json_object_get(live, "uri"))) {
+    const char *luri = live ? json_string_value(json_object_get(live, "uri")) : NULL;
+    if (luri) {
+        /* the running line: on the open document that is that file, when one is */
+        char *path = lsp_uri_to_path(luri);
+        const struct prof_file *pf = path ? lsp__profile_file(f, path) : NULL;
+        for (size_t k = 0; pf && k < nof; k++)
+            if (of[k].pf == pf) {
+                luri = of[k].d->uri;
+                break;
+            }
+        free(path);
         json_t *d = json_copy((json_t *)live); /* "uri" routes it; not part of a Diagnostic */
         json_object_del(d, "uri");
-        json_array_append_new(uri_list(by_uri, json_string_value(json_object_get(live, "uri"))), d);
+        json_array_append_new(uri_list(by_uri, luri), d);
     }
+    free(of);
     /* clear the URIs that had diagnostics and have none now */
     size_t i;
     json_t *u;

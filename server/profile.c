@@ -1006,13 +1006,28 @@ static int load_meta(struct profile *p, const json_t *root, char *err, size_t er
     return 0;
 }
 
-static int load_files(struct profile *p, const json_t *files, char *err, size_t errlen)
+/* Cancellation of a load: checked every PROFILE_CANCEL_EVERY records, so
+ * that a relaxed atomic load stays off the per-record cost. */
+struct load_cancel {
+    const atomic_int *flag; /* borrowed, may be NULL */
+    size_t n;               /* records seen */
+};
+
+static int load_cancelled(struct load_cancel *c)
+{
+    return c->flag && ++c->n % PROFILE_CANCEL_EVERY == 0 &&
+           atomic_load_explicit(c->flag, memory_order_relaxed);
+}
+
+static int load_files(struct profile *p, const json_t *files, struct load_cancel *cn, char *err,
+                      size_t errlen)
 {
     if (!json_is_object(files)) return jfail(err, errlen, "'files' is not an object");
     const char *path;
     json_t *fo;
     json_object_foreach((json_t *)files, path, fo)
     {
+        if (load_cancelled(cn)) return -ECANCELED;
         if (!json_is_object(fo)) return jfail(err, errlen, "a 'files' entry is not an object");
         struct prof_file *f = file_get(p, path, 1);
         if (!f) { /* over PROFILE_MAX_FILES (or out of memory): the rest is dropped */
@@ -1026,6 +1041,7 @@ static int load_files(struct profile *p, const json_t *files, char *err, size_t 
         json_t *lo;
         json_object_foreach(lines, lk, lo)
         {
+            if (load_cancelled(cn)) return -ECANCELED;
             char *end;
             errno = 0;
             long l = strtol(lk, &end, 10);
@@ -1042,6 +1058,7 @@ static int load_files(struct profile *p, const json_t *files, char *err, size_t 
             if (!file_add_line(p, f, (int)l, &st)) memprof_load_line(p, f->path, (int)l, lo);
         }
         for (size_t i = 0; i < json_array_size(funcs); i++) {
+            if (load_cancelled(cn)) return -ECANCELED;
             json_t *o = json_array_get(funcs, i);
             struct agent_stats st;
             json_t *nm = json_object_get(o, "name"), *fl = json_object_get(o, "first_line"),
@@ -1057,11 +1074,13 @@ static int load_files(struct profile *p, const json_t *files, char *err, size_t 
     return 0;
 }
 
-static int load_rest(struct profile *p, const json_t *root, char *err, size_t errlen)
+static int load_rest(struct profile *p, const json_t *root, struct load_cancel *cn, char *err,
+                     size_t errlen)
 {
     json_t *stacks = json_object_get(root, "stacks");
     if (stacks && !json_is_array(stacks)) return jfail(err, errlen, "'stacks' is not a list");
     for (size_t i = 0; i < json_array_size(stacks); i++) {
+        if (load_cancelled(cn)) return -ECANCELED;
         json_t *so = json_array_get(stacks, i), *fr = json_object_get(so, "frames");
         json_t *ns = json_object_get(so, "samples"), *sec = json_object_get(so, "seconds");
         if (!json_is_array(fr) || !json_is_integer(ns) || !json_is_number(sec))
@@ -1118,6 +1137,12 @@ static int load_rest(struct profile *p, const json_t *root, char *err, size_t er
 
 struct profile *profile_from_json(const json_t *root, char *err, size_t errlen)
 {
+    return profile_from_json_cancellable(root, NULL, err, errlen);
+}
+
+struct profile *profile_from_json_cancellable(const json_t *root, const atomic_int *cancel,
+                                              char *err, size_t errlen)
+{
     if (!json_is_object(root)) {
         jfail(err, errlen, "not a JSON object");
         return NULL;
@@ -1127,14 +1152,16 @@ struct profile *profile_from_json(const json_t *root, char *err, size_t errlen)
         jfail(err, errlen, "out of memory");
         return NULL;
     }
+    struct load_cancel cn = {cancel, 0};
     int rc = load_meta(p, root, err, errlen);
     if (!rc) {
         json_t *files = json_object_get(root, "files");
-        rc = files ? load_files(p, files, err, errlen) : 0;
+        rc = files ? load_files(p, files, &cn, err, errlen) : 0;
     }
-    if (!rc) rc = load_rest(p, root, err, errlen);
+    if (!rc) rc = load_rest(p, root, &cn, err, errlen);
     if (rc) {
         if (rc == -ENOMEM) jfail(err, errlen, "out of memory");
+        if (rc == -ECANCELED && err && errlen) snprintf(err, errlen, "cancelled");
         profile_free(p);
         return NULL;
     }
@@ -1249,7 +1276,33 @@ int profile_read_file(const char *path, size_t max, int flags, char **out, size_
     return 0;
 }
 
+/* json_load_callback's source: the text in jansson's chunks (1 KiB), none
+ * once the load is cancelled, which jansson takes for the end of its input:
+ * the parse fails at once and frees what it built. */
+struct parse_src {
+    const char *text;
+    size_t len, off;
+    const atomic_int *cancel; /* borrowed, may be NULL */
+};
+
+static size_t parse_chunk(void *buf, size_t n, void *arg)
+{
+    struct parse_src *src = arg;
+    if (src->cancel && atomic_load_explicit(src->cancel, memory_order_relaxed))
+        return (size_t)-1;
+    if (n > src->len - src->off) n = src->len - src->off;
+    memcpy(buf, src->text + src->off, n);
+    src->off += n;
+    return n;
+}
+
 struct profile *profile_load(const char *path, int flags, char *err, size_t errlen)
+{
+    return profile_load_cancellable(path, flags, NULL, err, errlen);
+}
+
+struct profile *profile_load_cancellable(const char *path, int flags, const atomic_int *cancel,
+                                         char *err, size_t errlen)
 {
     char *text;
     size_t len;
@@ -1268,13 +1321,18 @@ struct profile *profile_load(const char *path, int flags, char *err, size_t errl
         return NULL;
     }
     json_error_t je;
-    json_t *root = json_loadb(text, len, 0, &je);
+    struct parse_src src = {text, len, 0, cancel};
+    json_t *root = json_load_callback(parse_chunk, &src, 0, &je);
     free(text);
     if (!root) {
-        if (err && errlen) snprintf(err, errlen, "%s: %s", path, je.text);
+        if (cancel && atomic_load(cancel)) {
+            if (err && errlen) snprintf(err, errlen, "cancelled");
+        } else if (err && errlen) {
+            snprintf(err, errlen, "%s: %s", path, je.text);
+        }
         return NULL;
     }
-    struct profile *p = profile_from_json(root, err, errlen);
+    struct profile *p = profile_from_json_cancellable(root, cancel, err, errlen);
     json_decref(root);
     return p;
 }

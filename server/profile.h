@@ -15,6 +15,7 @@
 #ifndef HOTLINE_PROFILE_H
 #define HOTLINE_PROFILE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
@@ -185,6 +186,13 @@ size_t profile_top_stacks(const struct profile *p, const char *path, int line,
 json_t *profile_to_json(const struct profile *p);
 /* New store from a JSON profile (borrowed), or NULL with a reason in err. */
 struct profile *profile_from_json(const json_t *root, char *err, size_t errlen);
+/* The same, cancellable from another thread: once *cancel (borrowed, may be
+ * NULL) is non-zero the load stops within PROFILE_CANCEL_EVERY records and
+ * returns NULL with err "cancelled". A big profile takes seconds to load; a
+ * server that exits must not wait for it (docs/lsp.md). */
+#define PROFILE_CANCEL_EVERY 1024
+struct profile *profile_from_json_cancellable(const json_t *root, const atomic_int *cancel,
+                                              char *err, size_t errlen);
 /* Atomic save: a new temp file in the same directory (random name, created
  * with O_EXCL so that nothing already there, a symlink included, is
  * followed; mode 0600: the profile holds the program's argv), fsync, rename
@@ -207,5 +215,10 @@ int profile_read_file(const char *path, size_t max, int flags, char **out, size_
  * reason in err (missing file, symlink, not a regular file, too big, bad
  * JSON, wrong version, wrong field type). */
 struct profile *profile_load(const char *path, int flags, char *err, size_t errlen);
+/* The same, cancellable as profile_from_json_cancellable: the JSON parse
+ * (most of the time) stops within a few KiB of text once *cancel is set,
+ * the store's fill within PROFILE_CANCEL_EVERY records. */
+struct profile *profile_load_cancellable(const char *path, int flags, const atomic_int *cancel,
+                                         char *err, size_t errlen);
 
 #endif

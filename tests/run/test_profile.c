@@ -4,8 +4,8 @@
  * through save/load (atomic: no temp file left); clear load errors. A saved
  * profile is untrusted input: lines are stored sparsely (a huge line number
  * costs nothing), lines over the cap are dropped, loading many files is
- * linear, a symlink / FIFO / oversized file is refused, and saving never
- * follows a symlink placed at the temp name. */
+ * linear, a symlink / FIFO / oversized file is refused, saving never
+ * follows a symlink placed at the temp name, and a load is cancellable. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -469,8 +469,51 @@ static void test_untrusted_files(void)
     CHECK(rmdir(dir) == 0);
 }
 
+/* A load is cancellable from another thread (the server sets the flag on
+ * shutdown/exit): the parse and the store's fill stop and say so; with the
+ * flag clear the same calls load the whole profile. */
+static void test_cancel(void)
+{
+    size_t nfiles = 4 * PROFILE_CANCEL_EVERY, cap = nfiles * 80 + 64, n = 0;
+    char *text = malloc(cap);
+    n += (size_t)snprintf(text + n, cap - n, "{\"version\":1,\"files\":{");
+    for (size_t i = 0; i < nfiles; i++)
+        n += (size_t)snprintf(text + n, cap - n,
+                              "%s\"/w/f%zu.py\":{\"lines\":{\"3\":{\"python_s\":1,\"samples\":1}}}",
+                              i ? "," : "", i);
+    n += (size_t)snprintf(text + n, cap - n, "}}");
+    CHECK(n < cap);
+    char dir[] = "/tmp/hotline-test-cancel-XXXXXX", path[128], err[256];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/profile.json", dir);
+    FILE *f = fopen(path, "w");
+    fwrite(text, 1, n, f);
+    fclose(f);
+    json_t *root = json_loads(text, 0, NULL);
+    CHECK(root != NULL);
+    atomic_int cancel = 0;
+    struct profile *p = profile_from_json_cancellable(root, &cancel, err, sizeof err);
+    CHECK(p && p->nfiles == nfiles);
+    profile_free(p);
+    p = profile_load_cancellable(path, PROFILE_READ_UNTRUSTED, &cancel, err, sizeof err);
+    CHECK(p && p->nfiles == nfiles);
+    profile_free(p);
+    atomic_store(&cancel, 1);
+    err[0] = 0;
+    CHECK(profile_from_json_cancellable(root, &cancel, err, sizeof err) == NULL);
+    CHECK(!strcmp(err, "cancelled"));
+    err[0] = 0;
+    CHECK(profile_load_cancellable(path, PROFILE_READ_UNTRUSTED, &cancel, err, sizeof err) == NULL);
+    CHECK(!strcmp(err, "cancelled"));
+    json_decref(root);
+    free(text);
+    unlink(path);
+    CHECK(rmdir(dir) == 0);
+}
+
 int main(void)
 {
+    test_cancel();
     test_roundtrip();
     test_exit_text();
     test_sparse_lines();
