@@ -280,9 +280,8 @@ static int anchor_reserve(struct lsp_anchor *a, size_t n)
     return 0;
 }
 
-struct lsp_anchor *lsp__anchor_get(struct server *s, struct doc *d, const char *path)
+struct lsp_anchor *lsp__anchor_of(struct lsp_feat *f, struct doc *d, const char *path)
 {
-    struct lsp_feat *f = s->feat;
     struct lsp_anchor *a = anchor_find(f, d->uri);
     if (a) return a;
     if (!f->prof) return NULL;
@@ -304,18 +303,37 @@ struct lsp_anchor *lsp__anchor_get(struct server *s, struct doc *d, const char *
     return a;
 }
 
+struct lsp_anchor *lsp__anchor_get(struct server *s, struct doc *d, const char *path)
+{
+    return lsp__anchor_of(s->feat, d, path);
+}
+
+void lsp__anchor_drop(struct lsp_feat *f, const char *uri)
+{
+    for (struct lsp_anchor **pp = &f->anchors; *pp; pp = &(*pp)->next)
+        if (!strcmp((*pp)->uri, uri)) {
+            struct lsp_anchor *a = *pp;
+            *pp = a->next;
+            anchor_free(a);
+            return;
+        }
+}
+
+int lsp__anchor_line(const struct lsp_anchor *a, const struct lsp_snap *sn, const struct doc *d,
+                     uint32_t cur)
+{
+    if (cur >= a->n || cur >= d->nlines || a->map[cur] < 0) return 0;
+    uint32_t o = (uint32_t)a->map[cur];
+    size_t len;
+    const char *text = doc_line(d, cur, &len);
+    if (o >= sn->nlines || !text || lsp__line_hash(text, len) != sn->lines[o]) return 0;
+    return (int)o + 1;
+}
+
 void lsp_feat_doc_opened(struct server *s, struct doc *d)
 {
     struct lsp_feat *f = s->feat;
-    struct lsp_anchor *a = anchor_find(f, d->uri);
-    if (a) { /* reopened: start again from its text */
-        for (struct lsp_anchor **pp = &f->anchors; *pp; pp = &(*pp)->next)
-            if (*pp == a) {
-                *pp = a->next;
-                break;
-            }
-        anchor_free(a);
-    }
+    lsp__anchor_drop(f, d->uri); /* reopened: start again from its text */
     char *path = lsp_uri_to_path(d->uri);
     const struct prof_file *pf = path ? lsp__profile_file(f, path) : NULL;
     if (pf) lsp__anchor_get(s, d, pf->path);
@@ -327,7 +345,11 @@ void lsp_feat_doc_opened(struct server *s, struct doc *d)
 
 void lsp_feat_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e)
 {
-    struct lsp_feat *f = s->feat;
+    lsp__anchor_edited(s->feat, d, e);
+}
+
+void lsp__anchor_edited(struct lsp_feat *f, const struct doc *d, const struct doc_edit *e)
+{
     struct lsp_anchor *a = anchor_find(f, d->uri);
     if (!a) return;
     if (e->whole) {
@@ -354,13 +376,7 @@ void lsp_feat_doc_edited(struct server *s, struct doc *d, const struct doc_edit 
 void lsp_feat_doc_closed(struct server *s, const char *uri)
 {
     struct lsp_feat *f = s->feat;
-    for (struct lsp_anchor **pp = &f->anchors; *pp; pp = &(*pp)->next)
-        if (!strcmp((*pp)->uri, uri)) {
-            struct lsp_anchor *a = *pp;
-            *pp = a->next;
-            anchor_free(a);
-            break;
-        }
+    lsp__anchor_drop(f, uri);
     /* opened under another name than the profile's: its diagnostics go
      * back to the profile's URI (this one is cleared) */
     char *path = lsp_uri_to_path(uri);

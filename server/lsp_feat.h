@@ -130,6 +130,20 @@ int lsp__snap_stale(struct lsp_snap *sn);
 /* Borrowed anchor for an open document (made on first need), or NULL when the
  * profile has nothing for it. */
 struct lsp_anchor *lsp__anchor_get(struct server *s, struct doc *d, const char *path);
+/* The same without a server (what lsp__anchor_get and the hooks below call;
+ * tests/lsp/test_anchor.c drives these directly): the anchor of d in f,
+ * where path is the store's name for its file. */
+struct lsp_anchor *lsp__anchor_of(struct lsp_feat *f, struct doc *d, const char *path);
+/* d (borrowed) was edited as e says: move its anchor's map (lsp_feat_doc_edited). */
+void lsp__anchor_edited(struct lsp_feat *f, const struct doc *d, const struct doc_edit *e);
+/* Forget the anchor of uri, if any (document closed or reopened). */
+void lsp__anchor_drop(struct lsp_feat *f, const char *uri);
+/* The rule for drawing anything on a line: the profiled line (1-based, as in
+ * the store) shown at document line cur, or 0 when nothing belongs there,
+ * i.e. the map does not vouch for it or its text no longer hashes to the
+ * profiled line's. */
+int lsp__anchor_line(const struct lsp_anchor *a, const struct lsp_snap *sn, const struct doc *d,
+                     uint32_t cur);
 void lsp__anchors_clear(struct lsp_feat *f);
 uint32_t lsp__line_hash(const char *p, size_t n);
 /* JSON for saving snapshots / reloading them (new reference / borrowed). */

@@ -68,12 +68,7 @@ static void view_close(struct view *v)
  * 0 when nothing belongs there. */
 static int profiled_line(const struct view *v, uint32_t cur)
 {
-    if (cur >= v->a->n || cur >= v->d->nlines || v->a->map[cur] < 0) return 0;
-    uint32_t o = (uint32_t)v->a->map[cur];
-    size_t len;
-    const char *text = doc_line(v->d, cur, &len);
-    if (o >= v->snap->nlines || !text || lsp__line_hash(text, len) != v->snap->lines[o]) return 0;
-    return (int)o + 1;
+    return lsp__anchor_line(v->a, v->snap, v->d, cur);
 }
 
 /* Document line (0-based) where profiled line `line` (1-based) is now, or -1. */
