@@ -12,10 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "lsp.h"
 #include "lsp_feat.h"
 #include "uri.h"
+
+/* An mtime this close to the time it was checked proves nothing: the file
+ * can be rewritten with as many bytes within one timestamp tick (a few ms,
+ * 1 s on some file systems, 2 s on FAT) and keep both mtime and size. Until
+ * it is older, staleness is decided by the hash ("racily clean", as git). */
+#define SNAP_RACY_NS 3000000000LL
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static uint64_t hash64(const char *p, size_t n)
 {
@@ -134,6 +148,7 @@ struct lsp_snap *lsp__snap_from_text(struct lsp_feat *f, const char *path, const
     if (stat(path, &st) == 0) {
         sn->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
         sn->size = st.st_size;
+        sn->checked_ns = now_ns();
     }
     sn->next = f->snaps;
     f->snaps = sn;
@@ -178,13 +193,15 @@ int lsp__snap_stale(struct lsp_snap *sn)
     if (stat(sn->path, &st))
         return 1; /* deleted or unreadable: what we show no longer matches anything */
     int64_t m = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    if (m == sn->mtime_ns && st.st_size == sn->size) return sn->disk_stale;
+    if (m == sn->mtime_ns && st.st_size == sn->size && sn->checked_ns - m >= SNAP_RACY_NS)
+        return sn->disk_stale;
     size_t len;
     char *text = read_file(sn->path, &len);
     sn->disk_stale = !text || hash64(text, len) != sn->hash;
     free(text);
     sn->mtime_ns = m;
     sn->size = st.st_size;
+    sn->checked_ns = now_ns();
     return sn->disk_stale;
 }
 

@@ -29,6 +29,7 @@ struct lsp_snap {
     uint32_t *lines; /* owned, nlines hashes (line 0 = first line) */
     size_t nlines;
     int64_t mtime_ns, size; /* of the file when its disk hash was last checked */
+    int64_t checked_ns;     /* when that was (CLOCK_REALTIME, as mtimes) */
     int disk_stale;         /* disk content differs from hash */
     struct lsp_snap *next;
 };
