@@ -194,6 +194,14 @@ static uint32_t line_of(const struct doc *d, size_t off)
     return (uint32_t)lo;
 }
 
+/* Byte offset where the text of line `line` ends (before its break). */
+static size_t line_end(const struct doc *d, uint32_t line)
+{
+    size_t n;
+    const char *t = doc_line(d, line, &n);
+    return (size_t)(t - d->text) + n;
+}
+
 /* Describe how replacing [b0, b1) of d (still the old text) by text moves
  * lines (see struct doc_edit); the new text has new_nlines lines. Counting
  * from the line totals keeps every kind of line break right, including a
@@ -219,6 +227,12 @@ static void describe_edit(const struct doc *d, size_t b0, size_t b1, const char 
         /* Enter at the end of a line: new lines below it, nothing changed */
         e->first = l0 + 1;
         e->old_count = 0;
+    } else if (!joins && len == 0 && l1 > l0 && b0 == end0 && b1 == line_end(d, l1)) {
+        /* from the end of a line to the end of a later one (Backspace at the
+         * start of an empty line, "delete line" on the last line): the lines
+         * below are deleted, the first keeps its text */
+        e->first = l0 + 1;
+        e->old_count = l1 - l0;
     } else {
         e->first = l0;
         e->old_count = l1 - l0 + 1;

@@ -29,7 +29,8 @@ struct doc {
  * replaced by new lines [first, first + new_count); lines after the range
  * shift by new_count - old_count; lines before it are untouched. Edits that
  * only insert or delete whole lines (typing Enter at the end of a line,
- * pasting lines above, deleting a line) touch no surviving line: old_count or
+ * pasting lines above, deleting a line, also from the end of the line above
+ * as Backspace on an empty line does) touch no surviving line: old_count or
  * new_count is then 0 and every other line keeps its identity. */
 struct doc_edit {
     uint32_t first;

@@ -179,6 +179,19 @@ static void test_delete_hot_line(void)
     CHECK_EQ_U(shown(&x, 4), 6);
     fx_close(&x);
 
+    /* Enter at the end of the hot line, then Backspace at the start of the
+     * new empty line: the hot line's text never changed, its hint stays */
+    fx_open(&x, PATH, PROG, PROG);
+    fx_edit(&x, 3, 20, 3, 20, "\n", POS_UTF16);
+    EXPECT(&x, 1, 2, 3, 4, 0, 5, 6, 7, 8, 9);
+    fx_edit(&x, 3, 20, 4, 0, "", POS_UTF16);
+    EXPECT(&x, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+    /* the line below it deleted from the end of the hot line (VS Code's
+     * "Delete Line" on a file's last line sends such a range) */
+    fx_edit(&x, 3, 20, 4, 14, "", POS_UTF16);
+    EXPECT(&x, 1, 2, 3, 4, 6, 7, 8, 9);
+    fx_close(&x);
+
     /* several lines at once, the hot one among them */
     fx_open(&x, PATH, PROG, PROG);
     fx_edit(&x, 2, 0, 5, 0, "", POS_UTF16);

@@ -113,6 +113,19 @@ static void test_line_movement(void)
     edit(d, 1, 2, 1, 2, "\n  x", POS_UTF16, &e);
     expect_edit(e, 2, 0, 1);
     CHECK(!strcmp(d->text, "l0\nl1\n  x\nl2\nl3\n"));
+    /* Backspace at the start of that new line, once emptied: it goes, l1 stays */
+    edit(d, 2, 0, 2, 3, "", POS_UTF16, &e);
+    expect_edit(e, 2, 1, 1);
+    edit(d, 1, 2, 2, 0, "", POS_UTF16, &e);
+    expect_edit(e, 2, 1, 0);
+    CHECK(!strcmp(d->text, "l0\nl1\nl2\nl3\n"));
+    /* from the end of l1 to the end of l2: l2 deleted, l1 untouched */
+    edit(d, 1, 2, 2, 2, "", POS_UTF16, &e);
+    expect_edit(e, 2, 1, 0);
+    CHECK(!strcmp(d->text, "l0\nl1\nl3\n"));
+    edit(d, 2, 0, 2, 0, "l2\n", POS_UTF16, &e);
+    edit(d, 1, 2, 1, 2, "\n  x", POS_UTF16, &e);
+    CHECK(!strcmp(d->text, "l0\nl1\n  x\nl2\nl3\n"));
     /* an edit inside l3 (now line 4) changes that line only */
     edit(d, 4, 1, 4, 2, "9", POS_UTF16, &e);
     expect_edit(e, 4, 1, 1);
