@@ -370,7 +370,8 @@ void lsp__anchor_edited(struct lsp_feat *f, const struct doc *d, const struct do
     struct lsp_anchor *a = anchor_find(f, d->uri);
     if (!a) return;
     if (e->whole) {
-        /* full replacement: keep lines only if the text is the profiled one again */
+        /* full replacement: nothing can be mapped, even the profiled text
+         * again (docs/lsp.md); reopening the document places it anew */
         for (size_t i = 0; i < a->n; i++)
             a->map[i] = -1;
         if (anchor_reserve(a, d->nlines)) return;
