@@ -135,6 +135,7 @@ struct agent {
     int profile_all;
     int die_with_server; /* LSP mode: SIGKILL ourselves when the server goes */
     long server_pid;     /* die_with_server: the server, checked by pid (wire.c) */
+    int kill_group;      /* die_with_server: we lead the program's own group (module.c) */
     unsigned long long server_start; /* its start time (/proc stat), 0 = unknown */
     int memory;          /* memhooks.c active */
     int gpu;             /* poll NVML (nvml.c) */

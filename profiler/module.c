@@ -45,9 +45,10 @@ static void on_server_death(int sig)
  * (not a group leader: run by hand or by a test under the same flag) only
  * this process goes, as before. Re-checks the parent after arming: the
  * server may have died just before. */
-static void arm_server_death(long long server_pid)
+static void arm_server_death(agent_t *a, long long server_pid)
 {
     int group = getpgrp() == getpid() && getsid(0) == getpid();
+    a->kill_group = group;
     int sig = SIGKILL;
     if (group) {
         struct sigaction sa;
@@ -168,7 +169,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     if (die_with_server)
         wire_server_init(a, (long)server_pid);
     if (die_with_server && server_pid > 0 && (long long)getppid() == server_pid)
-        arm_server_death(server_pid); /* started by the server itself: die with it */
+        arm_server_death(a, server_pid); /* started by the server itself: die with it */
     a->interp = PyInterpreterState_Get();
     a->t0 = sampler_mono();
     a->tid_off = walk_tid_offset();

@@ -201,8 +201,11 @@ static int server_gone(agent_t *a)
  * PR_SET_PDEATHSIG. SIGKILL: no handler of the program runs. */
 void wire_server_check(agent_t *a)
 {
+    /* The kernel closes a dying server's descriptors before it sends our
+     * parent-death signal, so this check can win the race against the
+     * handler that takes the whole group (module.c): do what it would. */
     if (a->die_with_server && !a->released && server_gone(a))
-        kill(getpid(), SIGKILL);
+        kill(a->kill_group ? 0 : getpid(), SIGKILL);
 }
 
 /* Our descriptor, or -1 when the connection is over; notices a descriptor
