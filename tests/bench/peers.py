@@ -307,8 +307,9 @@ def tools(a, py, tmp):
     elif not bench.has_module(p15, "profiling.sampling"):
         why15 = "not run: %s has no profiling.sampling" % p15
     tiv = (ivl or 0.1) / 1e3
+    # 3.15.2: the rate in Hz (-r), no -i; it samples until the program ends
     ts = [p15 or "python3.15", "-m", "profiling.sampling", "run", "--collapsed", "--native",
-          "--mode", "wall", "-i", str(int(tiv * 1e6)), "-d", "100000"]
+          "--mode", "wall", "-a", "-r", str(int(round(1 / tiv)))]
     t["py3.15-sampling"] = (lambda w, args, out: ts + ["-o", out, w] + args,
                             lambda out, tp, tr: parse_tachyon(out, tp, tiv), why15)
     return t
