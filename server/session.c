@@ -34,7 +34,7 @@ struct session_conn {
 
 struct write_req {
     uv_write_t req;
-    char buf[64];
+    char buf[]; /* the line and its newline, sized per write */
 };
 
 struct session_io {
@@ -101,10 +101,14 @@ static void on_write_done(uv_write_t *req, int status)
 
 static void conn_send(struct session_conn *c, const char *line)
 {
-    struct write_req *w = malloc(sizeof *w);
+    /* Sized from the line itself: a fixed buffer plus snprintf's return value
+     * (the untruncated length) would hand uv_write bytes past the buffer. */
+    size_t n = strlen(line);
+    struct write_req *w = malloc(sizeof *w + n + 1);
     if (!w) return;
-    int n = snprintf(w->buf, sizeof w->buf, "%s\n", line);
-    uv_buf_t b = uv_buf_init(w->buf, (unsigned)n);
+    memcpy(w->buf, line, n);
+    w->buf[n] = '\n';
+    uv_buf_t b = uv_buf_init(w->buf, (unsigned)(n + 1));
     w->req.data = w;
     if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_write_done)) free(w);
 }
