@@ -537,9 +537,12 @@ static int proc_start(struct opt_op *op, const char *script, char *input, proc_d
                               .flags = UV_PROCESS_WINDOWS_HIDE};
     int rc = p->input ? uv_spawn(s->loop, &p->proc, &o) : -ENOMEM;
     if (rc) {
-        p->op = NULL; /* a failed uv_spawn still leaves the handle to close */
-        p->open = 4;
-        uv_close((uv_handle_t *)&p->proc, proc_closed);
+        p->op = NULL;
+        /* A failed uv_spawn still leaves the handle to close; without input
+         * uv_spawn never ran, the handle is uninitialised and uv_close on it
+         * would assert. */
+        p->open = p->input ? 4 : 3;
+        if (p->input) uv_close((uv_handle_t *)&p->proc, proc_closed);
         uv_close((uv_handle_t *)&p->in, proc_closed);
         uv_close((uv_handle_t *)&p->out, proc_closed);
         uv_close((uv_handle_t *)&p->timer, proc_closed);
