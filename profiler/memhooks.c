@@ -1176,8 +1176,11 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
-    /* the child's agent restarts: nothing of the parent's samples applies */
-    pthread_mutex_init(&g_mem.mu, NULL);
+    /* the child's agent restarts: nothing of the parent's samples applies.
+     * atfork_prepare locked mu in the forking thread, which is the child's
+     * only thread: unlock it. Re-initialising a locked mutex is undefined
+     * (and leaves glibc's owner/count fields of the parent's lock). */
+    pthread_mutex_unlock(&g_mem.mu);
     atomic_store(&g_mem.on, 0);
     if (g_mem.win_open) { /* no sampler thread here to close it */
         win_set(0);
