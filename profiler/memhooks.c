@@ -611,26 +611,60 @@ static void *win_realloc(void *ctx, void *old, size_t n)
     return win_sample(d, old, n, 0);
 }
 
-static void win_set(int open)
+/* One slot field from `from` to `to`, only if it still holds `from`. */
+static int slot_swap(void **field, void *from, void *to)
+{
+    return __atomic_compare_exchange_n(field, &from, to, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* Open (our win_* wrappers) or close (the original functions) the window in
+ * CPython's allocator slots. The slots are CPython's and PyMem_SetAllocator
+ * writes them with the GIL but no lock we can take, while we run on the
+ * sampler thread without the GIL. So every field is swapped by
+ * compare-and-swap from the value we put there: a field that someone else
+ * (tracemalloc.start()) has written is never overwritten, even if they write
+ * it between any check of ours and the swap; if their copy is still in
+ * progress, their later writes land after ours and win. When any swap finds
+ * a foreign value, the swaps already done are undone (again only where our
+ * value is still there) and 0 is returned: windows then stop for good.
+ * 1 when all six fields moved. */
+static int win_set(int open)
 {
     mem_dom_t *ds[2] = {&g_mem.dom_mem, &g_mem.dom_obj};
+    void **f[6], *from[6], *to[6];
+    int n = 0;
     for (int i = 0; i < 2; i++) {
         PyMemAllocatorEx *a = ds[i]->slot;
-        __atomic_store_n(&a->malloc, open ? win_malloc : ds[i]->orig.malloc, __ATOMIC_RELAXED);
-        __atomic_store_n(&a->calloc, open ? win_calloc : ds[i]->orig.calloc, __ATOMIC_RELAXED);
-        __atomic_store_n(&a->realloc, open ? win_realloc : ds[i]->orig.realloc, __ATOMIC_RELAXED);
+        void *w[3] = {(void *)win_malloc, (void *)win_calloc, (void *)win_realloc};
+        void *o[3] = {(void *)ds[i]->orig.malloc, (void *)ds[i]->orig.calloc,
+                      (void *)ds[i]->orig.realloc};
+        void **fs[3] = {(void **)&a->malloc, (void **)&a->calloc, (void **)&a->realloc};
+        for (int j = 0; j < 3; j++, n++) {
+            f[n] = fs[j];
+            from[n] = open ? o[j] : w[j];
+            to[n] = open ? w[j] : o[j];
+        }
     }
+    for (int k = 0; k < n; k++)
+        if (!slot_swap(f[k], from[k], to[k])) {
+            while (k--)
+                slot_swap(f[k], to[k], from[k]);
+            return 0;
+        }
+    return 1;
 }
 
 /* Still ours? Someone (tracemalloc.start()) may have put their hooks over
- * ours: then windows stop for good rather than undo theirs. */
+ * ours: then windows stop for good rather than undo theirs. A cheap early
+ * answer only: win_set's compare-and-swap is what makes it safe. */
 static int win_slots_ours(void)
 {
     mem_dom_t *ds[2] = {&g_mem.dom_mem, &g_mem.dom_obj};
     for (int i = 0; i < 2; i++) {
         const PyMemAllocatorEx *a = ds[i]->slot;
         void *m = __atomic_load_n(&a->malloc, __ATOMIC_RELAXED);
-        if (a->ctx != ds[i] || a->free != ds[i]->orig.free ||
+        if (__atomic_load_n(&a->ctx, __ATOMIC_RELAXED) != ds[i] ||
+            __atomic_load_n(&a->free, __ATOMIC_RELAXED) != ds[i]->orig.free ||
             (m != (void *)win_malloc && m != (void *)ds[i]->orig.malloc))
             return 0;
     }
@@ -663,15 +697,16 @@ void mem_window(agent_t *a, int open)
         atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
         atomic_store_explicit(&g_mem.win_sample_s, 0, memory_order_relaxed);
         g_mem.win_t0 = now;
+        if (!win_set(1)) {
+            g_mem.windowed = 0;
+            return;
+        }
         g_mem.win_open = 1;
-        win_set(1);
         return;
     }
     if (!g_mem.win_open)
         return;
-    if (win_slots_ours())
-        win_set(0);
-    else
+    if (!win_slots_ours() || !win_set(0))
         g_mem.windowed = 0;
     g_mem.win_open = 0;
     double len = now - g_mem.win_t0, span = now - g_mem.win_prev;
