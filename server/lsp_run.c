@@ -802,6 +802,7 @@ static void cmd_clear(struct server *s, json_t *id)
     lsp_reply(s, id, json_pack("{s:b}", "cleared", 1));
 }
 
+/* hotline.showProfile; a (borrowed, may be NULL): {"uri", "line"}. */
 static void cmd_show(struct server *s, json_t *id, json_t *a)
 {
     const char *uri = json_string_value(json_object_get(a, "uri"));
@@ -833,7 +834,7 @@ void lsp_feat_execute_command(struct server *s, json_t *id, json_t *params)
     else if (!strcmp(cmd, "hotline.clear"))
         cmd_clear(s, id);
     else if (!strcmp(cmd, "hotline.showProfile"))
-        cmd_show(s, id, a ? a : json_object());
+        cmd_show(s, id, a); /* a may be NULL: json_object_get(NULL, k) is NULL */
     else
         lsp_reply_error(s, id, RPC_INVALID_PARAMS, "unknown command %s", cmd);
 }
