@@ -330,6 +330,26 @@ static void cancel_request(struct server *s, json_t *params)
             q->cancelled = 1;
 }
 
+/* Answer request id (borrowed) -32603 "out of memory" from stack buffers:
+ * the path that needs it has just failed to allocate. json_dumpb writes a
+ * scalar id into the caller's buffer without allocating. */
+static void reply_no_memory(struct server *s, json_t *id)
+{
+    char sid[128], body[256], frame[320];
+    size_t nid = json_dumpb(id, sid, sizeof sid, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!nid || nid >= sizeof sid) {
+        fprintf(stderr, "hotline: out of memory: a request was dropped unanswered\n");
+        return;
+    }
+    int nb = snprintf(body, sizeof body,
+                      "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"error\":{\"code\":%d,"
+                      "\"message\":\"out of memory: request dropped\"}}",
+                      (int)nid, sid, RPC_INTERNAL_ERROR);
+    int nf = snprintf(frame, sizeof frame, "Content-Length: %d\r\n\r\n%s", nb, body);
+    if (nb > 0 && nf > 0 && (size_t)nf < sizeof frame)
+        out_write(s, frame, (size_t)nf);
+}
+
 static void enqueue(struct server *s, json_t *msg)
 {
     if (s->qlen >= LSP_MAX_QUEUED) {
@@ -341,6 +361,9 @@ static void enqueue(struct server *s, json_t *msg)
     }
     struct lsp_queued *q = calloc(1, sizeof *q);
     if (!q) {
+        /* a request must still be answered: the client would wait forever */
+        json_t *id = json_object_get(msg, "id");
+        if (json_object_get(msg, "method") && id) reply_no_memory(s, id);
         json_decref(msg);
         return;
     }
