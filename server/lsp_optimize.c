@@ -17,6 +17,7 @@
 #include "lsp_optimize.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,10 +495,15 @@ static void proc_on_write(uv_write_t *w, int status)
     if (!uv_is_closing((uv_handle_t *)&p->in)) uv_close((uv_handle_t *)&p->in, proc_closed);
 }
 
+/* Kill the helper's whole process group (proc_start gives it its own): a
+ * grandchild that inherited stdout would otherwise keep the pipe open, no
+ * EOF would come and the operation would hang after the child itself died
+ * (or had already exited). A descendant that leaves the group (setsid) is
+ * out of reach, as for any process-group kill. */
 static void proc_on_timeout(uv_timer_t *t)
 {
     struct opt_proc *p = t->data;
-    uv_process_kill(&p->proc, SIGKILL);
+    if (p->proc.pid > 0) kill(-p->proc.pid, SIGKILL);
 }
 
 /* Run `python -I -c script` from "/" with input (stolen) on stdin;
@@ -534,7 +540,9 @@ static int proc_start(struct opt_op *op, const char *script, char *input, proc_d
                               .exit_cb = proc_on_exit,
                               .stdio = io,
                               .stdio_count = 3,
-                              .flags = UV_PROCESS_WINDOWS_HIDE};
+                              /* detached: setsid, so the helper leads its
+                               * own process group (see proc_on_timeout) */
+                              .flags = UV_PROCESS_WINDOWS_HIDE | UV_PROCESS_DETACHED};
     int rc = p->input ? uv_spawn(s->loop, &p->proc, &o) : -ENOMEM;
     if (rc) {
         p->op = NULL;
