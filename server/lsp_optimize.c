@@ -524,9 +524,24 @@ static int proc_start(struct opt_op *op, const char *script, char *input, proc_d
     p->input = input;
     char pybuf[4096];
     char *argv[] = {(char *)python_exe(s, pybuf, sizeof pybuf), "-I", "-c", (char *)script, NULL};
-    uv_pipe_init(s->loop, &p->in, 0);
-    uv_pipe_init(s->loop, &p->out, 0);
-    uv_timer_init(s->loop, &p->timer);
+    /* handles initialised in order; on a failure only those are closed */
+    uv_handle_t *hs[] = {(uv_handle_t *)&p->in, (uv_handle_t *)&p->out, (uv_handle_t *)&p->timer};
+    int ninit = 0, rc = uv_pipe_init(s->loop, &p->in, 0);
+    if (!rc) ninit++, rc = uv_pipe_init(s->loop, &p->out, 0);
+    if (!rc) ninit++, rc = uv_timer_init(s->loop, &p->timer);
+    if (rc) {
+        p->op = NULL;
+        p->open = ninit;
+        for (int i = 0; i < ninit; i++) {
+            hs[i]->data = p;
+            uv_close(hs[i], proc_closed);
+        }
+        if (!ninit) {
+            free(p->input);
+            free(p);
+        }
+        return rc;
+    }
     p->in.data = p->out.data = p->timer.data = p->proc.data = p->wr.data = p;
     p->open = 3;
     uv_stdio_container_t io[3] = {
@@ -543,7 +558,7 @@ static int proc_start(struct opt_op *op, const char *script, char *input, proc_d
                               /* detached: setsid, so the helper leads its
                                * own process group (see proc_on_timeout) */
                               .flags = UV_PROCESS_WINDOWS_HIDE | UV_PROCESS_DETACHED};
-    int rc = p->input ? uv_spawn(s->loop, &p->proc, &o) : -ENOMEM;
+    rc = p->input ? uv_spawn(s->loop, &p->proc, &o) : -ENOMEM;
     if (rc) {
         p->op = NULL;
         /* A failed uv_spawn still leaves the handle to close; without input
@@ -560,8 +575,10 @@ static int proc_start(struct opt_op *op, const char *script, char *input, proc_d
     uv_buf_t b = uv_buf_init(p->input, (unsigned)strlen(p->input));
     if (uv_write(&p->wr, (uv_stream_t *)&p->in, &b, 1, proc_on_write))
         uv_close((uv_handle_t *)&p->in, proc_closed);
-    uv_read_start((uv_stream_t *)&p->out, proc_alloc, proc_on_read);
-    uv_timer_start(&p->timer, proc_on_timeout, LSP_OPT_PROC_TIMEOUT_MS, 0);
+    if (uv_read_start((uv_stream_t *)&p->out, proc_alloc, proc_on_read))
+        p->eof = 1; /* nothing can be read: done comes at exit, with no output */
+    if (uv_timer_start(&p->timer, proc_on_timeout, LSP_OPT_PROC_TIMEOUT_MS, 0))
+        kill(-p->proc.pid, SIGKILL); /* uncapped it could run forever: stop it now */
     op->proc = p;
     return 0;
 }

@@ -719,10 +719,16 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     f->run = r;
     f->runs_started++;
     r->start_ns = uv_hrtime();
-    uv_timer_init(s->loop, &r->tick);
-    r->tick.data = r;
-    r->tick_open = 1;
-    uv_timer_start(&r->tick, on_tick, LSP_EXEC_MIN_MS, LSP_EXEC_MIN_MS);
+    /* the tick only paces live updates (hotline/executing, progress): without
+     * it the run goes on and its result still comes at exit */
+    if (!uv_timer_init(s->loop, &r->tick)) {
+        r->tick.data = r;
+        r->tick_open = 1;
+        if (uv_timer_start(&r->tick, on_tick, LSP_EXEC_MIN_MS, LSP_EXEC_MIN_MS))
+            lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer did not start)");
+    } else {
+        lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer could not be set up)");
+    }
     session_request_now(&r->sess, 20);
     if (json_is_true(lsp_client_cap(s, "window.workDoneProgress"))) {
         snprintf(r->token, sizeof r->token, "hotline-run-%d", f->runs_started);
