@@ -163,13 +163,31 @@ static struct {
     int windowed;
     _Atomic uint32_t win_id; /* latest window opened (events carry it) */
     int win_open;
-    uint64_t win_calls;      /* wrapper calls since the window opened (GIL) */
-    double win_sample_s;     /* time spent taking samples in it (GIL) */
+    /* Written by the wrappers (GIL), frees of sampled blocks (any thread) and
+     * the sampler thread (no GIL): relaxed atomics, read-modify-write as a
+     * load and a store (no lock prefix on the hot path). A lost update only
+     * makes the window's cost estimate a little low. */
+    _Atomic uint64_t win_calls;   /* wrapper calls since the window opened */
+    _Atomic double win_sample_s;  /* time spent taking samples in it */
     double win_t0, win_prev, call_cost, win_mean;
     double py_mean;   /* the Python domains' byte gap: mean, or win_mean in windows */
     const char *mode; /* "wrappers", "windows" or "shim" (docs/memory.md) */
     float win_scale[MEM_WIN_RING];
 } g_mem = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static inline void win_count_call(void)
+{
+    atomic_store_explicit(&g_mem.win_calls,
+                          atomic_load_explicit(&g_mem.win_calls, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+static inline void win_add_cost(double s)
+{
+    atomic_store_explicit(&g_mem.win_sample_s,
+                          atomic_load_explicit(&g_mem.win_sample_s, memory_order_relaxed) + s,
+                          memory_order_relaxed);
+}
 
 static __thread struct {
     int *guard;
@@ -415,7 +433,7 @@ static __attribute__((noinline, cold)) void mem_free_hit(void *p)
         f->t = sampler_mono();
     }
     if (t0 > 0) /* a sampled block's free is part of a window's cost (racy add: approximate) */
-        g_mem.win_sample_s += sampler_mono() - t0;
+        win_add_cost(sampler_mono() - t0);
     pthread_mutex_unlock(&g_mem.mu);
 }
 
@@ -548,14 +566,14 @@ static void *win_sample(mem_dom_t *d, void *old, size_t n, int calloc_)
                atomic_load_explicit(&g_mem.win_id, memory_order_relaxed));
         (*g)--;
     }
-    g_mem.win_sample_s += sampler_mono() - t0; /* the window's own cost, see mem_window */
+    win_add_cost(sampler_mono() - t0); /* the window's own cost, see mem_window */
     return p;
 }
 
 static void *win_malloc(void *ctx, size_t n)
 {
     mem_dom_t *d = ctx;
-    g_mem.win_calls++;
+    win_count_call();
     if (n > MEM_PYMALLOC_MAX)
         return d->orig.malloc(d->orig.ctx, n);
     g_mem.py_left -= (int64_t)n;
@@ -568,7 +586,7 @@ static void *win_calloc(void *ctx, size_t a, size_t b)
 {
     mem_dom_t *d = ctx;
     size_t n;
-    g_mem.win_calls++;
+    win_count_call();
     if (__builtin_mul_overflow(a, b, &n) || n > MEM_PYMALLOC_MAX)
         return d->orig.calloc(d->orig.ctx, a, b);
     g_mem.py_left -= (int64_t)n;
@@ -582,7 +600,7 @@ static void *win_realloc(void *ctx, void *old, size_t n)
     mem_dom_t *d = ctx;
     if (!old)
         return win_malloc(ctx, n);
-    g_mem.win_calls++;
+    win_count_call();
     if (atomic_load_explicit(&g_mem.on, memory_order_relaxed))
         mem_free_ptr(old); /* a sampled block moves or goes; the guard may hide its free */
     if (n > MEM_PYMALLOC_MAX)
@@ -593,26 +611,60 @@ static void *win_realloc(void *ctx, void *old, size_t n)
     return win_sample(d, old, n, 0);
 }
 
-static void win_set(int open)
+/* One slot field from `from` to `to`, only if it still holds `from`. */
+static int slot_swap(void **field, void *from, void *to)
+{
+    return __atomic_compare_exchange_n(field, &from, to, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* Open (our win_* wrappers) or close (the original functions) the window in
+ * CPython's allocator slots. The slots are CPython's and PyMem_SetAllocator
+ * writes them with the GIL but no lock we can take, while we run on the
+ * sampler thread without the GIL. So every field is swapped by
+ * compare-and-swap from the value we put there: a field that someone else
+ * (tracemalloc.start()) has written is never overwritten, even if they write
+ * it between any check of ours and the swap; if their copy is still in
+ * progress, their later writes land after ours and win. When any swap finds
+ * a foreign value, the swaps already done are undone (again only where our
+ * value is still there) and 0 is returned: windows then stop for good.
+ * 1 when all six fields moved. */
+static int win_set(int open)
 {
     mem_dom_t *ds[2] = {&g_mem.dom_mem, &g_mem.dom_obj};
+    void **f[6], *from[6], *to[6];
+    int n = 0;
     for (int i = 0; i < 2; i++) {
         PyMemAllocatorEx *a = ds[i]->slot;
-        __atomic_store_n(&a->malloc, open ? win_malloc : ds[i]->orig.malloc, __ATOMIC_RELAXED);
-        __atomic_store_n(&a->calloc, open ? win_calloc : ds[i]->orig.calloc, __ATOMIC_RELAXED);
-        __atomic_store_n(&a->realloc, open ? win_realloc : ds[i]->orig.realloc, __ATOMIC_RELAXED);
+        void *w[3] = {(void *)win_malloc, (void *)win_calloc, (void *)win_realloc};
+        void *o[3] = {(void *)ds[i]->orig.malloc, (void *)ds[i]->orig.calloc,
+                      (void *)ds[i]->orig.realloc};
+        void **fs[3] = {(void **)&a->malloc, (void **)&a->calloc, (void **)&a->realloc};
+        for (int j = 0; j < 3; j++, n++) {
+            f[n] = fs[j];
+            from[n] = open ? o[j] : w[j];
+            to[n] = open ? w[j] : o[j];
+        }
     }
+    for (int k = 0; k < n; k++)
+        if (!slot_swap(f[k], from[k], to[k])) {
+            while (k--)
+                slot_swap(f[k], to[k], from[k]);
+            return 0;
+        }
+    return 1;
 }
 
 /* Still ours? Someone (tracemalloc.start()) may have put their hooks over
- * ours: then windows stop for good rather than undo theirs. */
+ * ours: then windows stop for good rather than undo theirs. A cheap early
+ * answer only: win_set's compare-and-swap is what makes it safe. */
 static int win_slots_ours(void)
 {
     mem_dom_t *ds[2] = {&g_mem.dom_mem, &g_mem.dom_obj};
     for (int i = 0; i < 2; i++) {
         const PyMemAllocatorEx *a = ds[i]->slot;
         void *m = __atomic_load_n(&a->malloc, __ATOMIC_RELAXED);
-        if (a->ctx != ds[i] || a->free != ds[i]->orig.free ||
+        if (__atomic_load_n(&a->ctx, __ATOMIC_RELAXED) != ds[i] ||
+            __atomic_load_n(&a->free, __ATOMIC_RELAXED) != ds[i]->orig.free ||
             (m != (void *)win_malloc && m != (void *)ds[i]->orig.malloc))
             return 0;
     }
@@ -642,24 +694,27 @@ void mem_window(agent_t *a, int open)
             id = 1;
         g_mem.win_scale[id % MEM_WIN_RING] = 1.0f; /* until it closes */
         atomic_store_explicit(&g_mem.win_id, id, memory_order_relaxed);
-        g_mem.win_calls = 0;
-        g_mem.win_sample_s = 0;
+        atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
+        atomic_store_explicit(&g_mem.win_sample_s, 0, memory_order_relaxed);
         g_mem.win_t0 = now;
+        if (!win_set(1)) {
+            g_mem.windowed = 0;
+            return;
+        }
         g_mem.win_open = 1;
-        win_set(1);
         return;
     }
     if (!g_mem.win_open)
         return;
-    if (win_slots_ours())
-        win_set(0);
-    else
+    if (!win_slots_ours() || !win_set(0))
         g_mem.windowed = 0;
     g_mem.win_open = 0;
     double len = now - g_mem.win_t0, span = now - g_mem.win_prev;
     /* the program ran slower in the window: the wrappers (calls x their
      * calibrated cost) and the samples taken (measured) */
-    double extra = (double)g_mem.win_calls * g_mem.call_cost + g_mem.win_sample_s;
+    double extra =
+        (double)atomic_load_explicit(&g_mem.win_calls, memory_order_relaxed) * g_mem.call_cost +
+        atomic_load_explicit(&g_mem.win_sample_s, memory_order_relaxed);
     double len_eff = len - extra > 0.25 * len ? len - extra : 0.25 * len;
     double span_eff = span - extra > len_eff ? span - extra : len_eff;
     g_mem.win_scale[atomic_load_explicit(&g_mem.win_id, memory_order_relaxed) % MEM_WIN_RING] =
@@ -770,7 +825,7 @@ static double calibrate(void)
         double t[2];
         for (int open = 0; open < 2; open++) {
             win_set(open);
-            g_mem.win_calls = 0;
+            atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
             double t0 = sampler_mono();
             PyObject *res = PyObject_CallFunction(fn, "i", ITER);
             t[open] = sampler_mono() - t0;
@@ -781,7 +836,7 @@ static double calibrate(void)
             }
             Py_DECREF(res);
             if (open)
-                calls = g_mem.win_calls;
+                calls = atomic_load_explicit(&g_mem.win_calls, memory_order_relaxed);
         }
         if (rep >= 0)
             diff[nd++] = t[1] - t[0];
@@ -792,7 +847,7 @@ out:
         PyErr_Clear();
     Py_XDECREF(fn);
     Py_XDECREF(g);
-    g_mem.win_calls = 0;
+    atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
     if (!nd || !calls)
         return 0;
     /* paired differences, median: robust to a noisy neighbour on either side */
@@ -1156,8 +1211,11 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
-    /* the child's agent restarts: nothing of the parent's samples applies */
-    pthread_mutex_init(&g_mem.mu, NULL);
+    /* the child's agent restarts: nothing of the parent's samples applies.
+     * atfork_prepare locked mu in the forking thread, which is the child's
+     * only thread: unlock it. Re-initialising a locked mutex is undefined
+     * (and leaves glibc's owner/count fields of the parent's lock). */
+    pthread_mutex_unlock(&g_mem.mu);
     atomic_store(&g_mem.on, 0);
     if (g_mem.win_open) { /* no sampler thread here to close it */
         win_set(0);

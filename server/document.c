@@ -108,7 +108,8 @@ static int grow_buckets(struct doc_store *s)
 int doc_open(struct doc_store *s, const char *uri, const char *language, int version,
              const char *text, size_t len)
 {
-    if (len > DOC_MAX_BYTES)
+    size_t cap = s->max_bytes ? s->max_bytes : DOC_MAX_BYTES;
+    if (len > cap)
         return -EFBIG;
     doc_close(s, uri);
     if (s->count + 1 > s->nbuckets && grow_buckets(s))
@@ -128,6 +129,7 @@ int doc_open(struct doc_store *s, const char *uri, const char *language, int ver
     d->text[len] = 0;
     d->len = len;
     d->version = version;
+    d->max_bytes = cap;
     size_t h = hash_str(uri) % s->nbuckets;
     d->next = s->buckets[h];
     s->buckets[h] = d;
@@ -257,7 +259,7 @@ int doc_apply_change(struct doc *d, int has_range, uint32_t l0, uint32_t c0, uin
         }
     }
     size_t nlen = d->len - (b1 - b0) + len;
-    if (nlen > DOC_MAX_BYTES)
+    if (nlen > d->max_bytes)
         return -EFBIG;
     char *nt = malloc(nlen + 1);
     if (!nt)

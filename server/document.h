@@ -22,6 +22,7 @@ struct doc {
     size_t len;        /* bytes of text, without the NUL */
     size_t *lines;     /* owned: byte offset where each line starts */
     size_t nlines;     /* always >= 1 */
+    size_t max_bytes;  /* cap on len: the store's when the document opened */
     struct doc *next;  /* hash chain */
 };
 
@@ -43,6 +44,7 @@ struct doc_store {
     struct doc **buckets;
     size_t nbuckets;
     size_t count;
+    size_t max_bytes; /* cap on a document's size; 0 = DOC_MAX_BYTES */
 };
 
 void doc_store_init(struct doc_store *s);

@@ -330,6 +330,26 @@ static void cancel_request(struct server *s, json_t *params)
             q->cancelled = 1;
 }
 
+/* Answer request id (borrowed) -32603 "out of memory" from stack buffers:
+ * the path that needs it has just failed to allocate. json_dumpb writes a
+ * scalar id into the caller's buffer without allocating. */
+static void reply_no_memory(struct server *s, json_t *id)
+{
+    char sid[128], body[256], frame[320];
+    size_t nid = json_dumpb(id, sid, sizeof sid, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!nid || nid >= sizeof sid) {
+        fprintf(stderr, "hotline: out of memory: a request was dropped unanswered\n");
+        return;
+    }
+    int nb = snprintf(body, sizeof body,
+                      "{\"jsonrpc\":\"2.0\",\"id\":%.*s,\"error\":{\"code\":%d,"
+                      "\"message\":\"out of memory: request dropped\"}}",
+                      (int)nid, sid, RPC_INTERNAL_ERROR);
+    int nf = snprintf(frame, sizeof frame, "Content-Length: %d\r\n\r\n%s", nb, body);
+    if (nb > 0 && nf > 0 && (size_t)nf < sizeof frame)
+        out_write(s, frame, (size_t)nf);
+}
+
 static void enqueue(struct server *s, json_t *msg)
 {
     if (s->qlen >= LSP_MAX_QUEUED) {
@@ -341,6 +361,9 @@ static void enqueue(struct server *s, json_t *msg)
     }
     struct lsp_queued *q = calloc(1, sizeof *q);
     if (!q) {
+        /* a request must still be answered: the client would wait forever */
+        json_t *id = json_object_get(msg, "id");
+        if (json_object_get(msg, "method") && id) reply_no_memory(s, id);
         json_decref(msg);
         return;
     }
@@ -737,6 +760,29 @@ static void n_did_open(struct server *s, json_t *params)
         lsp_feat_doc_opened(s, doc_find(&s->docs, uri));
 }
 
+/* A change could not be applied (-ENOMEM, -EFBIG): our copy of uri no longer
+ * matches the editor's, and its anchors would put hints on the wrong lines.
+ * LSP has no way to ask the client for the full text again, so the document
+ * is closed on our side (anchors dropped, no hints, lenses or Optimize on it)
+ * until the editor reopens it, and the user is told so. */
+static void doc_desync(struct server *s, const char *uri, int rc)
+{
+    lsp_log(s, LSP_MSG_ERROR,
+            "didChange %s: %s: the server's copy is out of step; closed it until it is reopened",
+            uri, strerror(-rc));
+    lsp_show(s, LSP_MSG_WARNING,
+             "Hotline: an edit to %s could not be applied (%s); its profile hints are off "
+             "until you close and reopen it",
+             uri, strerror(-rc));
+    doc_close(&s->docs, uri);
+    if (s->feat) lsp_feat_doc_closed(s, uri);
+    /* hints already shown for it go away */
+    if (json_is_true(lsp_client_cap(s, "workspace.inlayHint.refreshSupport")))
+        lsp_request(s, "workspace/inlayHint/refresh", NULL);
+    if (json_is_true(lsp_client_cap(s, "workspace.codeLens.refreshSupport")))
+        lsp_request(s, "workspace/codeLens/refresh", NULL);
+}
+
 static void n_did_change(struct server *s, json_t *params)
 {
     const char *uri;
@@ -781,11 +827,13 @@ static void n_did_change(struct server *s, json_t *params)
         int rc = doc_apply_change(d, has_range, (uint32_t)l0, (uint32_t)c0, (uint32_t)l1,
                                   (uint32_t)c1, json_string_value(text), json_string_length(text),
                                   s->enc, &edit);
-        if (rc == -ERANGE)
+        if (rc == -ERANGE) {
             lsp_log(s, LSP_MSG_WARNING, "didChange %s: range out of the document, clamped", uri);
-        else if (rc)
-            lsp_log(s, LSP_MSG_ERROR, "didChange %s: %s", uri, strerror(-rc));
-        if ((!rc || rc == -ERANGE) && s->feat)
+        } else if (rc) {
+            doc_desync(s, uri, rc); /* d is gone; later changes cannot apply either */
+            return;
+        }
+        if (s->feat)
             lsp_feat_doc_edited(s, d, &edit);
     }
     if (json_is_integer(version))

@@ -178,12 +178,13 @@ static void on_signal(uv_signal_t *h, int signum)
 }
 
 static const char lsp_usage[] =
-    "usage: hotline lsp [--max-message-bytes N] [--max-output-bytes N] [--stdio]\n"
+    "usage: hotline lsp [--max-message-bytes N] [--max-output-bytes N]\n"
+    "                   [--max-document-bytes N] [--stdio]\n"
     "Speaks the Language Server Protocol on stdin/stdout.\n";
 
 int cmd_lsp(int argc, char **argv)
 {
-    size_t max_message = 0, max_output = 0;
+    size_t max_message = 0, max_output = 0, max_document = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(lsp_usage, stdout);
@@ -199,6 +200,15 @@ int cmd_lsp(int argc, char **argv)
                 return 2;
             }
             max_output = (size_t)v;
+        } else if (!strcmp(argv[i], "--max-document-bytes") && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(argv[++i], &end, 10);
+            if (errno || *end || v == 0) {
+                fprintf(stderr, "hotline lsp: bad --max-document-bytes '%s'\n", argv[i]);
+                return 2;
+            }
+            max_document = (size_t)v;
         } else if (!strcmp(argv[i], "--max-message-bytes") && i + 1 < argc) {
             char *end;
             errno = 0;
@@ -228,6 +238,7 @@ int cmd_lsp(int argc, char **argv)
     }
     srv.transport = &t;
     srv.out_cap = max_output;
+    srv.docs.max_bytes = max_document;
     srv.write = transport_write;
     srv.out_pending = transport_pending;
     srv.on_exit = on_server_exit;

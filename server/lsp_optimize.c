@@ -17,6 +17,7 @@
 #include "lsp_optimize.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,10 +495,15 @@ static void proc_on_write(uv_write_t *w, int status)
     if (!uv_is_closing((uv_handle_t *)&p->in)) uv_close((uv_handle_t *)&p->in, proc_closed);
 }
 
+/* Kill the helper's whole process group (proc_start gives it its own): a
+ * grandchild that inherited stdout would otherwise keep the pipe open, no
+ * EOF would come and the operation would hang after the child itself died
+ * (or had already exited). A descendant that leaves the group (setsid) is
+ * out of reach, as for any process-group kill. */
 static void proc_on_timeout(uv_timer_t *t)
 {
     struct opt_proc *p = t->data;
-    uv_process_kill(&p->proc, SIGKILL);
+    if (p->proc.pid > 0) kill(-p->proc.pid, SIGKILL);
 }
 
 /* Run `python -I -c script` from "/" with input (stolen) on stdin;
@@ -518,9 +524,24 @@ static int proc_start(struct opt_op *op, const char *script, char *input, proc_d
     p->input = input;
     char pybuf[4096];
     char *argv[] = {(char *)python_exe(s, pybuf, sizeof pybuf), "-I", "-c", (char *)script, NULL};
-    uv_pipe_init(s->loop, &p->in, 0);
-    uv_pipe_init(s->loop, &p->out, 0);
-    uv_timer_init(s->loop, &p->timer);
+    /* handles initialised in order; on a failure only those are closed */
+    uv_handle_t *hs[] = {(uv_handle_t *)&p->in, (uv_handle_t *)&p->out, (uv_handle_t *)&p->timer};
+    int ninit = 0, rc = uv_pipe_init(s->loop, &p->in, 0);
+    if (!rc) ninit++, rc = uv_pipe_init(s->loop, &p->out, 0);
+    if (!rc) ninit++, rc = uv_timer_init(s->loop, &p->timer);
+    if (rc) {
+        p->op = NULL;
+        p->open = ninit;
+        for (int i = 0; i < ninit; i++) {
+            hs[i]->data = p;
+            uv_close(hs[i], proc_closed);
+        }
+        if (!ninit) {
+            free(p->input);
+            free(p);
+        }
+        return rc;
+    }
     p->in.data = p->out.data = p->timer.data = p->proc.data = p->wr.data = p;
     p->open = 3;
     uv_stdio_container_t io[3] = {
@@ -534,12 +555,17 @@ static int proc_start(struct opt_op *op, const char *script, char *input, proc_d
                               .exit_cb = proc_on_exit,
                               .stdio = io,
                               .stdio_count = 3,
-                              .flags = UV_PROCESS_WINDOWS_HIDE};
-    int rc = p->input ? uv_spawn(s->loop, &p->proc, &o) : -ENOMEM;
+                              /* detached: setsid, so the helper leads its
+                               * own process group (see proc_on_timeout) */
+                              .flags = UV_PROCESS_WINDOWS_HIDE | UV_PROCESS_DETACHED};
+    rc = p->input ? uv_spawn(s->loop, &p->proc, &o) : -ENOMEM;
     if (rc) {
-        p->op = NULL; /* a failed uv_spawn still leaves the handle to close */
-        p->open = 4;
-        uv_close((uv_handle_t *)&p->proc, proc_closed);
+        p->op = NULL;
+        /* A failed uv_spawn still leaves the handle to close; without input
+         * uv_spawn never ran, the handle is uninitialised and uv_close on it
+         * would assert. */
+        p->open = p->input ? 4 : 3;
+        if (p->input) uv_close((uv_handle_t *)&p->proc, proc_closed);
         uv_close((uv_handle_t *)&p->in, proc_closed);
         uv_close((uv_handle_t *)&p->out, proc_closed);
         uv_close((uv_handle_t *)&p->timer, proc_closed);
@@ -549,8 +575,10 @@ static int proc_start(struct opt_op *op, const char *script, char *input, proc_d
     uv_buf_t b = uv_buf_init(p->input, (unsigned)strlen(p->input));
     if (uv_write(&p->wr, (uv_stream_t *)&p->in, &b, 1, proc_on_write))
         uv_close((uv_handle_t *)&p->in, proc_closed);
-    uv_read_start((uv_stream_t *)&p->out, proc_alloc, proc_on_read);
-    uv_timer_start(&p->timer, proc_on_timeout, LSP_OPT_PROC_TIMEOUT_MS, 0);
+    if (uv_read_start((uv_stream_t *)&p->out, proc_alloc, proc_on_read))
+        p->eof = 1; /* nothing can be read: done comes at exit, with no output */
+    if (uv_timer_start(&p->timer, proc_on_timeout, LSP_OPT_PROC_TIMEOUT_MS, 0))
+        kill(-p->proc.pid, SIGKILL); /* uncapped it could run forever: stop it now */
     op->proc = p;
     return 0;
 }

@@ -719,10 +719,16 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     f->run = r;
     f->runs_started++;
     r->start_ns = uv_hrtime();
-    uv_timer_init(s->loop, &r->tick);
-    r->tick.data = r;
-    r->tick_open = 1;
-    uv_timer_start(&r->tick, on_tick, LSP_EXEC_MIN_MS, LSP_EXEC_MIN_MS);
+    /* the tick only paces live updates (hotline/executing, progress): without
+     * it the run goes on and its result still comes at exit */
+    if (!uv_timer_init(s->loop, &r->tick)) {
+        r->tick.data = r;
+        r->tick_open = 1;
+        if (uv_timer_start(&r->tick, on_tick, LSP_EXEC_MIN_MS, LSP_EXEC_MIN_MS))
+            lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer did not start)");
+    } else {
+        lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer could not be set up)");
+    }
     session_request_now(&r->sess, 20);
     if (json_is_true(lsp_client_cap(s, "window.workDoneProgress"))) {
         snprintf(r->token, sizeof r->token, "hotline-run-%d", f->runs_started);
@@ -802,6 +808,7 @@ static void cmd_clear(struct server *s, json_t *id)
     lsp_reply(s, id, json_pack("{s:b}", "cleared", 1));
 }
 
+/* hotline.showProfile; a (borrowed, may be NULL): {"uri", "line"}. */
 static void cmd_show(struct server *s, json_t *id, json_t *a)
 {
     const char *uri = json_string_value(json_object_get(a, "uri"));
@@ -833,7 +840,7 @@ void lsp_feat_execute_command(struct server *s, json_t *id, json_t *params)
     else if (!strcmp(cmd, "hotline.clear"))
         cmd_clear(s, id);
     else if (!strcmp(cmd, "hotline.showProfile"))
-        cmd_show(s, id, a ? a : json_object());
+        cmd_show(s, id, a); /* a may be NULL: json_object_get(NULL, k) is NULL */
     else
         lsp_reply_error(s, id, RPC_INVALID_PARAMS, "unknown command %s", cmd);
 }

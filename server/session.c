@@ -34,7 +34,7 @@ struct session_conn {
 
 struct write_req {
     uv_write_t req;
-    char buf[64];
+    char buf[]; /* the line and its newline, sized per write */
 };
 
 struct session_io {
@@ -101,10 +101,14 @@ static void on_write_done(uv_write_t *req, int status)
 
 static void conn_send(struct session_conn *c, const char *line)
 {
-    struct write_req *w = malloc(sizeof *w);
+    /* Sized from the line itself: a fixed buffer plus snprintf's return value
+     * (the untruncated length) would hand uv_write bytes past the buffer. */
+    size_t n = strlen(line);
+    struct write_req *w = malloc(sizeof *w + n + 1);
     if (!w) return;
-    int n = snprintf(w->buf, sizeof w->buf, "%s\n", line);
-    uv_buf_t b = uv_buf_init(w->buf, (unsigned)n);
+    memcpy(w->buf, line, n);
+    w->buf[n] = '\n';
+    uv_buf_t b = uv_buf_init(w->buf, (unsigned)(n + 1));
     w->req.data = w;
     if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_write_done)) free(w);
 }
@@ -449,7 +453,10 @@ static void on_proc_exit(uv_process_t *p, int64_t status, int sig)
     }
     uv_timer_stop(&s->io->stop_timer);
     s->drain_deadline = uv_hrtime() + SESSION_DRAIN_MS * 1000000ull;
-    uv_timer_start(&s->io->drain_timer, on_drain_tick, 1, 50); /* first tick after one poll */
+    if (uv_timer_start(&s->io->drain_timer, on_drain_tick, 1, 50)) { /* first tick after one poll */
+        s->drain_deadline = 0; /* no tick will come: close what is left now, never hang */
+        on_drain_tick(&s->io->drain_timer);
+    }
 }
 
 void session_signal(struct session *s, int sig)
@@ -464,8 +471,9 @@ static void on_stop_timer(uv_timer_t *t)
     if (s->exited) return;
     s->stop_stage++;
     session_signal(s, s->stop_stage == 2 ? SIGTERM : SIGKILL);
-    if (s->stop_stage < 3)
-        uv_timer_start(&s->io->stop_timer, on_stop_timer, SESSION_STOP_STEP_MS, 0);
+    if (s->stop_stage < 3 &&
+        uv_timer_start(&s->io->stop_timer, on_stop_timer, SESSION_STOP_STEP_MS, 0))
+        session_signal(s, SIGKILL); /* no later step can come: the last one now */
 }
 
 void session_stop(struct session *s)
@@ -473,7 +481,8 @@ void session_stop(struct session *s)
     if (s->exited || s->stop_stage) return;
     s->stop_stage = 1;
     session_signal(s, SIGINT);
-    uv_timer_start(&s->io->stop_timer, on_stop_timer, SESSION_STOP_STEP_MS, 0);
+    if (uv_timer_start(&s->io->stop_timer, on_stop_timer, SESSION_STOP_STEP_MS, 0))
+        session_signal(s, SIGKILL); /* no escalation can come: stop for sure now */
 }
 
 void session_request_now(struct session *s, int hz)
@@ -710,11 +719,16 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
         set_err(s, "out of memory");
         return -ENOMEM;
     }
-    uv_timer_init(loop, &s->io->stop_timer);
-    uv_timer_init(loop, &s->io->drain_timer);
+    int rc = uv_timer_init(loop, &s->io->stop_timer);
+    if (!rc) rc = uv_timer_init(loop, &s->io->drain_timer);
+    if (rc) {
+        set_err(s, "cannot set up a timer: %s", uv_strerror(rc));
+        sync_teardown(s); /* closes only the handles that were initialised */
+        return rc;
+    }
     s->io->stop_timer.data = s->io->drain_timer.data = s;
     s->io->listener.data = s;
-    int rc = make_socket(s);
+    rc = make_socket(s);
     if (rc) {
         sync_teardown(s);
         return rc;
@@ -810,7 +824,17 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
         stdio[0].flags = in_fd >= 0 ? UV_INHERIT_FD : UV_IGNORE;
         stdio[0].data.fd = in_fd;
         for (int i = 0; i < 2; i++) {
-            uv_pipe_init(loop, &s->io->out[i], 0);
+            rc = uv_pipe_init(loop, &s->io->out[i], 0);
+            if (rc) {
+                set_err(s, "cannot set up the program's output: %s", uv_strerror(rc));
+                if (in_fd >= 0) close(in_fd);
+                free(args);
+                free(config);
+                free(main_path);
+                free_env(env, nown);
+                sync_teardown(s);
+                return rc;
+            }
             s->io->out[i].data = s;
             stdio[i + 1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
             stdio[i + 1].data.stream = (uv_stream_t *)&s->io->out[i];
@@ -845,7 +869,12 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     if (!o->inherit_stdio)
         for (int i = 0; i < 2; i++) {
             s->out_open[i] = 1;
-            uv_read_start((uv_stream_t *)&s->io->out[i], alloc_buf, out_read);
+            /* unread, the pipe would fill and block the program: close it
+             * (the program then gets EPIPE) and go on without its output */
+            if (uv_read_start((uv_stream_t *)&s->io->out[i], alloc_buf, out_read)) {
+                s->pending_closes++;
+                uv_close((uv_handle_t *)&s->io->out[i], out_closed);
+            }
         }
     return 0;
 }
