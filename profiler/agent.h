@@ -107,6 +107,16 @@ typedef struct {
     long tid;
 } walk_thread_t;
 
+/* What resolving a frame needs of a code object, copied while it is alive
+ * (walk_code_copy) for samples resolved after it is freed (memhooks.c). */
+typedef struct {
+    uintptr_t addr;
+    char *file, *name; /* UTF-8, file normalised */
+    uint8_t *tab;
+    size_t tab_n;
+    int firstline;
+} walk_code_copy_t;
+
 /* ---- sampler.c: per Python thread ---- */
 typedef struct {
     uintptr_t tstate;
@@ -213,6 +223,9 @@ int walk_threads(agent_t *a, walk_thread_t *out, int cap);
 int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap);
 int walk_probe(uintptr_t tstate, uint64_t *sig);
 int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out);
+int walk_code_copy(uintptr_t code, walk_code_copy_t *out); /* 0 or -errno; any thread */
+int walk_frame_copy(agent_t *a, const walk_code_copy_t *c, intptr_t instr, agent_frame_t *out);
+void walk_code_copy_free(walk_code_copy_t *c);
 long walk_tid_offset(void); /* >0 or -errno */
 void walk_gil_init(agent_t *a); /* with the GIL held */
 int walk_layout_check(char *why, size_t n); /* 0 or -EPROTO (why says what) */

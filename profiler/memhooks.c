@@ -63,8 +63,18 @@
 #define MEM_PT_MIN (1024.0 * 1024) /* bytes */
 #define MEM_PT_FRAC 0.01
 #define MEM_PT_GAP 0.002 /* seconds */
+/* Code objects that die while events still name them (3.12+, see
+ * code_watch): a filter of the code addresses in each event buffer, and at
+ * most MEM_DEAD copies per delta period. */
+#define MEM_CODEBITS 4096
+#define MEM_DEAD 4096
 
 enum { EV_ALLOC = 1, EV_COPY = 2 };
+
+typedef struct {
+    walk_code_copy_t c;
+    uint64_t seq; /* events up to this one were recorded while it lived */
+} mem_dead_t;
 enum { ORIGIN_PY = 0, ORIGIN_NAT = 1 };
 
 typedef struct {
@@ -138,6 +148,9 @@ static struct {
     mem_ev_t *ev[2];
     mem_free_t *fr[2];
     int nev, nfr, cur;
+    uint64_t codebits[2][MEM_CODEBITS / 64]; /* code addresses in ev[b] */
+    mem_dead_t *dead; /* copies of codes freed since the last swap */
+    int ndead, capdead;
     uint64_t seq;
     uint64_t dropped;
     /* sampler side */
@@ -379,6 +392,11 @@ static int live_take(uintptr_t p, mem_live_t *out)
 
 /* ---- producers ---- */
 
+static unsigned code_bit(uintptr_t code)
+{
+    return (unsigned)(mix(code) % MEM_CODEBITS);
+}
+
 static void record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_t tstate,
                    int direct, double mean, uint32_t win)
 {
@@ -401,6 +419,10 @@ static void record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_
     e->origin = (uint8_t)origin;
     e->nfr = (uint8_t)nfr;
     memcpy(e->fr, fr, (size_t)nfr * sizeof *fr);
+    for (int i = 0; i < nfr; i++) {
+        unsigned bit = code_bit(fr[i].code);
+        g_mem.codebits[g_mem.cur][bit / 64] |= 1ull << (bit % 64);
+    }
     if (kind == EV_ALLOC)
         live_put((uintptr_t)p, e->seq);
     pthread_mutex_unlock(&g_mem.mu);
@@ -1002,11 +1024,63 @@ static int frame_row(agent_t *a, const mem_rawfr_t *fr)
     return row;
 }
 
+/* Codes freed before this emit resolved their events (mem_emit owns them,
+ * sorted by address, then seq). */
+static mem_dead_t *g_dead;
+static int g_ndead;
+
+static int dead_cmp(const void *x, const void *y)
+{
+    const mem_dead_t *a = x, *b = y;
+    if (a->c.addr != b->c.addr)
+        return a->c.addr < b->c.addr ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The copy of the code an event recorded at seq saw at addr, if that code
+ * has died since: the first death at addr at or after seq. */
+static const mem_dead_t *dead_find(const mem_dead_t *d, int n, uintptr_t addr, uint64_t seq)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (d[mid].c.addr < addr || (d[mid].c.addr == addr && d[mid].seq < seq))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && d[lo].c.addr == addr ? &d[lo] : NULL;
+}
+
+static int dead_row(agent_t *a, const mem_dead_t *d, intptr_t instr)
+{
+    agent_frame_t f;
+    if (walk_frame_copy(a, &d->c, instr, &f) != 0)
+        return -2;
+    return f.profiled ? row_get((uint32_t)f.file_id, (uint32_t)f.line) : -1;
+}
+
+/* A frame whose code could not be read: it may have died while this emit
+ * ran (its copy is in the producers' list, not yet ours). */
+static int dead_row_late(agent_t *a, const mem_rawfr_t *fr, uint64_t seq)
+{
+    int row = -2;
+    pthread_mutex_lock(&g_mem.mu);
+    for (int i = 0; i < g_mem.ndead && row == -2; i++)
+        if (g_mem.dead[i].c.addr == fr->code && g_mem.dead[i].seq >= seq)
+            row = dead_row(a, &g_mem.dead[i], fr->instr);
+    pthread_mutex_unlock(&g_mem.mu);
+    return row;
+}
+
 /* Innermost profiled line of an event: row index, or -1. */
 static int resolve(agent_t *a, const mem_ev_t *e)
 {
     for (int i = 0; i < e->nfr; i++) {
-        int r = frame_row(a, &e->fr[i]);
+        const mem_dead_t *d = g_ndead ? dead_find(g_dead, g_ndead, e->fr[i].code, e->seq) : NULL;
+        int r = d ? dead_row(a, d, e->fr[i].instr) : frame_row(a, &e->fr[i]);
+        if (r == -2)
+            r = dead_row_late(a, &e->fr[i], e->seq);
         if (r >= 0)
             return r;
     }
@@ -1111,6 +1185,10 @@ void mem_emit(agent_t *a, double ts)
     int b = g_mem.cur, nev = g_mem.nev, nfr = g_mem.nfr;
     g_mem.cur ^= 1;
     g_mem.nev = g_mem.nfr = 0;
+    g_dead = g_mem.dead;
+    g_ndead = g_mem.ndead;
+    g_mem.dead = NULL;
+    g_mem.ndead = g_mem.capdead = 0;
     if (g_mem.fstale > 256 && g_mem.fstale > (uint64_t)g_mem.nlive) {
         uint64_t *nf = g_mem.fbuf[g_mem.fcur ^ 1];
         uint8_t *nc = g_mem.fcount[g_mem.fcur ^ 1];
@@ -1132,6 +1210,10 @@ void mem_emit(agent_t *a, double ts)
     /* in sequence order, so that peaks see allocs and frees interleaved;
      * event times in seconds of the run, not after this emit's ts (an event
      * recorded between the caller's clock read and the swap) */
+    if (g_ndead) {
+        qsort(g_dead, (size_t)g_ndead, sizeof *g_dead, dead_cmp);
+        g_repoch++; /* a cached (code, instr) may be a dead code's */
+    }
     int i = 0, j = 0;
     g_mem.npts = 0;
     while (i < nev || j < nfr) {
@@ -1143,6 +1225,14 @@ void mem_emit(agent_t *a, double ts)
             apply_free(f, fmin(f->t - a->t0, ts));
         }
     }
+    pthread_mutex_lock(&g_mem.mu);
+    memset(g_mem.codebits[b], 0, sizeof g_mem.codebits[b]); /* ev[b] is resolved */
+    pthread_mutex_unlock(&g_mem.mu);
+    for (int k = 0; k < g_ndead; k++)
+        walk_code_copy_free(&g_dead[k].c);
+    free(g_dead);
+    g_dead = NULL;
+    g_ndead = 0;
     if (!g_mem.changed && !nev)
         return;
     g_mem.changed = 0;
@@ -1184,6 +1274,9 @@ static void reset_tables(void)
 {
     g_repoch++; /* row indices of the resolve cache are gone */
     memset(g_mem.live, 0, MEM_LIVE_CAP * sizeof *g_mem.live);
+    /* a forked child's copies of dead codes stay queued: their seqs are
+     * older than any event it records, and the next emit frees them */
+    memset(g_mem.codebits, 0, sizeof g_mem.codebits);
     memset(g_mem.fbuf[0], 0, MEM_FILTER / 8);
     memset(g_mem.fbuf[1], 0, MEM_FILTER / 8);
     memset(g_mem.fcount, 0, sizeof g_mem.fcount);
@@ -1227,6 +1320,52 @@ void mem_after_fork(void)
 {
     atomic_store(&g_mem.on, 0);
 }
+
+#if PY_VERSION_HEX >= 0x030C0000
+/* A code object is being freed (GIL held). Events still waiting for
+ * mem_emit may name it (a module's code dies when the module body ends, a
+ * notebook cell's when the cell ends, both often before the next emit):
+ * keep a copy of what resolving them needs. The filter makes this a hash
+ * and a lock for the codes no event names. */
+static int code_watch(PyCodeEvent ev, PyCodeObject *co)
+{
+    if (ev != PY_CODE_EVENT_DESTROY || !atomic_load_explicit(&g_mem.on, memory_order_relaxed))
+        return 0;
+    uintptr_t addr = (uintptr_t)co;
+    unsigned bit = code_bit(addr);
+    uint64_t m = 1ull << (bit % 64);
+    pthread_mutex_lock(&g_mem.mu);
+    int named = ((g_mem.codebits[0][bit / 64] | g_mem.codebits[1][bit / 64]) & m) != 0 &&
+                g_mem.ndead < MEM_DEAD;
+    pthread_mutex_unlock(&g_mem.mu);
+    if (!named)
+        return 0;
+    int *g = guard_ptr();
+    (*g)++; /* our copies are not the program's memory */
+    mem_dead_t d;
+    if (walk_code_copy(addr, &d.c) == 0) {
+        pthread_mutex_lock(&g_mem.mu);
+        if (g_mem.ndead == g_mem.capdead) {
+            int nc = g_mem.capdead ? g_mem.capdead * 2 : 16;
+            mem_dead_t *nd = realloc(g_mem.dead, (size_t)nc * sizeof *nd);
+            if (nd) {
+                g_mem.dead = nd;
+                g_mem.capdead = nc;
+            }
+        }
+        if (g_mem.ndead < g_mem.capdead) {
+            d.seq = g_mem.seq; /* every event naming it so far */
+            g_mem.dead[g_mem.ndead++] = d;
+            d.c.file = NULL;
+        }
+        pthread_mutex_unlock(&g_mem.mu);
+        if (d.c.file)
+            walk_code_copy_free(&d.c);
+    }
+    (*g)--;
+    return 0;
+}
+#endif
 
 int mem_start(agent_t *a, double mean_kb)
 {
@@ -1316,6 +1455,15 @@ int mem_start(agent_t *a, double mean_kb)
     g_mem.py_left = (int64_t)countdown_gap() + 1;
     g_mem.win_prev = sampler_mono();
     t_mem.tstate = (uintptr_t)PyGILState_GetThisThreadState();
+#if PY_VERSION_HEX >= 0x030C0000
+    static int watching;
+    if (!watching) {
+        if (PyCode_AddWatcher(code_watch) >= 0)
+            watching = 1;
+        else
+            PyErr_Clear(); /* all watcher slots taken: late events stay unresolved */
+    }
+#endif
     atomic_store(&g_mem.on, 1);
     if (g_mem.shim_register) {
         g_mem.hooks.abi = HOTLINE_SHIM_ABI;

@@ -368,6 +368,63 @@ int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out)
     return 0;
 }
 
+/* A code object about to be freed (memhooks.c's code watcher, GIL held):
+ * the strings and the line table that walk_frame would read, copied. */
+int walk_code_copy(uintptr_t code, walk_code_copy_t *out)
+{
+    union {
+        PyCodeObject c;
+        char raw[COMPAT_CODE_HEAD + 16];
+    } u;
+    memset(out, 0, sizeof *out);
+    if (mem_read(code, &u, COMPAT_CODE_HEAD) != 0)
+        return -EFAULT;
+    if ((uintptr_t)Py_TYPE((PyObject *)&u.c) != (uintptr_t)&PyCode_Type)
+        return -EINVAL;
+    char s[WALK_MAX_STR * 4 + 8];
+    if (read_str(compat_code_filename(&u.c), s, sizeof s) < 0)
+        return -EINVAL;
+    normalize_path(s);
+    out->file = strdup(s);
+    if (read_str(compat_code_qualname(&u.c), s, sizeof s) < 0)
+        s[0] = 0;
+    out->name = strdup(s);
+    out->tab = read_bytes(compat_code_linetable(&u.c), &out->tab_n);
+    out->firstline = compat_code_firstline(&u.c);
+    out->addr = code;
+    if (!out->file || !out->name || !out->tab) {
+        walk_code_copy_free(out);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* walk_frame for a frame of a code object that is gone (sampler thread). */
+int walk_frame_copy(agent_t *a, const walk_code_copy_t *c, intptr_t instr, agent_frame_t *out)
+{
+    int fid = agg_intern(a, c->file, strlen(c->file));
+    int nid = agg_intern(a, c->name, strlen(c->name));
+    if (fid <= 0 || nid <= 0)
+        return -ENOMEM;
+    int fmt = compat_linetable_format();
+    int line = lt_line(fmt, c->tab, c->tab_n, c->firstline, compat_instr_addr(c->addr, instr));
+    out->file_id = fid;
+    out->name_id = nid;
+    out->line = line > 0 ? line : c->firstline;
+    out->first = c->firstline;
+    out->last = lt_last_line(fmt, c->tab, c->tab_n, c->firstline);
+    out->profiled = file_flag(a, fid);
+    return 0;
+}
+
+void walk_code_copy_free(walk_code_copy_t *c)
+{
+    free(c->file);
+    free(c->name);
+    free(c->tab);
+    memset(c, 0, sizeof *c);
+}
+
 /* Signature of what the innermost frame's interpreter state looks like now:
  * frame address, instruction, and the first PROBE_WORDS words of its local
  * variables and value stack (stale slots above the stack top included). A

@@ -232,6 +232,33 @@ def main():
           rate=sum(sys.getsizeof(s) for s in keep) / MB / (time.perf_counter() - t0))
 main()
 ''',
+    # Notebook-like cells: code compiled from text, run once, freed at once,
+    # each within a few ms, so its events are resolved after its code object
+    # is gone (the next delta comes 0.1 s later). The cell's lines are this
+    # file's own (the text is cut from it), as a front end maps a cell.
+    "cells": r'''
+keep = []
+def main():
+    with open(__file__) as f:
+        src = f.read().splitlines()
+    at = [i for i, l in enumerate(src) if l.endswith("# LCELLNAT")][0]
+    cell = "\n" * (at - 1) + "if True:\n" + src[at] + "\n" + src[at + 1] + "\n"
+    for _ in range(10):
+        exec(compile(cell, __file__, "exec"))
+    if sys.version_info >= (3, 12):
+        # the next cell's code takes the freed one's memory (pymalloc reuses
+        # the block at once): read then, the address names this cell's lines
+        at = [i for i, l in enumerate(src) if l.endswith("# LOTHER")][0]
+        other = "\n" * (at - 1) + "if True:\n" + src[at] + "\n" + src[at + 1] + "\n"
+        exec(compile(other, __file__, "exec"))
+if False:
+    keep.append(LIB.mt_alloc(4 * MB))               # LCELLNAT
+    keep.append(bytearray(4 * MB))                  # LCELLPY
+if False:
+    keep.append(LIB.mt_alloc(0 * MB))               # LOTHER
+    keep.append(bytearray(0 * MB))
+main()
+''',
     "oom": r'''
 import resource
 keep = []
@@ -397,6 +424,15 @@ def main():
         prof, f, L, _, _ = run(args, c)
         ok &= near("LPARENT kept_mb", field(f, L["LPARENT"], "kept_mb"), 10, 0.10)
         ok &= near("LCHILD kept_mb", field(f, L["LCHILD"], "kept_mb"), 20, 0.10)
+    elif c == "cells":
+        prof, f, L, _, _ = run(args, c)
+        ok &= near("LCELLNAT alloc_mb", field(f, L["LCELLNAT"], "alloc_mb"), 40, 0.10)
+        ok &= field(f, L["LCELLNAT"], "python_alloc_fraction") < 0.1
+        ok &= near("LCELLPY alloc_mb", field(f, L["LCELLPY"], "alloc_mb"), 40, 0.10)
+        ok &= field(f, L["LCELLPY"], "python_alloc_fraction") > 0.9
+        # 3.9-3.11 have no code watcher: there a reused address would charge
+        # the other cell (docs/memory.md, "Code that is gone"), not tried
+        ok &= field(f, L["LOTHER"], "alloc_mb") + field(f, L["LOTHER"] + 1, "alloc_mb") < 1
     elif c == "malloc_trim":
         prof, f, L, _, _ = run(args, c)
         ok &= near("L30 kept_mb", field(f, L["L30"], "kept_mb"), 30, 0.10)
