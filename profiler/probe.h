@@ -100,6 +100,25 @@ static inline int probe_pair(probe_t *p, uint64_t sig, int nogil, double cpu, do
     return frozen;
 }
 
+/* Sleep before this thread's next probe round: gap (the sampler's
+ * PROBE_GAP), or, in a long C call (no GIL at the latest probe, last_cat
+ * CAT_NAT, busy fraction u >= 0.9 since the previous tick), the rest of the
+ * no-GIL CPU that decides it (+5 us: CPU clocks and wake-ups are late by a
+ * few us) in one piece. Each round wakes the sampler, and on a 2-core
+ * machine whose other core is busy every wake-up preempts the program's
+ * thread (docs/sampling.md, "Measured", numeric workloads): short rounds
+ * starve the very thread whose CPU time they wait for. Not for other
+ * threads: a longer window sees more threads wake from a sleep and run
+ * (test_alternate.py's sleep line read 82-86% system in the one run that
+ * gave every thread without the GIL the longer sleeps). */
+static inline double probe_gap(const probe_t *p, int last_cat, double u, double gap)
+{
+    if (p->moved || !p->nogil || last_cat != CAT_NAT || u < 0.9)
+        return gap;
+    double need = PROBE_MIN_NOGIL - p->nogil_s + 5e-6;
+    return need > gap ? need : gap;
+}
+
 /* CAT_PY or CAT_NAT, or -1: undecided, keep the last
  * category (the thread got too little CPU inside the window). tick_cpu is
  * the thread's CPU time since the previous tick. */

@@ -265,6 +265,23 @@ static void charge(agent_t *a, tick_t *k, double now)
     }
 }
 
+/* Sleep before the next round: the shortest probe_gap() (probe.h) of the
+ * undecided threads, so a thread in a long C call is not woken for every
+ * 20 us round. */
+static double window_gap(const tick_t *ks, int nk)
+{
+    double gap = PROBE_MAX_WINDOW;
+    for (int i = 0; i < nk; i++) {
+        const agent_thread_t *t = ks[i].t;
+        if (!t->probe_on || probe_done(&t->probe))
+            continue;
+        double g = probe_gap(&t->probe, t->run_cat, ks[i].u, PROBE_GAP);
+        if (g < gap)
+            gap = g;
+    }
+    return gap;
+}
+
 static void tick(agent_t *a)
 {
     walk_thread_t list[AGENT_MAX_THREADS];
@@ -337,12 +354,13 @@ static void tick(agent_t *a)
         probing += t->probe_on;
     }
     if (probing) {
-        double w0 = sampler_mono();
+        double w0 = sampler_mono(), wake = w0;
         int undecided = probing;
         for (int r = 1; r <= PROBE_MAX_ROUNDS && undecided; r++) {
             if (sampler_mono() - w0 > PROBE_MAX_WINDOW)
                 break; /* we are being starved: do not stretch the tick */
-            sleep_until(w0 + r * PROBE_GAP);
+            wake += window_gap(ks, nk);
+            sleep_until(wake);
             double wr = sampler_mono();
             undecided = 0;
             holder = walk_gil_holder(a);

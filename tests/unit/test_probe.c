@@ -148,6 +148,39 @@ static void test_frozen_since_previous_tick(void)
     CHECK(probe_verdict(&q, 5e-3) == -1);
 }
 
+/* A thread in a long C call without the GIL gets one sleep for the rest
+ * of the no-GIL CPU it needs instead of 20 us rounds; everything else
+ * keeps the round length. */
+static void test_gap(void)
+{
+    const double g = 20e-6;
+    probe_t p = {0};
+    probe_start(&p, 0x11, 1, 0, 0);
+    /* nat last tick, busy all along, no GIL: all of PROBE_MIN_NOGIL (+5 us) */
+    CHECK(probe_gap(&p, CAT_NAT, 1.0, g) > PROBE_MIN_NOGIL);
+    CHECK(probe_gap(&p, CAT_NAT, 1.0, g) < PROBE_MIN_NOGIL + 10e-6);
+    /* after 12 us of no-GIL CPU: the rest */
+    probe_pair(&p, 0x11, 1, 12e-6, 15e-6);
+    CHECK_EQ_U(p.frozen_n, 1);
+    double rest = probe_gap(&p, CAT_NAT, 1.0, g);
+    CHECK(rest > PROBE_MIN_NOGIL - 12e-6 && rest < PROBE_MIN_NOGIL - 12e-6 + 10e-6);
+    /* nearly there: never below the round length */
+    probe_pair(&p, 0x11, 1, 28e-6, 30e-6);
+    CHECK(probe_gap(&p, CAT_NAT, 1.0, g) == g);
+    /* a thread that was python last tick (a loop that now sleeps: its
+     * wake-up must not fall into a longer window), one that was not busy,
+     * one holding the GIL, one that moved: rounds */
+    probe_t q = {0};
+    probe_start(&q, 0x22, 1, 0, 0);
+    CHECK(probe_gap(&q, CAT_PY, 1.0, g) == g);
+    CHECK(probe_gap(&q, CAT_NAT, 0.5, g) == g);
+    probe_t h = {0};
+    probe_start(&h, 0x33, 0, 0, 0);
+    CHECK(probe_gap(&h, CAT_NAT, 1.0, g) == g);
+    probe_pair(&q, 0x23, 1, 5e-6, 20e-6);
+    CHECK(probe_gap(&q, CAT_NAT, 1.0, g) == g);
+}
+
 int main(void)
 {
     test_moving_is_python();
@@ -157,5 +190,6 @@ int main(void)
     test_stretched_pair_proves_nothing_frozen();
     test_nogil_c_code();
     test_frozen_since_previous_tick();
+    test_gap();
     return check_exit("probe");
 }
