@@ -6,18 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "llm.h"
 #include "prompt_template.h"
 
-static int failures;
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static json_t *settings(const char *text)
 {
@@ -309,10 +301,5 @@ int main(void)
     test_parse();
     test_key_destination();
     test_scrub_and_fill();
-    if (failures) {
-        fprintf(stderr, "%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_llm: all checks passed\n");
-    return 0;
+    return check_exit("test_llm");
 }

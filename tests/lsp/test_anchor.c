@@ -88,12 +88,8 @@ static void expect_lines(struct fx *x, const int *want, size_t n, int at)
     CHECK_EQ_U(x->d->nlines, n);
     for (size_t i = 0; i < n && i < x->d->nlines; i++) {
         int got = shown(x, (uint32_t)i);
-        check_state.checks++;
-        if (got != want[i]) {
-            check_state.failures++;
-            fprintf(stderr, "%s:%d: document line %zu shows profiled line %d, want %d\n",
-                    __FILE__, at, i, got, want[i]);
-        }
+        check_report(got == want[i], __FILE__, at,
+                     "document line %zu shows profiled line %d, want %d", i, got, want[i]);
     }
 }
 

@@ -5,16 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "document.h"
 
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static struct doc *open_doc(struct doc_store *s, const char *text)
 {
@@ -188,10 +181,5 @@ int main(void)
     test_basic();
     test_encodings();
     test_line_movement();
-    if (failures) {
-        fprintf(stderr, "%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("document: all checks passed\n");
-    return 0;
+    return check_exit("test_document");
 }

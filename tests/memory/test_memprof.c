@@ -8,18 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "memprof.h"
 #include "profile.h"
 
-static int fails;
-
-#define CHECK(c)                                                                                  \
-    do {                                                                                          \
-        if (!(c)) {                                                                               \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);                 \
-            fails++;                                                                              \
-        }                                                                                         \
-    } while (0)
 
 #define N 50
 
@@ -139,7 +131,5 @@ int main(void)
     }
     json_decref(root);
     profile_free(p);
-    if (fails) return 1;
-    puts("test_memprof: ok");
-    return 0;
+    return check_exit("test_memprof");
 }

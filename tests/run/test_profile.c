@@ -15,7 +15,7 @@
 
 #include "memprof.h"
 #include "profile.h"
-#include "run_check.h"
+#include "check.h"
 
 static int feed(struct prof_conn *c, const char *line)
 {
@@ -520,5 +520,5 @@ int main(void)
     test_linear_leaks();
     test_save_no_follow();
     test_untrusted_files();
-    return CHECK_DONE();
+    return check_exit("test_profile");
 }

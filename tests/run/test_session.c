@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run_check.h"
+#include "check.h"
 #include "session.h"
 
 struct ctx {
@@ -76,8 +76,7 @@ static void on_exit_cb(struct session *s, void *ud)
 static void on_guard(uv_timer_t *t)
 {
     struct ctx *c = t->data;
-    fprintf(stderr, "timed out\n");
-    run_check_failures++;
+    CHECK_FAIL("timed out");
     close_timers(c);
     session_close(&c->s, on_closed);
 }
@@ -254,5 +253,5 @@ int main(int argc, char **argv)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
-    return CHECK_DONE();
+    return check_exit("test_session");
 }

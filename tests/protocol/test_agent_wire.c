@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "agent_wire.h"
-#include "run_check.h"
+#include "check.h"
 
 struct collect {
     char lines[16][128];
@@ -244,5 +244,5 @@ int main(void)
     test_messages();
     test_bad();
     test_stats();
-    return CHECK_DONE();
+    return check_exit("test_agent_wire");
 }
