@@ -373,8 +373,56 @@ static int is_user_file(struct lsp_run *r, const char *file)
            !strstr(file, "/..");
 }
 
+/* The dotted module of a frame's file, as editors name a library call: the
+ * path after site-packages / dist-packages / lib/pythonX.Y, else the file
+ * name; without ".py" and "/__init__". Written to buf (cap n), "" if none. */
+static void module_of(const char *file, char *buf, size_t n)
+{
+    const char *rel = NULL, *p;
+    buf[0] = 0;
+    if (!file || !*file || !strcmp(file, "?")) return;
+    if ((p = strstr(file, "/site-packages/")) || (p = strstr(file, "/dist-packages/")))
+        rel = p + strlen("/site-packages/"); /* same length as /dist-packages/ */
+    for (p = file; !rel && (p = strstr(p, "/lib/python")); p++) {
+        const char *q = p + strlen("/lib/python");
+        if (!(*q >= '0' && *q <= '9')) continue;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q++ != '.' || !(*q >= '0' && *q <= '9')) continue;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q == '/' && q[1]) rel = q + 1;
+    }
+    if (!rel) rel = (p = strrchr(file, '/')) ? p + 1 : file;
+    size_t len = strlen(rel);
+    if (len > 3 && !strcmp(rel + len - 3, ".py")) len -= 3;
+    if (len > 9 && !strncmp(rel + len - 9, "/__init__", 9)) len -= 9;
+    if (len >= n) len = n - 1;
+    for (size_t i = 0; i < len; i++)
+        buf[i] = rel[i] == '/' ? '.' : rel[i];
+    buf[len] = 0;
+}
+
+/* One stack entry of hotline/executing (new): where it is, whether it is a
+ * library frame (not the program's own code), and the name editors show,
+ * "module.function". Computed here once so that no editor has to. */
+static json_t *exec_frame(struct lsp_run *r, const json_t *fr)
+{
+    const char *file = json_string_value(json_object_get(fr, "file"));
+    const char *fn = json_string_value(json_object_get(fr, "name")) ?: "?";
+    int user = file && is_user_file(r, file);
+    char mod[256], name[512];
+    module_of(file, mod, sizeof mod);
+    snprintf(name, sizeof name, "%s%s%s", mod, *mod ? "." : "", fn);
+    return json_pack("{s:s, s:s, s:I, s:b, s:b, s:s}", "function", fn, "file", file ?: "?", "line",
+                     json_integer_value(json_object_get(fr, "line")), "user", user, "library",
+                     !user, "name", name);
+}
+
 /* From a resolved `now`: the thread whose innermost profiled-program frame is
- * most recent, as {uri, line, thread, since_s, stack}; NULL if none (new). */
+ * most recent, as {uri, line, thread, since_s, stack, call, text}; NULL if none
+ * (new). `call` is the library frame the program's line called (the one just
+ * outside its innermost own frame), `text` the one-line status editors show. */
 static json_t *executing_from_now(struct lsp_run *r, const json_t *now)
 {
     json_t *threads = json_object_get(now, "threads");
@@ -397,22 +445,26 @@ static json_t *executing_from_now(struct lsp_run *r, const json_t *now)
         json_t *stack = json_array();
         json_array_foreach(frames, k, fr)
         {
-            const char *file = json_string_value(json_object_get(fr, "file"));
             if (k > user + 8 || json_array_size(stack) >= 32) break;
-            json_array_append_new(stack,
-                                  json_pack("{s:s, s:s, s:I, s:b}", "function",
-                                            json_string_value(json_object_get(fr, "name")) ?: "?",
-                                            "file", file ?: "?", "line",
-                                            json_integer_value(json_object_get(fr, "line")), "user",
-                                            file && is_user_file(r, file)));
+            json_array_append_new(stack, exec_frame(r, fr));
         }
+        json_t *call = NULL; /* new */
+        if (user > 0) {
+            json_t *lib = exec_frame(r, json_array_get(frames, user - 1));
+            call = json_incref(json_object_get(lib, "name"));
+            json_decref(lib);
+        }
+        double since = json_number_value(json_object_get(t, "since_s"));
+        char text[600];
+        snprintf(text, sizeof text, "\u25b6 %.1f s%s%s", since, call ? " \u00b7 " : "",
+                 call ? json_string_value(call) : "");
         json_t *ufr = json_array_get(frames, user);
         char *uri = lsp_path_to_uri(json_string_value(json_object_get(ufr, "file")));
         json_int_t line = json_integer_value(json_object_get(ufr, "line"));
         json_t *e =
-            json_pack("{s:s, s:I, s:O, s:f, s:o}", "uri", uri ?: "", "line",
+            json_pack("{s:s, s:I, s:O, s:f, s:o, s:o, s:s}", "uri", uri ?: "", "line",
                       line > 0 ? line - 1 : 0, "thread", json_object_get(t, "name") ?: json_null(),
-                      "since_s", json_number_value(json_object_get(t, "since_s")), "stack", stack);
+                      "since_s", since, "stack", stack, "call", call ?: json_null(), "text", text);
         free(uri);
         return e;
     }
@@ -420,21 +472,14 @@ static json_t *executing_from_now(struct lsp_run *r, const json_t *now)
 }
 
 /* The fallback for clients without hotline/executing: an Information
- * diagnostic on the running line (new reference), or NULL. */
+ * diagnostic on the running line (new reference), or NULL. Names the same
+ * library call as the notification. */
 static json_t *live_diagnostic(struct server *s, struct lsp_run *r, const json_t *exec)
 {
     (void)s;
     if (!exec) return NULL;
-    json_t *stack = json_object_get(exec, "stack");
-    const char *lib = NULL;
-    size_t k;
-    json_t *fr;
-    json_array_foreach(stack, k, fr)
-    {
-        if (json_is_true(json_object_get(fr, "user"))) break;
-        if (!lib) lib = json_string_value(json_object_get(fr, "function"));
-    }
-    char msg[256];
+    const char *lib = json_string_value(json_object_get(exec, "call"));
+    char msg[700];
     double el = (double)(uv_hrtime() - r->start_ns) / 1e9;
     snprintf(msg, sizeof msg, "\u25b6 running for %.1f s%s%s", el, lib ? " \u2014 in " : "",
              lib ? lib : "");
@@ -443,6 +488,24 @@ static json_t *live_diagnostic(struct server *s, struct lsp_run *r, const json_t
                      json_string_value(json_object_get(exec, "uri")), "range", "start", "line",
                      line, "character", 0, "end", "line", line, "character", 0, "severity", 3,
                      "source", "hotline", "code", "running", "message", msg);
+}
+
+/* The params of hotline/runEnded (new), the documented end of a run, or NULL
+ * for a client that takes no hotline notifications (it opted into neither
+ * hotline/executing nor experimental.hotlineRunEnded). reason: the end
+ * message's words ("exited 0", "stopped"). Sent after the final refresh, so
+ * a client that refreshes its views on it gets the finished run's data. */
+static json_t *run_ended_params(struct server *s, struct lsp_run *r, const struct session *ss,
+                                const char *reason)
+{
+    if (!s->executing_optin && !json_is_true(lsp_client_cap(s, "experimental.hotlineRunEnded")))
+        return NULL;
+    const char *outcome = r->stop_requested                           ? "stopped"
+                          : (ss->term_signal || ss->exit_status != 0) ? "failed"
+                                                                      : "done";
+    return json_pack("{s:s?, s:s, s:s, s:i, s:i, s:f, s:I}", "uri", r->uri, "outcome", outcome,
+                     "reason", reason, "exitStatus", ss->exit_status, "signal", ss->term_signal,
+                     "elapsed_s", ss->elapsed_s, "samples", (json_int_t)r->store->meta.samples);
 }
 
 static void on_tick(uv_timer_t *t)
@@ -559,6 +622,7 @@ static void on_exit_cb(struct session *ss, void *ud)
     struct server *s = r->srv;
     struct lsp_feat *f = s->feat;
     uv_timer_stop(&r->tick);
+    json_t *ended; /* new, or NULL */
     {
         struct prof_meta *m = &r->store->meta;
         char reason[128];
@@ -591,6 +655,7 @@ static void on_exit_cb(struct session *ss, void *ud)
             lsp_log(s, LSP_MSG_WARNING, "the profiler agent never connected: no profile");
         save_profile(s);
         lsp__leaks_update(f);
+        ended = run_ended_params(s, r, ss, reason);
     }
     if (r->progress_state == 2) progress(s, r, "end", r->stop_requested ? "stopped" : "done", -1);
     if (r->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
@@ -600,6 +665,7 @@ static void on_exit_cb(struct session *ss, void *ud)
     r->pending = NULL;
     run_retire(s, r);
     send_refresh(s); /* final hints / lenses / diagnostics */
+    if (ended) lsp_notify(s, "hotline/runEnded", ended);
     if (pending && !f->exiting) {
         start_run(s, NULL, pending);
     }
