@@ -1,7 +1,8 @@
 -- End-to-end test of editors/nvim in a real headless Neovim: loads the
 -- plugin, opens the test project's app/main.py, runs :HotlineRun, and checks
 -- what a user sees: the executing sign + library-call text on the long line
--- while it runs, then lenses, diagnostics (hot line; the leak Warning on
+-- while it runs (the server's text), the run's end (hotline/runEnded), then
+-- lenses, diagnostics (hot line; the leak Warning on
 -- remember()'s append line) and hint text on the right lines, in words
 -- (the sleep line "N% waiting", the hot loop "N% python" or "· N py ..."),
 -- :HotlineShow's report and :HotlineClear removing it all.
@@ -73,17 +74,21 @@ local ok, err = pcall(function()
   wait('executing sign on the library-call line', function()
     return exec_sign_line() == l_spin
   end)
-  wait('executing text names slowlib.spin', function()
+  -- the text is the server's (hotline/executing "text"), shown as sent
+  wait('executing text names slowlib.spin, as the server wrote it', function()
     local marks = vim.api.nvim_buf_get_extmarks(buf, hotline.state.ns_exec, 0, -1, { details = true })
+    local exec = hotline.state.exec
     for _, m in ipairs(marks) do
       local vt = m[4].virt_text
-      if m[2] == l_spin and vt and vt[1][1]:find('slowlib.spin', 1, true) and vt[1][1]:find('^▶ %d') then
+      if m[2] == l_spin and vt and vt[1][1]:find('slowlib.spin', 1, true) and vt[1][1]:find('^▶ %d')
+        and exec and vt[1][1] == exec.text and exec.call == 'slowlib.spin' then
         return true
       end
     end
   end)
-  wait('the run ended', function()
-    return hotline.state.runs_ended >= 1
+  -- the end of the run is the documented hotline/runEnded, with its outcome
+  wait('the run ended (hotline/runEnded, outcome done)', function()
+    return hotline.state.runs_ended >= 1 and hotline.state.last_outcome == 'done'
   end)
   wait('the executing sign is gone', function()
     return exec_sign_line() == nil

@@ -3,7 +3,8 @@
 // $/progress are the client's native features), adds the Profile / Stop /
 // Clear / Show commands, and draws the live "executing" marker from the
 // server's hotline/executing notification (gutter icon, whole-line
-// highlight with an overview-ruler mark, status-bar item with a frame picker).
+// highlight with an overview-ruler mark, status-bar item with a frame picker;
+// the text and frame names are the server's); hotline/runEnded ends a run.
 // All mutable state lives in one `Hotline` instance per activation.
 import * as fs from 'fs';
 import * as path from 'path';
@@ -14,7 +15,7 @@ import {
   ServerOptions,
   State,
 } from 'vscode-languageclient/node';
-import { Executing, Frame, libraryCall, statusText } from './frames';
+import { Executing, frameItems, RunEnded, statusText } from './frames';
 
 /** Settings the extension handles itself and does not send to the server. */
 const CLIENT_ONLY = ['serverPath', 'python', 'args', 'askForArguments', 'executing'];
@@ -124,16 +125,20 @@ class Hotline {
     const client = new LanguageClient('hotline', 'Hotline', serverOptions, clientOptions);
     client.registerFeature({
       fillClientCapabilities(caps) {
-        caps.experimental = { ...(caps.experimental ?? {}), hotlineExecuting: true };
+        caps.experimental = { ...(caps.experimental ?? {}), hotlineExecuting: true, hotlineRunEnded: true };
       },
       initialize() {},
       getState: () => ({ kind: 'static' }),
       clear() {},
     });
     client.onDidChangeState((e) => {
-      if (e.newState === State.Stopped) this.setExecuting(undefined);
+      if (e.newState === State.Stopped) {
+        this.setExecuting(undefined);
+        this.setRunning(false);
+      }
     });
     client.onNotification('hotline/executing', (p: Executing) => this.setExecuting(p));
+    client.onNotification('hotline/runEnded', (p: RunEnded) => this.runEnded(p));
     this.client = client;
     this.ready = client.start();
     await this.ready;
@@ -150,16 +155,19 @@ class Hotline {
 
   setExecuting(p: Executing | undefined): void {
     const live = !!p && typeof p.uri === 'string' && this.config().get<boolean>('executing.enabled', true);
-    const ended = this.running && (!p || typeof p.uri !== 'string');
     this.exec = live ? p : undefined;
-    if (!p || typeof p.uri !== 'string') this.setRunning(false);
     this.paint();
-    if (ended) {
-      // VS Code sometimes keeps showing lenses from a fetch made during the
-      // run although later fetches answered newer ones; ask again once the
-      // run's last data is in
-      for (const ms of [400, 1500]) setTimeout(() => this.refreshViews(), ms);
-    }
+  }
+
+  /** hotline/runEnded: the server sends it after the run's final data, so the
+   * views asked again now show the finished run (VS Code can keep lenses of
+   * a fetch made during the run even though later fetches answered newer). */
+  runEnded(p: RunEnded): void {
+    this.out.appendLine(`run ended: ${p?.outcome ?? '?'} (${p?.reason ?? ''})`);
+    this.setRunning(false);
+    this.exec = undefined;
+    this.paint();
+    this.refreshViews();
   }
 
   /** Makes VS Code ask the server again for lenses and hints of open documents. */
@@ -205,19 +213,8 @@ class Hotline {
       void vscode.window.showInformationMessage('Hotline: nothing is running');
       return;
     }
-    const lib = libraryCall(e.stack);
-    const items = e.stack
-      .filter((f): f is Frame => typeof f === 'object' && f !== null)
-      .map((f) => ({
-        label: `${f.user ? '$(file-code)' : '$(library)'} ${f.function ?? '?'}`,
-        description: `${path.basename(f.file ?? '?')}:${f.line ?? '?'}`,
-        detail: `${f.user ? 'your code' : 'library'} · ${f.file ?? '?'}`,
-        frame: f,
-      }));
-    const pick = await vscode.window.showQuickPick(items, {
-      title: `Running for ${(e.since_s ?? 0).toFixed(1)} s${lib ? ' in ' + lib : ''} (innermost first)`,
-      placeHolder: 'Open a frame',
-    });
+    const { title, items } = frameItems(e);
+    const pick = await vscode.window.showQuickPick(items, { title, placeHolder: 'Open a frame' });
     if (!pick?.frame.file) return;
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(pick.frame.file));
     const line = Math.max(0, (pick.frame.line ?? 1) - 1);

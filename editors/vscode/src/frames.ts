@@ -1,52 +1,65 @@
 // Pure helpers for the live "executing" marker (no vscode import, so the
-// unit test runs them under plain node): the library call a running user line
-// is inside, and the status-bar text.
+// unit test runs them under plain node). The server computes what is shown
+// (docs/lsp.md, "Live line"): which frames are library code, each frame's
+// name, the library call and the status text; nothing here works it out again.
 
 export interface Frame {
   function?: string;
   file?: string;
   line?: number;
   user?: boolean;
+  /** not the program's own code */
+  library?: boolean;
+  /** "module.function", as the server names it */
+  name?: string;
 }
 
+/** The params of hotline/executing ({uri: null} when the marker goes). */
 export interface Executing {
   uri: string | null;
   line?: number;
   thread?: string | null;
   since_s?: number;
   stack?: Frame[];
+  /** the library call the running line is in, or null */
+  call?: string | null;
+  /** "▶ 2.3 s · numpy.linalg.inv" */
+  text?: string;
 }
 
-/** A dotted module name for a library file: the path after site-packages,
- * dist-packages or lib/pythonX.Y, else the file name; no .py, no __init__. */
-export function moduleOf(file: string | undefined): string | undefined {
-  if (!file) return undefined;
-  const m =
-    /[/\\](?:site|dist)-packages[/\\](.+)$/.exec(file) ||
-    /[/\\]lib[/\\]python\d+\.\d+[/\\](.+)$/.exec(file) ||
-    /([^/\\]+)$/.exec(file);
-  if (!m) return undefined;
-  return m[1].replace(/\.py$/, '').replace(/[/\\]__init__$/, '').replace(/[/\\]/g, '.');
+/** The params of hotline/runEnded. */
+export interface RunEnded {
+  uri?: string | null;
+  outcome?: 'done' | 'failed' | 'stopped';
+  reason?: string;
+  exitStatus?: number;
+  signal?: number;
+  elapsed_s?: number;
+  samples?: number;
 }
 
-/** The library frame the running user line called: the non-user frame just
- * above the innermost user frame (stack is innermost first), or undefined. */
-export function libraryCall(stack: Frame[] | undefined): string | undefined {
-  let lib: Frame | undefined;
-  for (const fr of stack ?? []) {
-    if (typeof fr !== 'object' || fr === null) continue;
-    if (fr.user) break;
-    lib = fr;
-  }
-  if (!lib) return undefined;
-  const mod = moduleOf(lib.file);
-  const fn = lib.function ?? '?';
-  return mod ? `${mod}.${fn}` : fn;
-}
-
-/** "▶ 2.3 s · numpy.linalg.inv" (no library part when the line runs its own code). */
+/** The status-bar and hover text: the server's. */
 export function statusText(e: Executing): string {
+  return typeof e.text === 'string' ? e.text : '▶';
+}
+
+export interface FrameItem {
+  label: string;
+  description: string;
+  detail: string;
+  frame: Frame;
+}
+
+/** Quick-pick rows for the frames (innermost first) and the picker's title. */
+export function frameItems(e: Executing): { title: string; items: FrameItem[] } {
+  const items = (e.stack ?? [])
+    .filter((f): f is Frame => typeof f === 'object' && f !== null)
+    .map((f) => ({
+      label: `${f.library ? '$(library)' : '$(file-code)'} ${f.function ?? '?'}`,
+      description: `${(f.file ?? '?').replace(/^.*[/\\]/, '')}:${f.line ?? '?'}`,
+      detail: `${f.library ? 'library' : 'your code'} · ${f.name ?? f.function ?? '?'} · ${f.file ?? '?'}`,
+      frame: f,
+    }));
   const secs = typeof e.since_s === 'number' ? e.since_s : 0;
-  const lib = libraryCall(e.stack);
-  return `▶ ${secs.toFixed(1)} s` + (lib ? ` · ${lib}` : '');
+  return { title: `Running for ${secs.toFixed(1)} s${e.call ? ' in ' + e.call : ''} (innermost first)`, items };
 }

@@ -1,7 +1,8 @@
 -- Hotline for Neovim: starts `hotline lsp` for Python buffers and adds what
 -- the built-in client does not do by itself on every version: :HotlineRun and
 -- friends, CodeLens refresh, the live "executing" marker (sign + end-of-line
--- text naming the library call), and inlay hints as end-of-line virtual text
+-- text naming the library call, both from hotline/executing; the end of a
+-- run is hotline/runEnded), and inlay hints as end-of-line virtual text
 -- where vim.lsp.inlay_hint does not exist (before 0.10). Works on 0.7.2+.
 --
 -- All state lives in the table M.state (one per Neovim instance).
@@ -27,7 +28,8 @@ M.state = {
   ns_hint = nil, -- namespace: inlay hints as virtual text (< 0.10)
   exec = nil,    -- last hotline/executing params with a uri, or nil
   running = false,
-  runs_ended = 0, -- count of finished runs (tests wait on it)
+  runs_ended = 0, -- count of hotline/runEnded received (tests wait on it)
+  last_outcome = nil, -- outcome of the last run ('done', 'failed', 'stopped')
 }
 
 local has_native_hints = vim.lsp.inlay_hint ~= nil and type(vim.lsp.inlay_hint) == 'table'
@@ -148,37 +150,6 @@ end
 
 -- ---- the live marker ------------------------------------------------------
 
--- A dotted module name for a library file: the part after site-packages /
--- dist-packages / lib/pythonX.Y, else the file name.
-function M.module_of(file)
-  if type(file) ~= 'string' then
-    return nil
-  end
-  local rel = file:match('[/\\]site%-packages[/\\](.+)$') or file:match('[/\\]dist%-packages[/\\](.+)$')
-    or file:match('[/\\]lib[/\\]python%d+%.%d+[/\\](.+)$') or file:match('([^/\\]+)$')
-  rel = rel:gsub('%.py$', ''):gsub('[/\\]__init__$', ''):gsub('[/\\]', '.')
-  return rel
-end
-
--- The library call the executing user line is in: the library frame just
--- above the innermost user frame (stack is innermost first). "module.function".
-function M.library_call(stack)
-  local lib = nil
-  for _, fr in ipairs(stack or {}) do
-    if type(fr) == 'table' then
-      if fr.user then
-        break
-      end
-      lib = fr
-    end
-  end
-  if not lib then
-    return nil
-  end
-  local mod = M.module_of(lib.file)
-  return mod and (mod .. '.' .. (lib['function'] or '?')) or lib['function']
-end
-
 local function exec_clear()
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_valid(b) then
@@ -204,8 +175,9 @@ local function on_executing(_, params)
     return vim.NIL
   end
   vim.fn.sign_place(0, 'hotline', 'HotlineExecuting', bufnr, { lnum = params.line + 1, priority = 20 })
-  local lib = M.library_call(params.stack)
-  local text = string.format('▶ %.1f s%s', tonumber(params.since_s) or 0, lib and (' · ' .. lib) or '')
+  -- the text (and the library call in it) comes from the server: no editor
+  -- works out which frames are library code
+  local text = type(params.text) == 'string' and params.text or '▶'
   vim.api.nvim_buf_set_extmark(bufnr, M.state.ns_exec, params.line, 0, {
     virt_text = { { text, 'HotlineExecuting' } },
     virt_text_pos = 'eol',
@@ -220,18 +192,14 @@ local function on_refresh()
   return vim.NIL
 end
 
-local function on_progress(err, result, ctx, config)
-  local v = result and result.value
-  if type(v) == 'table' and v.kind == 'end' and type(result.token) == 'string'
-    and result.token:match('^hotline%-run') then
-    M.state.running = false
-    M.state.runs_ended = M.state.runs_ended + 1
-    vim.schedule(refresh_all)
-  end
-  local h = vim.lsp.handlers['$/progress']
-  if h then
-    return h(err, result, ctx, config)
-  end
+-- hotline/runEnded (docs/lsp.md): the run is over and the server has sent
+-- its final data; refresh what 0.7 does not refresh by itself.
+local function on_run_ended(_, params)
+  M.state.running = false
+  M.state.last_outcome = type(params) == 'table' and params.outcome or nil
+  M.state.runs_ended = M.state.runs_ended + 1
+  vim.schedule(refresh_all)
+  return vim.NIL
 end
 
 -- <root>/.venv/bin/python when it is a virtual environment's link to an
@@ -271,10 +239,11 @@ local function make_config(bufnr)
   caps.window.workDoneProgress = true
   caps.experimental = caps.experimental or {}
   caps.experimental.hotlineExecuting = o.executing and true or false
+  caps.experimental.hotlineRunEnded = true
   local handlers = {
     ['hotline/executing'] = on_executing,
+    ['hotline/runEnded'] = on_run_ended,
     ['workspace/codeLens/refresh'] = on_refresh,
-    ['$/progress'] = on_progress,
   }
   if not has_native_hints then
     handlers['workspace/inlayHint/refresh'] = on_refresh

@@ -1,19 +1,25 @@
 // Unit checks of the pure helpers (node out/test/unit.js); exits 1 on failure.
+// They show what the extension draws from the server's fields, as sent.
 import * as assert from 'assert';
-import { libraryCall, moduleOf, statusText } from '../frames';
+import { frameItems, statusText } from '../frames';
 
-assert.strictEqual(moduleOf('/usr/lib/python3/dist-packages/numpy/linalg/linalg.py'), 'numpy.linalg.linalg');
-assert.strictEqual(moduleOf('/v/lib/python3.11/site-packages/pkg/__init__.py'), 'pkg');
-assert.strictEqual(moduleOf('/usr/lib/python3.11/json/decoder.py'), 'json.decoder');
-assert.strictEqual(moduleOf('/home/me/proj/lib/slowlib.py'), 'slowlib');
 const stack = [
-  { function: '_raw', file: '/x/site-packages/numpy/linalg/_impl.py', user: false },
-  { function: 'inv', file: '/x/site-packages/numpy/linalg/linalg.py', user: false },
-  { function: 'main', file: '/p/app.py', line: 5, user: true },
+  { function: '_raw', file: '/x/site-packages/numpy/linalg/_impl.py', line: 9, user: false, library: true, name: 'numpy.linalg._impl._raw' },
+  { function: 'inv', file: '/x/site-packages/numpy/linalg/linalg.py', line: 3, user: false, library: true, name: 'numpy.linalg.linalg.inv' },
+  { function: 'main', file: '/p/app.py', line: 5, user: true, library: false, name: 'app.main' },
 ];
-assert.strictEqual(libraryCall(stack), 'numpy.linalg.linalg.inv');
-assert.strictEqual(libraryCall([{ function: 'main', user: true }]), undefined);
-assert.strictEqual(libraryCall(undefined), undefined);
-assert.strictEqual(statusText({ uri: 'file:///p/app.py', line: 4, since_s: 2.34, stack }), '▶ 2.3 s · numpy.linalg.linalg.inv');
-assert.strictEqual(statusText({ uri: 'file:///p/app.py', line: 4 }), '▶ 0.0 s');
+const e = { uri: 'file:///p/app.py', line: 4, since_s: 2.34, stack, call: 'numpy.linalg.linalg.inv', text: '▶ 2.3 s · numpy.linalg.linalg.inv' };
+assert.strictEqual(statusText(e), '▶ 2.3 s · numpy.linalg.linalg.inv');
+// the text is the server's, not recomputed from since_s / stack
+assert.strictEqual(statusText({ ...e, text: 'server says' }), 'server says');
+assert.strictEqual(statusText({ uri: 'file:///p/app.py', line: 4 }), '▶');
+const { title, items } = frameItems(e);
+assert.strictEqual(title, 'Running for 2.3 s in numpy.linalg.linalg.inv (innermost first)');
+assert.deepStrictEqual(items.map((i) => i.label), ['$(library) _raw', '$(library) inv', '$(file-code) main']);
+assert.strictEqual(items[1].description, 'linalg.py:3');
+assert.strictEqual(items[1].detail, 'library · numpy.linalg.linalg.inv · /x/site-packages/numpy/linalg/linalg.py');
+assert.strictEqual(items[2].detail, 'your code · app.main · /p/app.py');
+// "library" decides, not the path: a frame the server calls library code is shown as one
+assert.strictEqual(frameItems({ uri: 'x', stack: [{ function: 'f', file: '/p/app.py', library: true }] }).items[0].label, '$(library) f');
+assert.strictEqual(frameItems({ uri: 'x', since_s: 1, call: null }).title, 'Running for 1.0 s (innermost first)');
 console.log('vscode unit: ok');
