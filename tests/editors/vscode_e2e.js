@@ -3,7 +3,10 @@
 // into a fresh code-server, opens the test project, runs "Hotline: Profile
 // this file" from the command palette and checks what a user sees:
 //   - while the long library line runs: the executing-line decoration (gutter
-//     icon on that line) and the status-bar item "▶ N.N s · slowlib.spin";
+//     icon on that line) and the status-bar item "▶ N.N s · slowlib.spin",
+//     the frame picker with the server's library marks and names;
+//   - the end of the run (hotline/runEnded): the editor title's Stop button
+//     gives way to Profile;
 //   - after the run: an inlay hint with a percentage on the hot loop line, a
 //     CodeLens over def hot(), and in the Problems panel the hot-line diagnostic
 //     and the leak Warning on remember()'s append line (1 MB kept per call);
@@ -112,6 +115,8 @@ async function main() {
     const status = page.locator('.statusbar-item', { hasText: '▶' });
     await until('the status item names slowlib.spin', async () =>
       /▶ \d+\.\d s · slowlib\.spin/.test((await status.first().innerText()) || ''));
+    const titleButton = (icon) => page.locator(`.editor-actions .codicon-${icon}`).count();
+    await until('the Stop button in the editor title while it runs', async () => (await titleButton('debug-stop')) > 0);
     // the executing decoration: its gutter icon sits on the slowlib.spin line
     const onLine = await until('the gutter icon on the slowlib.spin line', () => page.evaluate(() => {
       const line = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('slowlib.spin(seconds, remember)'));
@@ -125,16 +130,21 @@ async function main() {
     const rulerMarks = await page.evaluate(() => document.querySelectorAll('.decorationsOverviewRuler').length);
     if (!onLine || rulerMarks < 1) throw new Error('no overview ruler');
 
-    // click the status item: the frame picker lists user and library frames
+    // click the status item: the frame picker lists user and library frames,
+    // marked and named by the server (hotline/executing "library", "name")
     await status.first().click();
-    await until('the frame picker lists spin and main', async () => {
+    await until('the frame picker lists spin (library · slowlib.spin) and main (your code)', async () => {
       const rows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
-      return rows.some((r) => r.includes('spin')) && rows.some((r) => r.includes('main'));
+      return rows.some((r) => r.includes('spin') && r.includes('library · slowlib.spin'))
+        && rows.some((r) => r.includes('main') && r.includes('your code'));
     });
     await shot('3-frames.png');
     await page.keyboard.press('Escape');
 
     await until('the run ended (status item gone)', async () => (await status.count()) === 0, 60000);
+    // only hotline/runEnded ends the extension's running state (hotline.running)
+    await until('hotline/runEnded: Profile back, Stop gone in the editor title', async () =>
+      (await titleButton('flame')) > 0 && (await titleButton('debug-stop')) === 0);
     await until('an inlay hint with a percentage on the hot loop line', () => page.evaluate(() => {
       const line = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('total += (i * i) % 7'));
       return !!line && /\d%/.test(line.innerText);
