@@ -6,7 +6,10 @@
  * tables; rows touched since the last delta are on a dirty list and only
  * those are sent (the receiver adds). Every table has a hard row cap.
  */
+#include "aggregate.h"
+
 #include "agent.h"
+#include "buf.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -36,7 +36,13 @@
 #define Py_BUILD_CORE 1
 #include <Python.h>
 
+#include "memhooks.h"
+
 #include "agent.h"
+#include "buf.h"
+#include "clock.h"
+#include "memread.h"
+#include "walk.h"
 #include "shim/memshim.h"
 
 #include <dlfcn.h>
@@ -85,7 +91,7 @@ typedef struct {
 typedef struct {
     uint64_t seq;
     double w;
-    double t;     /* sampler_mono() when recorded */
+    double t;     /* clock_mono() when recorded */
     uint32_t win; /* window of a windowed Python sample (weight scaled later), else 0 */
     uint8_t kind, origin, nfr;
     mem_rawfr_t fr[MEM_FRAMES];
@@ -93,7 +99,7 @@ typedef struct {
 
 typedef struct {
     uint64_t seq, sid;
-    double t; /* sampler_mono() when freed */
+    double t; /* clock_mono() when freed */
 } mem_free_t;
 
 typedef struct {
@@ -413,7 +419,7 @@ static void record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_
     mem_ev_t *e = &g_mem.ev[g_mem.cur][g_mem.nev++];
     e->seq = ++g_mem.seq;
     e->w = w;
-    e->t = sampler_mono(); /* under mu: times follow seq */
+    e->t = clock_mono(); /* under mu: times follow seq */
     e->win = win;
     e->kind = (uint8_t)kind;
     e->origin = (uint8_t)origin;
@@ -445,17 +451,17 @@ static inline __attribute__((always_inline)) void mem_free_ptr(void *p)
 
 static __attribute__((noinline, cold)) void mem_free_hit(void *p)
 {
-    double t0 = g_mem.win_open ? sampler_mono() : 0;
+    double t0 = g_mem.win_open ? clock_mono() : 0;
     pthread_mutex_lock(&g_mem.mu);
     mem_live_t le;
     if (g_mem.live && live_take((uintptr_t)p, &le) && g_mem.nfr < MEM_FREES) {
         mem_free_t *f = &g_mem.fr[g_mem.cur][g_mem.nfr++];
         f->seq = ++g_mem.seq;
         f->sid = le.sid;
-        f->t = sampler_mono();
+        f->t = clock_mono();
     }
     if (t0 > 0) /* a sampled block's free is part of a window's cost (racy add: approximate) */
-        win_add_cost(sampler_mono() - t0);
+        win_add_cost(clock_mono() - t0);
     pthread_mutex_unlock(&g_mem.mu);
 }
 
@@ -572,7 +578,7 @@ static void py_free(void *ctx, void *p)
 
 static void *win_sample(mem_dom_t *d, void *old, size_t n, int calloc_)
 {
-    double t0 = sampler_mono();
+    double t0 = clock_mono();
     uint64_t k = countdown_hit();
     size_t big = MEM_PYMALLOC_MAX + 1;
     int *g = guard_ptr();
@@ -588,7 +594,7 @@ static void *win_sample(mem_dom_t *d, void *old, size_t n, int calloc_)
                atomic_load_explicit(&g_mem.win_id, memory_order_relaxed));
         (*g)--;
     }
-    win_add_cost(sampler_mono() - t0); /* the window's own cost, see mem_window */
+    win_add_cost(clock_mono() - t0); /* the window's own cost, see mem_window */
     return p;
 }
 
@@ -703,7 +709,7 @@ void mem_window(agent_t *a, int open)
     (void)a;
     if (!g_mem.windowed || !atomic_load_explicit(&g_mem.on, memory_order_relaxed))
         return;
-    double now = sampler_mono();
+    double now = clock_mono();
     if (open) {
         if (g_mem.win_open)
             return;
@@ -848,9 +854,9 @@ static double calibrate(void)
         for (int open = 0; open < 2; open++) {
             win_set(open);
             atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
-            double t0 = sampler_mono();
+            double t0 = clock_mono();
             PyObject *res = PyObject_CallFunction(fn, "i", ITER);
-            t[open] = sampler_mono() - t0;
+            t[open] = clock_mono() - t0;
             win_set(0);
             if (!res) {
                 g_mem.py_left = keep;
@@ -1453,7 +1459,7 @@ int mem_start(agent_t *a, double mean_kb)
     g_mem.win_mean = g_mem.mean / MEM_WIN_DIV;
     g_mem.py_mean = g_mem.windowed ? g_mem.win_mean : g_mem.mean;
     g_mem.py_left = (int64_t)countdown_gap() + 1;
-    g_mem.win_prev = sampler_mono();
+    g_mem.win_prev = clock_mono();
     t_mem.tstate = (uintptr_t)PyGILState_GetThisThreadState();
 #if PY_VERSION_HEX >= 0x030C0000
     static int watching;

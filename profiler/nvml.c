@@ -17,7 +17,10 @@
  * State: g_gpu, sampler-thread only (opened once per process, lazily, in
  * the sampler thread so that a slow nvmlInit never blocks the program).
  */
+#include "nvml.h"
+
 #include "agent.h"
+#include "buf.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
