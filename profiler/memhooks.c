@@ -41,6 +41,7 @@
 #include "agent.h"
 #include "buf.h"
 #include "clock.h"
+#include "keys.h"
 #include "memread.h"
 #include "walk.h"
 #include "shim/memshim.h"
@@ -1242,21 +1243,23 @@ void mem_emit(agent_t *a, double ts)
     if (!g_mem.changed && !nev)
         return;
     g_mem.changed = 0;
-    buf_printf(&a->out, "{\"t\":\"delta\",\"ts\":%.6f,\"samples\":0,\"lines\":[", ts);
+    buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":0,\"%s\":[", WK(T), WT(DELTA), WK(TS),
+               ts, WK(SAMPLES), WK(LINES));
     int first = 1;
     for (int r = 0; r < g_mem.nrows; r++) {
         mem_row_t *row = &g_mem.rows[r];
         if (!row->dirty)
             continue;
         buf_printf(&a->out,
-                   "%s{\"f\":%u,\"l\":%u,\"alloc_mb\":%.6f,\"freed_mb\":%.6f,"
-                   "\"pyalloc_mb\":%.6f,\"copy_mb\":%.6f,\"peak_mb\":%.6f",
-                   first ? "" : ",", row->file, row->line, row->alloc / MB, row->freed / MB,
-                   row->pyalloc / MB, row->copy / MB, row->peak / MB);
+                   "%s{\"%s\":%u,\"%s\":%u,\"%s\":%.6f,\"%s\":%.6f,\"%s\":%.6f,\"%s\":%.6f,"
+                   "\"%s\":%.6f",
+                   first ? "" : ",", WK(F), row->file, WK(L), row->line, WS(ALLOC), row->alloc / MB,
+                   WS(FREED), row->freed / MB, WS(PYALLOC), row->pyalloc / MB, WS(COPY),
+                   row->copy / MB, WS(PEAK), row->peak / MB);
         if (row->pt_first) {
             /* kept MB inside the period, relative to the last emit (the
              * server adds its own kept: a forked child's rows start at 0) */
-            buf_printf(&a->out, ",\"kept_pts\":[");
+            buf_printf(&a->out, ",\"%s\":[", WK(KEPT_PTS));
             for (int k = row->pt_first; k; k = g_mem.pts[k - 1].next)
                 buf_printf(&a->out, "%s[%.6f,%.6f]", k == row->pt_first ? "" : ",",
                            g_mem.pts[k - 1].t, (g_mem.pts[k - 1].live - row->base) / MB);
@@ -1269,10 +1272,9 @@ void mem_emit(agent_t *a, double ts)
         row->pt_first = row->pt_last = 0;
         row->dirty = 0;
     }
-    buf_printf(&a->out,
-               "],\"mem\":{\"live_mb\":%.6f,\"peak_mb\":%.6f,\"peak_f\":%d,\"peak_l\":%d,"
-               "\"dropped\":%llu}}\n",
-               g_mem.total_live / MB, g_mem.total_peak / MB, g_mem.peak_file, g_mem.peak_line,
+    buf_printf(&a->out, "],\"%s\":{\"%s\":%.6f,\"%s\":%.6f,\"%s\":%d,\"%s\":%d,\"%s\":%llu}}\n",
+               WK(MEM), WK(LIVE_MB), g_mem.total_live / MB, WK(PEAK_MB), g_mem.total_peak / MB,
+               WK(PEAK_F), g_mem.peak_file, WK(PEAK_L), g_mem.peak_line, WK(DROPPED),
                (unsigned long long)g_mem.dropped);
 }
 

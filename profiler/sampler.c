@@ -17,6 +17,7 @@
 #include "agent.h"
 #include "aggregate.h"
 #include "clock.h"
+#include "keys.h"
 #include "memhooks.h"
 #include "nvml.h"
 #include "sampler.h"
@@ -439,13 +440,14 @@ static const char *cat_name(int c)
 static void emit_now(agent_t *a, double now)
 {
     agent_buf_t *b = &a->out;
-    buf_printf(b, "{\"t\":\"now\",\"ts\":%.6f,\"threads\":[", now - a->t0);
+    buf_printf(b, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":[", WK(T), WT(NOW), WK(TS), now - a->t0,
+               WK(THREADS));
     for (int i = 0; i < a->nth; i++) {
         agent_thread_t *t = a->th[i];
-        buf_printf(b, "%s{\"tid\":%ld,\"name\":", i ? "," : "", t->tid);
+        buf_printf(b, "%s{\"%s\":%ld,\"%s\":", i ? "," : "", WK(TID), t->tid, WK(NAME));
         buf_json_str(b, t->name, strlen(t->name));
-        buf_printf(b, ",\"state\":\"%s\",\"since_s\":%.6f,\"fr\":[", cat_name(t->state_now),
-                   t->since > 0 ? now - t->since : 0.0);
+        buf_printf(b, ",\"%s\":\"%s\",\"%s\":%.6f,\"%s\":[", WK(STATE), cat_name(t->state_now),
+                   WK(SINCE_S), t->since > 0 ? now - t->since : 0.0, WK(FR));
         for (int j = 0; j < t->nfr; j++)
             buf_printf(b, "%s[%d,%d,%d]", j ? "," : "", t->fr[j].file_id, t->fr[j].name_id,
                        t->fr[j].line);
@@ -549,11 +551,13 @@ static void *sampler_main(void *arg)
         agg_emit_delta(a, clock_mono() - a->t0);
         mem_emit(a, clock_mono() - a->t0);
         gpu_emit(a, clock_mono() - a->t0);
-        buf_printf(&a->out, "{\"t\":\"end\",\"ts\":%.6f,\"reason\":\"%s\",\"samples\":%llu,"
-                   "\"cost_us\":%.3f,\"late_max_ms\":%.3f}\n",
-                   clock_mono() - a->t0, reason, (unsigned long long)a->thread_samples,
+        buf_printf(&a->out,
+                   "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":\"%s\",\"%s\":%llu,\"%s\":%.3f,"
+                   "\"%s\":%.3f}\n",
+                   WK(T), WT(END), WK(TS), clock_mono() - a->t0, WK(REASON), reason, WK(SAMPLES),
+                   (unsigned long long)a->thread_samples, WK(COST_US),
                    a->thread_samples ? a->cost_s * 1e6 / (double)a->thread_samples : 0.0,
-                   a->late_max * 1e3);
+                   WK(LATE_MAX_MS), a->late_max * 1e3);
         wire_drain(a, 2.0);
     }
     int ended_under_us = a->closed; /* by the server, a peer error or the program */

@@ -19,6 +19,7 @@
 #include "agent.h"
 #include "buf.h"
 #include "clock.h"
+#include "keys.h"
 #include "ownfd.h"
 
 #include <errno.h>
@@ -294,9 +295,11 @@ void wire_report_lost(agent_t *a, double ts)
     int fd = wire_connect(a->sock_path, 1);
     ownfd_set(&f, fd);
     agent_buf_t b = {0};
-    buf_printf(&b, "{\"t\":\"log\",\"level\":\"warn\",\"msg\":\"process %ld closed the "
+    buf_printf(&b,
+               "{\"%s\":\"%s\",\"%s\":\"warn\",\"%s\":\"process %ld closed the "
                "profiler's connection after %.1f s (for example with os.closerange); the rest "
-               "of its run is not profiled\"}\n", (long)getpid(), ts);
+               "of its run is not profiled\"}\n",
+               WK(T), WT(LOG), WK(LEVEL), WK(MSG), (long)getpid(), ts);
     if ((fd = ownfd_get(&f)) >= 0 && b.p)
         (void)!send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
     ownfd_close(&f);
