@@ -181,14 +181,17 @@ struct mem_state {
     const char *mode; /* "wrappers", "windows" or "shim" (docs/memory.md) */
     float win_scale[MEM_WIN_RING];
 };
-extern struct mem_state g_mem; /* mem_sample.c */
+/* hidden: the hot paths (every allocation and free of the program) reach
+ * them PC-relative, as when they were static, not through the GOT */
+#define MEM__HIDDEN __attribute__((visibility("hidden")))
+extern MEM__HIDDEN struct mem_state g_mem; /* mem_sample.c */
 
 struct mem_tls {
     int *guard;
     int dummy;
     uintptr_t tstate;
 };
-extern __thread struct mem_tls t_mem; /* mem_sample.c */
+extern MEM__HIDDEN __thread struct mem_tls t_mem; /* mem_sample.c */
 
 /* The calling thread's shim guard (a dummy without the shim): while raised,
  * its allocations are not reported. */
