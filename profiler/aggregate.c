@@ -6,7 +6,11 @@
  * tables; rows touched since the last delta are on a dirty list and only
  * those are sent (the receiver adds). Every table has a hard row cap.
  */
+#include "aggregate.h"
+
 #include "agent.h"
+#include "buf.h"
+#include "keys.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -165,7 +169,7 @@ int agg_intern(agent_t *a, const char *s, size_t n)
     st->slots[j] = i + 1;
     if (st->n * 2 > st->nslots)
         strs_rehash(st, st->nslots * 2);
-    buf_printf(&a->out, "{\"t\":\"str\",\"id\":%d,\"s\":", i + 1);
+    buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%d,\"%s\":", WK(T), WT(STR), WK(ID), i + 1, WK(S));
     buf_json_str(&a->out, copy, n);
     buf_add(&a->out, "}\n", 2);
     return i + 1;
@@ -191,7 +195,8 @@ int agg_stack_id(agent_t *a, const agent_frame_t *fr, int n)
     if (row < 0)
         return row;
     if (created) {
-        buf_printf(&a->out, "{\"t\":\"stack\",\"id\":%d,\"fr\":[", row + 1);
+        buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%d,\"%s\":[", WK(T), WT(STACK), WK(ID), row + 1,
+                   WK(FR));
         for (int i = 0; i < n; i++)
             buf_printf(&a->out, "%s[%d,%d,%d]", i ? "," : "", fr[i].file_id, fr[i].name_id,
                        fr[i].line);
@@ -202,7 +207,14 @@ int agg_stack_id(agent_t *a, const agent_frame_t *fr, int n)
 
 static void emit_cats(agent_buf_t *b, const agg_row_t *r)
 {
-    buf_printf(b, ",\"py\":%.6f,\"nat\":%.6f,\"sys\":%.6f", r->py, r->nat, r->sys);
+    buf_printf(b, ",\"%s\":%.6f,\"%s\":%.6f,\"%s\":%.6f", WS(PY), r->py, WS(NAT), r->nat, WS(SYS),
+               r->sys);
+}
+
+/* cpu and n of a line or function row */
+static void emit_cpu_n(agent_buf_t *b, const agg_row_t *r)
+{
+    buf_printf(b, ",\"%s\":%.6f,\"%s\":%u}", WS(CPU), r->cpu, WS(N), r->n);
 }
 
 static void clear_dirty(agg_table_t *t)
@@ -220,32 +232,33 @@ static void clear_dirty(agg_table_t *t)
 int agg_emit_delta(agent_t *a, double ts)
 {
     agent_buf_t *b = &a->out;
-    buf_printf(b, "{\"t\":\"delta\",\"ts\":%.6f,\"samples\":%u,\"lines\":[", ts, a->samples_delta);
+    buf_printf(b, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":%u,\"%s\":[", WK(T), WT(DELTA), WK(TS), ts,
+               WK(SAMPLES), a->samples_delta, WK(LINES));
     for (int i = 0; i < a->lines.ndirty; i++) {
         agg_row_t *r = &a->lines.rows[a->lines.dirty[i]];
-        buf_printf(b, "%s{\"f\":%u,\"l\":%u", i ? "," : "", r->k[0], r->k[1]);
+        buf_printf(b, "%s{\"%s\":%u,\"%s\":%u", i ? "," : "", WK(F), r->k[0], WK(L), r->k[1]);
         emit_cats(b, r);
-        buf_printf(b, ",\"cpu\":%.6f,\"n\":%u}", r->cpu, r->n);
+        emit_cpu_n(b, r);
     }
-    buf_add(b, "],\"funcs\":[", 11);
+    buf_printf(b, "],\"%s\":[", WK(FUNCS));
     for (int i = 0; i < a->funcs.ndirty; i++) {
         agg_row_t *r = &a->funcs.rows[a->funcs.dirty[i]];
-        buf_printf(b, "%s{\"f\":%u,\"fn\":%u,\"first\":%u,\"last\":%u", i ? "," : "", r->k[0],
-                   r->k[1], r->k[2], r->extra);
+        buf_printf(b, "%s{\"%s\":%u,\"%s\":%u,\"%s\":%u,\"%s\":%u", i ? "," : "", WK(F), r->k[0],
+                   WK(FN), r->k[1], WK(FIRST), r->k[2], WK(LAST), r->extra);
         emit_cats(b, r);
-        buf_printf(b, ",\"cpu\":%.6f,\"n\":%u}", r->cpu, r->n);
+        emit_cpu_n(b, r);
     }
-    buf_add(b, "],\"stacks\":[", 12);
+    buf_printf(b, "],\"%s\":[", WK(STACKS));
     for (int i = 0; i < a->stacks.ndirty; i++) {
         int row = a->stacks.dirty[i];
         agg_row_t *r = &a->stacks.rows[row];
         buf_printf(b, "%s[%d,%u,%.6f]", i ? "," : "", row + 1, r->n, r->w);
     }
-    buf_add(b, "],\"threads\":[", 13);
+    buf_printf(b, "],\"%s\":[", WK(THREADS));
     for (int i = 0; i < a->threads.ndirty; i++) {
         agg_row_t *r = &a->threads.rows[a->threads.dirty[i]];
         const char *name = agg_string(a, (int)r->extra);
-        buf_printf(b, "%s{\"tid\":%u,\"name\":", i ? "," : "", r->k[0]);
+        buf_printf(b, "%s{\"%s\":%u,\"%s\":", i ? "," : "", WK(TID), r->k[0], WK(NAME));
         buf_json_str(b, name, strlen(name));
         emit_cats(b, r);
         buf_add(b, "}", 1);

@@ -6,7 +6,7 @@
  * EFAULT instead of a SIGSEGV in the program. Torn or reused contents are
  * possible and every caller validates what it reads.
  */
-#include "agent.h"
+#include "memread.h"
 
 #include <errno.h>
 #include <sys/uio.h>

@@ -13,6 +13,16 @@
 #include <Python.h>
 
 #include "agent.h"
+#include "aggregate.h"
+#include "buf.h"
+#include "clock.h"
+#include "memhooks.h"
+#include "memread.h"
+#include "nvml.h"
+#include "ownfd.h"
+#include "sampler.h"
+#include "walk.h"
+#include "wire.h"
 #include "agent_config.h"
 #include "linetable.h"
 
@@ -171,7 +181,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     if (die_with_server && server_pid > 0 && (long long)getppid() == server_pid)
         arm_server_death(a, server_pid); /* started by the server itself: die with it */
     a->interp = PyInterpreterState_Get();
-    a->t0 = sampler_mono();
+    a->t0 = clock_mono();
     a->tid_off = walk_tid_offset();
     walk_gil_init(a);
     a->hello = strdup(hello);

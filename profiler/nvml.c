@@ -17,7 +17,11 @@
  * State: g_gpu, sampler-thread only (opened once per process, lazily, in
  * the sampler thread so that a slow nvmlInit never blocks the program).
  */
+#include "nvml.h"
+
 #include "agent.h"
+#include "buf.h"
+#include "keys.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -150,15 +154,17 @@ void gpu_emit(agent_t *a, double ts)
     if (!nl)
         return;
     double busy = util / 100.0 * dt / nl, mb = mem / (1024.0 * 1024.0);
-    buf_printf(&a->out, "{\"t\":\"delta\",\"ts\":%.6f,\"samples\":0,\"lines\":[", ts);
+    buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":0,\"%s\":[", WK(T), WT(DELTA), WK(TS),
+               ts, WK(SAMPLES), WK(LINES));
     int first = 1;
     for (int i = 0; i < a->nth; i++) {
         agent_thread_t *t = a->th[i];
         if (t->cur_file <= 0)
             continue;
-        buf_printf(&a->out, "%s{\"f\":%d,\"l\":%d,\"gpu_busy_s\":%.6f,\"gpu_mb\":%.3f}",
-                   first ? "" : ",", t->cur_file, t->cur_line, busy, mb);
+        buf_printf(&a->out, "%s{\"%s\":%d,\"%s\":%d,\"%s\":%.6f,\"%s\":%.3f}", first ? "" : ",",
+                   WK(F), t->cur_file, WK(L), t->cur_line, WS(GPUBUSY), busy, WS(GPUMB), mb);
         first = 0;
     }
-    buf_printf(&a->out, "],\"gpu\":{\"util\":%.1f,\"mb\":%.3f}}\n", util, mb);
+    buf_printf(&a->out, "],\"%s\":{\"%s\":%.1f,\"%s\":%.3f}}\n", WK(GPU), WK(UTIL), util, WK(MB),
+               mb);
 }

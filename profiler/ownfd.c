@@ -19,7 +19,7 @@
  * system calls, and a program thread that closes the number and opens
  * another file in between still gets its file used once (docs/sampling.md).
  */
-#include "agent.h"
+#include "ownfd.h"
 
 #include <fcntl.h>
 #include <sched.h>

@@ -15,6 +15,14 @@
  * Every ~100 ms it appends a delta and writes what the socket accepts.
  */
 #include "agent.h"
+#include "aggregate.h"
+#include "clock.h"
+#include "keys.h"
+#include "memhooks.h"
+#include "nvml.h"
+#include "sampler.h"
+#include "walk.h"
+#include "wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,28 +46,6 @@
 #define MEM_WIN_LEN 200e-6
 #define MEM_WIN_GAP 1e-3
 #define PROBE_GAP 20e-6 /* sleep, not spin: the sampler may share a core with the thread */
-
-double sampler_mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    if (clock_gettime(id, &ts) != 0)
-        return -1;
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU clock of any thread of this process by native TID (Linux encoding
- * of CPUCLOCK_SCHED | PERTHREAD); -1 once the thread is gone. */
-static double thread_cpu(long tid)
-{
-    return clock_s((clockid_t)((~(unsigned)tid << 3) | 6));
-}
 
 /* Run-queue wait (runnable, not running) of the thread, seconds, or 0. */
 static double thread_rq(agent_thread_t *t)
@@ -300,10 +286,10 @@ static void tick(agent_t *a)
 
     /* 1. busy time (CPU + run-queue wait) since each thread's previous
      * sample; u only decides whom to probe */
-    double now = sampler_mono(), sum_dc = 0;
+    double now = clock_mono(), sum_dc = 0;
     for (int i = 0; i < nk; i++) {
         agent_thread_t *t = ks[i].t;
-        double cpu = thread_cpu(t->tid), rq = thread_rq(t);
+        double cpu = clock_thread_cpu(t->tid), rq = thread_rq(t);
         ks[i].charge = cpu >= 0;
         double dc, drq;
         if (t->have_base) {
@@ -349,19 +335,19 @@ static void tick(agent_t *a)
         int nogil = holder != 1 && holder != t->tstate;
         uint64_t sig = 0;
         t->probe_on = ks[i].charge && ks[i].u > 0.02 && walk_probe(t->tstate, &sig) == 0;
-        ks[i].cpu0 = t->probe_on ? thread_cpu(t->tid) : 0;
-        probe_start(&t->probe, t->probe_on ? sig : 0, nogil, ks[i].cpu0, sampler_mono());
+        ks[i].cpu0 = t->probe_on ? clock_thread_cpu(t->tid) : 0;
+        probe_start(&t->probe, t->probe_on ? sig : 0, nogil, ks[i].cpu0, clock_mono());
         probing += t->probe_on;
     }
     if (probing) {
-        double w0 = sampler_mono(), wake = w0;
+        double w0 = clock_mono(), wake = w0;
         int undecided = probing;
         for (int r = 1; r <= PROBE_MAX_ROUNDS && undecided; r++) {
-            if (sampler_mono() - w0 > PROBE_MAX_WINDOW)
+            if (clock_mono() - w0 > PROBE_MAX_WINDOW)
                 break; /* we are being starved: do not stretch the tick */
             wake += window_gap(ks, nk);
             sleep_until(wake);
-            double wr = sampler_mono();
+            double wr = clock_mono();
             undecided = 0;
             holder = walk_gil_holder(a);
             for (int i = 0; i < nk; i++) {
@@ -377,9 +363,9 @@ static void tick(agent_t *a)
                      b++) {
                     if (walk_probe(t->tstate, &sig) != 0)
                         break;
-                    double cpu = thread_cpu(t->tid);
+                    double cpu = clock_thread_cpu(t->tid);
                     if (!probe_pair(&t->probe, sig, holder != 1 && holder != t->tstate, cpu,
-                                    b ? sampler_mono() : wr))
+                                    b ? clock_mono() : wr))
                         break;
                 }
                 undecided += !probe_done(&t->probe);
@@ -454,13 +440,14 @@ static const char *cat_name(int c)
 static void emit_now(agent_t *a, double now)
 {
     agent_buf_t *b = &a->out;
-    buf_printf(b, "{\"t\":\"now\",\"ts\":%.6f,\"threads\":[", now - a->t0);
+    buf_printf(b, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":[", WK(T), WT(NOW), WK(TS), now - a->t0,
+               WK(THREADS));
     for (int i = 0; i < a->nth; i++) {
         agent_thread_t *t = a->th[i];
-        buf_printf(b, "%s{\"tid\":%ld,\"name\":", i ? "," : "", t->tid);
+        buf_printf(b, "%s{\"%s\":%ld,\"%s\":", i ? "," : "", WK(TID), t->tid, WK(NAME));
         buf_json_str(b, t->name, strlen(t->name));
-        buf_printf(b, ",\"state\":\"%s\",\"since_s\":%.6f,\"fr\":[", cat_name(t->state_now),
-                   t->since > 0 ? now - t->since : 0.0);
+        buf_printf(b, ",\"%s\":\"%s\",\"%s\":%.6f,\"%s\":[", WK(STATE), cat_name(t->state_now),
+                   WK(SINCE_S), t->since > 0 ? now - t->since : 0.0, WK(FR));
         for (int j = 0; j < t->nfr; j++)
             buf_printf(b, "%s[%d,%d,%d]", j ? "," : "", t->fr[j].file_id, t->fr[j].name_id,
                        t->fr[j].line);
@@ -504,34 +491,34 @@ static void *sampler_main(void *arg)
     if (a->tid_off > 0 && walk_tid_offset() != a->tid_off)
         a->tid_off = -1; /* not the layout we guessed: sample nothing */
     const char *reason = "stop";
-    a->next_delta = sampler_mono() + DELTA_PERIOD;
-    double next_win = sampler_mono();
+    a->next_delta = clock_mono() + DELTA_PERIOD;
+    double next_win = clock_mono();
     a->last_tick = next_win; /* threads first seen at the first tick: charged from here */
     for (;;) {
         double d = a->interval_s * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
-        double s = sampler_mono() + d;
+        double s = clock_mono() + d;
         /* until the tick: sleep, opening memory windows on the way */
         while (!wait_until(a, mem_windows_on() && next_win < s ? next_win : s)) {
-            double t = sampler_mono();
+            double t = clock_mono();
             if (t >= s)
                 break;
             if (t >= next_win) {
                 mem_window(a, 1);
                 wait_until(a, t + MEM_WIN_LEN);
                 mem_window(a, 0);
-                next_win = sampler_mono() + MEM_WIN_GAP * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
+                next_win = clock_mono() + MEM_WIN_GAP * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
             }
         }
         if (atomic_load(&a->stop_req)) {
             reason = a->stop_reason;
             break;
         }
-        double late = sampler_mono() - s; /* s: the deadline we slept to */
+        double late = clock_mono() - s; /* s: the deadline we slept to */
         if (late > a->late_max)
             a->late_max = late;
         double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
         tick(a);
-        double now = sampler_mono();
+        double now = clock_mono();
         a->cost_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0; /* CPU, not wall */
         if (wire_poll_in(a)) {
             reason = "stop";
@@ -561,26 +548,28 @@ static void *sampler_main(void *arg)
     if (!a->closed) {
         tick(a);
         a->out.max = 0; /* the closing messages always fit */
-        agg_emit_delta(a, sampler_mono() - a->t0);
-        mem_emit(a, sampler_mono() - a->t0);
-        gpu_emit(a, sampler_mono() - a->t0);
-        buf_printf(&a->out, "{\"t\":\"end\",\"ts\":%.6f,\"reason\":\"%s\",\"samples\":%llu,"
-                   "\"cost_us\":%.3f,\"late_max_ms\":%.3f}\n",
-                   sampler_mono() - a->t0, reason, (unsigned long long)a->thread_samples,
+        agg_emit_delta(a, clock_mono() - a->t0);
+        mem_emit(a, clock_mono() - a->t0);
+        gpu_emit(a, clock_mono() - a->t0);
+        buf_printf(&a->out,
+                   "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":\"%s\",\"%s\":%llu,\"%s\":%.3f,"
+                   "\"%s\":%.3f}\n",
+                   WK(T), WT(END), WK(TS), clock_mono() - a->t0, WK(REASON), reason, WK(SAMPLES),
+                   (unsigned long long)a->thread_samples, WK(COST_US),
                    a->thread_samples ? a->cost_s * 1e6 / (double)a->thread_samples : 0.0,
-                   a->late_max * 1e3);
+                   WK(LATE_MAX_MS), a->late_max * 1e3);
         wire_drain(a, 2.0);
     }
     int ended_under_us = a->closed; /* by the server, a peer error or the program */
     if (a->lost)
-        wire_report_lost(a, sampler_mono() - a->t0);
+        wire_report_lost(a, clock_mono() - a->t0);
     wire_close(a);
     atomic_store(&a->alive, 0);
     /* LSP mode, connection gone without a "stop" (which releases us): the
      * server may have been killed (its end closes before its pid goes away)
      * or the program closed our socket. Watch its pid until the program ends. */
     if (ended_under_us && a->die_with_server && !a->released)
-        while (!wait_until(a, sampler_mono() + SERVER_WATCH_S))
+        while (!wait_until(a, clock_mono() + SERVER_WATCH_S))
             wire_server_check(a);
     return NULL;
 }
@@ -593,7 +582,7 @@ int sampler_start(agent_t *a)
     pthread_cond_init(&a->cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&a->mu, NULL);
-    a->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)(sampler_mono() * 1e9) ^ 0x9E3779B97F4A7C15ull;
+    a->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)(clock_mono() * 1e9) ^ 0x9E3779B97F4A7C15ull;
     if (!a->rng)
         a->rng = 1;
     /* the sampler must not receive the program's signals */

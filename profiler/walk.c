@@ -11,7 +11,11 @@
 #define Py_BUILD_CORE 1
 #include <Python.h>
 
+#include "walk.h"
+
 #include "agent.h"
+#include "aggregate.h"
+#include "memread.h"
 
 #include <errno.h>
 #include <fnmatch.h>

@@ -1,6 +1,6 @@
 /* wire.c: the agent's side of the wire (docs/agent-protocol.md).
  *
- * One bounded output buffer, written by the sampler thread only, with
+ * Sends the output buffer (buf.h, written by the sampler thread only) with
  * non-blocking writes: a slow or stuck server makes the buffer grow up to
  * AGENT_OUT_SOFT (then deltas are held back and keep aggregating) and never
  * blocks the program. Incoming lines ("now", "stop") are parsed by a small
@@ -14,13 +14,18 @@
  * In LSP mode whether the server died is decided from its pid
  * (wire_server_check).
  */
+#include "wire.h"
+
 #include "agent.h"
+#include "buf.h"
+#include "clock.h"
+#include "keys.h"
+#include "ownfd.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,80 +33,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-void buf_free(agent_buf_t *b)
-{
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
-}
-
-static int buf_reserve(agent_buf_t *b, size_t n)
-{
-    if (b->len + n <= b->cap)
-        return 0;
-    if (b->max && b->len + n > b->max) {
-        b->overflow = 1;
-        return -ENOSPC;
-    }
-    size_t nc = b->cap ? b->cap : 4096;
-    while (nc < b->len + n)
-        nc *= 2;
-    char *p = realloc(b->p, nc);
-    if (!p)
-        return -ENOMEM;
-    b->p = p;
-    b->cap = nc;
-    return 0;
-}
-
-int buf_add(agent_buf_t *b, const char *s, size_t n)
-{
-    int r = buf_reserve(b, n);
-    if (r)
-        return r;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    return 0;
-}
-
-int buf_printf(agent_buf_t *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return -EINVAL;
-    if ((size_t)n < sizeof tmp)
-        return buf_add(b, tmp, (size_t)n);
-    int r = buf_reserve(b, (size_t)n + 1);
-    if (r)
-        return r;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-    return 0;
-}
-
-int buf_json_str(agent_buf_t *b, const char *s, size_t n)
-{
-    int r = buf_add(b, "\"", 1);
-    for (size_t i = 0; i < n && !r; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
-            r = buf_add(b, e, 2);
-        } else if (c < 0x20) {
-            r = buf_printf(b, "\\u%04x", c);
-        } else {
-            r = buf_add(b, (const char *)&s[i], 1);
-        }
-    }
-    return r ? r : buf_add(b, "\"", 1);
-}
 
 /* New connected, non-blocking socket to path, or -errno. nb_connect: give
  * up at once (EAGAIN) when the server's accept backlog is full. */
@@ -263,13 +194,13 @@ void wire_flush(agent_t *a)
 
 void wire_drain(agent_t *a, double timeout_s)
 {
-    double end = sampler_mono() + timeout_s;
+    double end = clock_mono() + timeout_s;
     for (;;) {
         wire_flush(a);
         int fd = wire_fd(a);
         if (a->out.len == 0 || fd < 0)
             return;
-        double left = end - sampler_mono();
+        double left = end - clock_mono();
         if (left <= 0)
             return;
         struct pollfd p = {fd, POLLOUT, 0}; /* polling a number no longer ours is harmless */
@@ -364,9 +295,11 @@ void wire_report_lost(agent_t *a, double ts)
     int fd = wire_connect(a->sock_path, 1);
     ownfd_set(&f, fd);
     agent_buf_t b = {0};
-    buf_printf(&b, "{\"t\":\"log\",\"level\":\"warn\",\"msg\":\"process %ld closed the "
+    buf_printf(&b,
+               "{\"%s\":\"%s\",\"%s\":\"warn\",\"%s\":\"process %ld closed the "
                "profiler's connection after %.1f s (for example with os.closerange); the rest "
-               "of its run is not profiled\"}\n", (long)getpid(), ts);
+               "of its run is not profiled\"}\n",
+               WK(T), WT(LOG), WK(LEVEL), WK(MSG), (long)getpid(), ts);
     if ((fd = ownfd_get(&f)) >= 0 && b.p)
         (void)!send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
     ownfd_close(&f);

@@ -11,6 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Keys and message types from the tables of agent_keys.h, which the agent
+ * writes from too. */
+#define KEY(k) agent_key_name(AGENT_KEY_##k)
+#define TYPE(p) agent_place_type(AGENT_IN_##p)
+#define STAT(s) agent_stat_wire(AGENT_STAT_##s)
+
 const struct agent_stat_desc agent_stat_descs[AGENT_NSTATS] = {
 #define AGENT__DESC(e, w, j, m) {w, j, m},
     AGENT_STATS(AGENT__DESC)
@@ -214,7 +220,7 @@ static int entry_common(const json_t *e, struct agent_line_entry *out)
 {
     memset(out, 0, sizeof *out);
     if (!json_is_object(e)) return -EINVAL;
-    if (opt_int(e, "f", &out->file, -1) || out->file <= 0) return -EINVAL;
+    if (opt_int(e, KEY(F), &out->file, -1) || out->file <= 0) return -EINVAL;
     return agent_stats_read(&out->st, e, 0);
 }
 
@@ -228,15 +234,15 @@ static int line_no(const json_t *e, const char *k, int *out)
 
 int agent_wire_line_entry(const json_t *e, struct agent_line_entry *out)
 {
-    if (entry_common(e, out) || line_no(e, "l", &out->line)) return -EINVAL;
+    if (entry_common(e, out) || line_no(e, KEY(L), &out->line)) return -EINVAL;
     return 0;
 }
 
 int agent_wire_func_entry(const json_t *e, struct agent_line_entry *out)
 {
     if (entry_common(e, out)) return -EINVAL;
-    if (opt_int(e, "fn", &out->fn, -1) || out->fn <= 0) return -EINVAL;
-    if (line_no(e, "first", &out->line) || line_no(e, "last", &out->last)) return -EINVAL;
+    if (opt_int(e, KEY(FN), &out->fn, -1) || out->fn <= 0) return -EINVAL;
+    if (line_no(e, KEY(FIRST), &out->line) || line_no(e, KEY(LAST), &out->last)) return -EINVAL;
     if (out->last < out->line) out->last = out->line;
     return 0;
 }
@@ -258,9 +264,9 @@ int agent_wire_thread_entry(const json_t *e, struct agent_thread_entry *out)
 {
     memset(out, 0, sizeof *out);
     if (!json_is_object(e)) return -EINVAL;
-    if (opt_int(e, "tid", &out->tid, 0) || opt_str(e, "name", &out->name, "")) return -EINVAL;
-    if (opt_num(e, "py", &out->py, 0) || opt_num(e, "nat", &out->nat, 0) ||
-        opt_num(e, "sys", &out->sys, 0))
+    if (opt_int(e, KEY(TID), &out->tid, 0) || opt_str(e, KEY(NAME), &out->name, "")) return -EINVAL;
+    if (opt_num(e, STAT(PY), &out->py, 0) || opt_num(e, STAT(NAT), &out->nat, 0) ||
+        opt_num(e, STAT(SYS), &out->sys, 0))
         return -EINVAL;
     return 0;
 }
@@ -268,45 +274,46 @@ int agent_wire_thread_entry(const json_t *e, struct agent_thread_entry *out)
 static int parse_hello(const json_t *o, struct agent_msg *m, char *err, size_t errlen)
 {
     long long v;
-    if (opt_int(o, "v", &v, 0)) return fail(err, errlen, "hello: 'v' is not an integer");
+    if (opt_int(o, KEY(V), &v, 0)) return fail(err, errlen, "hello: 'v' is not an integer");
     m->u.hello.v = (int)v;
-    if (opt_int(o, "pid", &m->u.hello.pid, 0) || opt_int(o, "ppid", &m->u.hello.ppid, 0))
+    if (opt_int(o, KEY(PID), &m->u.hello.pid, 0) || opt_int(o, KEY(PPID), &m->u.hello.ppid, 0))
         return fail(err, errlen, "hello: 'pid'/'ppid' is not an integer");
-    if (opt_str(o, "python", &m->u.hello.python, NULL) ||
-        opt_str(o, "executable", &m->u.hello.executable, NULL) ||
-        opt_str(o, "cwd", &m->u.hello.cwd, NULL) || opt_str(o, "main", &m->u.hello.main, NULL) ||
-        opt_str(o, "clock", &m->u.hello.clock, NULL))
+    if (opt_str(o, KEY(PYTHON), &m->u.hello.python, NULL) ||
+        opt_str(o, KEY(EXECUTABLE), &m->u.hello.executable, NULL) ||
+        opt_str(o, KEY(CWD), &m->u.hello.cwd, NULL) ||
+        opt_str(o, KEY(MAIN), &m->u.hello.main, NULL) ||
+        opt_str(o, KEY(CLOCK), &m->u.hello.clock, NULL))
         return fail(err, errlen, "hello: a string field has the wrong type");
-    if (opt_arr(o, "argv", &m->u.hello.argv))
+    if (opt_arr(o, KEY(ARGV), &m->u.hello.argv))
         return fail(err, errlen, "hello: 'argv' is not an array");
     for (size_t i = 0; m->u.hello.argv && i < json_array_size(m->u.hello.argv); i++)
         if (!json_is_string(json_array_get(m->u.hello.argv, i)))
             return fail(err, errlen, "hello: 'argv' holds a non-string");
-    if (opt_num(o, "interval_ms", &m->u.hello.interval_ms, 0))
+    if (opt_num(o, KEY(INTERVAL_MS), &m->u.hello.interval_ms, 0))
         return fail(err, errlen, "hello: 'interval_ms' is not a number");
     return 0;
 }
 
 static int parse_body(const json_t *o, const char *t, struct agent_msg *m, char *err, size_t errlen)
 {
-    if (!strcmp(t, "hello")) {
+    if (!strcmp(t, TYPE(HELLO))) {
         m->type = AGENT_MSG_HELLO;
         return parse_hello(o, m, err, errlen);
     }
-    if (!strcmp(t, "str")) {
+    if (!strcmp(t, TYPE(STR))) {
         m->type = AGENT_MSG_STR;
-        json_t *s = json_object_get(o, "s");
-        if (opt_int(o, "id", &m->u.str.id, -1) || m->u.str.id <= 0)
+        json_t *s = json_object_get(o, KEY(S));
+        if (opt_int(o, KEY(ID), &m->u.str.id, -1) || m->u.str.id <= 0)
             return fail(err, errlen, "str: 'id' must be a positive integer");
         if (!json_is_string(s)) return fail(err, errlen, "str: 's' must be a string");
         m->u.str.s = json_string_value(s);
         return 0;
     }
-    if (!strcmp(t, "stack")) {
+    if (!strcmp(t, TYPE(STACK))) {
         m->type = AGENT_MSG_STACK;
-        if (opt_int(o, "id", &m->u.stack.id, -1) || m->u.stack.id <= 0)
+        if (opt_int(o, KEY(ID), &m->u.stack.id, -1) || m->u.stack.id <= 0)
             return fail(err, errlen, "stack: 'id' must be a positive integer");
-        if (opt_arr(o, "fr", &m->u.stack.fr) || !m->u.stack.fr)
+        if (opt_arr(o, KEY(FR), &m->u.stack.fr) || !m->u.stack.fr)
             return fail(err, errlen, "stack: 'fr' must be an array");
         struct agent_frame f;
         for (size_t i = 0; i < json_array_size(m->u.stack.fr); i++)
@@ -314,31 +321,34 @@ static int parse_body(const json_t *o, const char *t, struct agent_msg *m, char 
                 return fail(err, errlen, "stack: frame %zu is not [file,name,line]", i);
         return 0;
     }
-    if (!strcmp(t, "delta")) {
+    if (!strcmp(t, TYPE(DELTA))) {
         m->type = AGENT_MSG_DELTA;
-        if (opt_num(o, "ts", &m->u.delta.ts, 0) || opt_int(o, "samples", &m->u.delta.samples, 0) ||
-            m->u.delta.samples < 0)
+        if (opt_num(o, KEY(TS), &m->u.delta.ts, 0) ||
+            opt_int(o, KEY(SAMPLES), &m->u.delta.samples, 0) || m->u.delta.samples < 0)
             return fail(err, errlen, "delta: bad 'ts' or 'samples'");
-        if (opt_arr(o, "lines", &m->u.delta.lines) || opt_arr(o, "funcs", &m->u.delta.funcs) ||
-            opt_arr(o, "stacks", &m->u.delta.stacks) || opt_arr(o, "threads", &m->u.delta.threads))
+        if (opt_arr(o, KEY(LINES), &m->u.delta.lines) ||
+            opt_arr(o, KEY(FUNCS), &m->u.delta.funcs) ||
+            opt_arr(o, KEY(STACKS), &m->u.delta.stacks) ||
+            opt_arr(o, KEY(THREADS), &m->u.delta.threads))
             return fail(err, errlen, "delta: 'lines'/'funcs'/'stacks'/'threads' not an array");
         return 0;
     }
-    if (!strcmp(t, "now")) {
+    if (!strcmp(t, TYPE(NOW))) {
         m->type = AGENT_MSG_NOW;
-        if (opt_num(o, "ts", &m->u.now.ts, 0) || opt_arr(o, "threads", &m->u.now.threads))
+        if (opt_num(o, KEY(TS), &m->u.now.ts, 0) || opt_arr(o, KEY(THREADS), &m->u.now.threads))
             return fail(err, errlen, "now: bad 'ts' or 'threads'");
         return 0;
     }
-    if (!strcmp(t, "end")) {
+    if (!strcmp(t, TYPE(END))) {
         m->type = AGENT_MSG_END;
-        if (opt_num(o, "ts", &m->u.end.ts, 0) || opt_str(o, "reason", &m->u.end.reason, ""))
+        if (opt_num(o, KEY(TS), &m->u.end.ts, 0) || opt_str(o, KEY(REASON), &m->u.end.reason, ""))
             return fail(err, errlen, "end: bad 'ts' or 'reason'");
         return 0;
     }
-    if (!strcmp(t, "error") || !strcmp(t, "log")) {
+    if (!strcmp(t, TYPE(ERROR)) || !strcmp(t, TYPE(LOG))) {
         m->type = t[0] == 'e' ? AGENT_MSG_ERROR : AGENT_MSG_LOG;
-        if (opt_str(o, "msg", &m->u.text.msg, "") || opt_str(o, "level", &m->u.text.level, "info"))
+        if (opt_str(o, KEY(MSG), &m->u.text.msg, "") ||
+            opt_str(o, KEY(LEVEL), &m->u.text.level, "info"))
             return fail(err, errlen, "%s: bad 'msg' or 'level'", t);
         return 0;
     }
@@ -356,7 +366,7 @@ int agent_msg_parse(const char *line, size_t len, struct agent_msg *m, char *err
         json_decref(o);
         return fail(err, errlen, "not a JSON object");
     }
-    json_t *t = json_object_get(o, "t");
+    json_t *t = json_object_get(o, KEY(T));
     if (!json_is_string(t)) {
         json_decref(o);
         return fail(err, errlen, "no message type 't'");

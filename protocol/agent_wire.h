@@ -16,41 +16,15 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "agent_keys.h"
+
 #define AGENT_WIRE_VERSION 1
 #define AGENT_WIRE_MAX_LINE (16u << 20) /* bytes, newline excluded */
 
 /* ---- statistics table ---------------------------------------------------
- * X(ENUM, wire key in delta entries, key in the saved profile, merge rule)
- * merge rule: AGENT_MERGE_SUM adds deltas, AGENT_MERGE_MAX keeps the max. */
-enum agent_merge { AGENT_MERGE_SUM, AGENT_MERGE_MAX, AGENT_MERGE_DERIVED };
-/* AGENT_MERGE_DERIVED: computed from the other fields after every merge
- * (agent_stats_derive); a value read from the wire or JSON is replaced.
- * Rows after N (memory, GPU) are left out of the JSON when 0. */
-#define AGENT_STATS(X)                                                                             \
-    X(PY, "py", "python_s", AGENT_MERGE_SUM)                                                       \
-    X(NAT, "nat", "native_s", AGENT_MERGE_SUM)                                                     \
-    X(SYS, "sys", "system_s", AGENT_MERGE_SUM)                                                     \
-    X(CPU, "cpu", "cpu_s", AGENT_MERGE_SUM)                                                        \
-    X(N, "n", "samples", AGENT_MERGE_SUM)                                                          \
-    X(ALLOC, "alloc_mb", "alloc_mb", AGENT_MERGE_SUM)                                              \
-    X(FREED, "freed_mb", "freed_mb", AGENT_MERGE_SUM)                                              \
-    X(KEPT, "kept_mb", "kept_mb", AGENT_MERGE_DERIVED)                                             \
-    X(PEAK, "peak_mb", "peak_mb", AGENT_MERGE_MAX)                                                 \
-    X(PYALLOC, "pyalloc_mb", "python_alloc_mb", AGENT_MERGE_SUM)                                   \
-    X(PYFRAC, "python_alloc_fraction", "python_alloc_fraction", AGENT_MERGE_DERIVED)               \
-    X(COPY, "copy_mb", "copy_mb", AGENT_MERGE_SUM)                                                 \
-    X(COPYRATE, "copy_mb_s", "copy_mb_s", AGENT_MERGE_DERIVED)                                     \
-    X(GPUBUSY, "gpu_busy_s", "gpu_busy_s", AGENT_MERGE_SUM)                                        \
-    X(GPUPCT, "gpu_percent", "gpu_percent", AGENT_MERGE_DERIVED)                                   \
-    X(GPUMB, "gpu_mb", "gpu_mb", AGENT_MERGE_MAX)
-
-enum agent_stat {
-#define AGENT__ENUM(e, w, j, m) AGENT_STAT_##e,
-    AGENT_STATS(AGENT__ENUM)
-#undef AGENT__ENUM
-        AGENT_NSTATS
-};
-
+ * AGENT_STATS, enum agent_merge and enum agent_stat are in agent_keys.h
+ * (header only, so that the agent, which does not link jansson, writes its
+ * keys from the same table). */
 struct agent_stat_desc {
     const char *wire; /* key in a delta `lines` / `funcs` entry */
     const char *json; /* key in the saved profile */

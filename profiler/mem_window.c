@@ -1,0 +1,342 @@
+/* mem_window.c: windows of the Python-domain hooks (docs/memory.md,
+ * "Windows"): wrappers that sit in CPython's allocator slots only for short
+ * spans the sampler thread opens, the slots found and patched at run time,
+ * and the calibration of what a window costs the program. Why windows: the
+ * comment below. */
+#include "mem_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "memhooks.h"
+
+/* ---- windows ----
+ *
+ * Wrapping the MEM and OBJ domains costs more than the wrappers' own
+ * instructions: optimised builds (Debian's python3.11, PGO + LTO) inline
+ * pymalloc into PyObject_Malloc behind a check that the allocator is the
+ * default one, and any hook sends every allocation down the slow indirect
+ * path (+45% wall time on a loop of small dicts and strings). So when the
+ * shim is loaded and the domains are plain pymalloc, the hooks are in place
+ * only during short windows that the sampler thread opens between its ticks
+ * (~0.2 ms every ~2 ms, jittered: ~10% of the time, and short enough that a
+ * burst of a few ms is seen by several); outside them the runtime's structs
+ * hold pymalloc's own functions again.
+ *   - Allocations up to MEM_PYMALLOC_MAX bytes are sampled in windows only,
+ *     with a gap of mean / MEM_WIN_DIV, and a sample stands for the time
+ *     around its window: weight scale = (time since the previous window
+ *     closed) / (window length), both less the time the wrappers themselves
+ *     took (calls x calibrated cost: the program runs slower in a window).
+ *   - A sampled small block is allocated with MEM_PYMALLOC_MAX + 1 bytes, so
+ *     pymalloc takes it from malloc (guard raised): its free, whenever it
+ *     comes, goes pymalloc -> PyMem_RawFree -> free, where the shim sees
+ *     it. Frees are therefore never wrapped.
+ *   - Larger requests are not counted here at all: pymalloc passes them to
+ *     malloc and the shim counts every one of them, windows or not; the
+ *     caller's address says they are Python's (py_lo/py_hi).
+ */
+
+static void *win_sample(mem_dom_t *d, void *old, size_t n, int calloc_)
+{
+    double t0 = clock_mono();
+    uint64_t k = mem__countdown_hit();
+    size_t big = MEM_PYMALLOC_MAX + 1;
+    int *g = mem__guard();
+    (*g)++;
+    void *p = old       ? d->orig.realloc(d->orig.ctx, old, big)
+              : calloc_ ? d->orig.calloc(d->orig.ctx, 1, big)
+                        : d->orig.malloc(d->orig.ctx, big);
+    (*g)--;
+    if (p && !*g && atomic_load_explicit(&g_mem.on, memory_order_relaxed)) {
+        PyThreadState *ts = PyGILState_GetThisThreadState();
+        (*g)++;
+        mem__record(p, n, k, EV_ALLOC, ORIGIN_PY, (uintptr_t)ts, 1, g_mem.win_mean,
+                    atomic_load_explicit(&g_mem.win_id, memory_order_relaxed));
+        (*g)--;
+    }
+    win_add_cost(clock_mono() - t0); /* the window's own cost, see mem_window */
+    return p;
+}
+
+static void *win_malloc(void *ctx, size_t n)
+{
+    mem_dom_t *d = ctx;
+    win_count_call();
+    if (n > MEM_PYMALLOC_MAX) return d->orig.malloc(d->orig.ctx, n);
+    g_mem.py_left -= (int64_t)n;
+    if (__builtin_expect(g_mem.py_left > 0, 1)) return d->orig.malloc(d->orig.ctx, n);
+    return win_sample(d, NULL, n, 0);
+}
+
+static void *win_calloc(void *ctx, size_t a, size_t b)
+{
+    mem_dom_t *d = ctx;
+    size_t n;
+    win_count_call();
+    if (__builtin_mul_overflow(a, b, &n) || n > MEM_PYMALLOC_MAX)
+        return d->orig.calloc(d->orig.ctx, a, b);
+    g_mem.py_left -= (int64_t)n;
+    if (__builtin_expect(g_mem.py_left > 0, 1)) return d->orig.calloc(d->orig.ctx, a, b);
+    return win_sample(d, NULL, n, 1);
+}
+
+static void *win_realloc(void *ctx, void *old, size_t n)
+{
+    mem_dom_t *d = ctx;
+    if (!old) return win_malloc(ctx, n);
+    win_count_call();
+    if (atomic_load_explicit(&g_mem.on, memory_order_relaxed))
+        mem_free_ptr(old); /* a sampled block moves or goes; the guard may hide its free */
+    if (n > MEM_PYMALLOC_MAX) return d->orig.realloc(d->orig.ctx, old, n);
+    g_mem.py_left -= (int64_t)n;
+    if (__builtin_expect(g_mem.py_left > 0, 1)) return d->orig.realloc(d->orig.ctx, old, n);
+    return win_sample(d, old, n, 0);
+}
+
+/* One slot field from `from` to `to`, only if it still holds `from`. */
+static int slot_swap(void **field, void *from, void *to)
+{
+    return __atomic_compare_exchange_n(field, &from, to, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* Open (our win_* wrappers) or close (the original functions) the window in
+ * CPython's allocator slots. The slots are CPython's and PyMem_SetAllocator
+ * writes them with the GIL but no lock we can take, while we run on the
+ * sampler thread without the GIL. So every field is swapped by
+ * compare-and-swap from the value we put there: a field that someone else
+ * (tracemalloc.start()) has written is never overwritten, even if they write
+ * it between any check of ours and the swap; if their copy is still in
+ * progress, their later writes land after ours and win. When any swap finds
+ * a foreign value, the swaps already done are undone (again only where our
+ * value is still there) and 0 is returned: windows then stop for good.
+ * 1 when all six fields moved. */
+int mem__win_set(int open)
+{
+    mem_dom_t *ds[2] = {&g_mem.dom_mem, &g_mem.dom_obj};
+    void **f[6], *from[6], *to[6];
+    int n = 0;
+    for (int i = 0; i < 2; i++) {
+        PyMemAllocatorEx *a = ds[i]->slot;
+        void *w[3] = {(void *)win_malloc, (void *)win_calloc, (void *)win_realloc};
+        void *o[3] = {(void *)ds[i]->orig.malloc, (void *)ds[i]->orig.calloc,
+                      (void *)ds[i]->orig.realloc};
+        void **fs[3] = {(void **)&a->malloc, (void **)&a->calloc, (void **)&a->realloc};
+        for (int j = 0; j < 3; j++, n++) {
+            f[n] = fs[j];
+            from[n] = open ? o[j] : w[j];
+            to[n] = open ? w[j] : o[j];
+        }
+    }
+    for (int k = 0; k < n; k++)
+        if (!slot_swap(f[k], from[k], to[k])) {
+            while (k--)
+                slot_swap(f[k], to[k], from[k]);
+            return 0;
+        }
+    return 1;
+}
+
+/* Still ours? Someone (tracemalloc.start()) may have put their hooks over
+ * ours: then windows stop for good rather than undo theirs. A cheap early
+ * answer only: win_set's compare-and-swap is what makes it safe. */
+static int win_slots_ours(void)
+{
+    mem_dom_t *ds[2] = {&g_mem.dom_mem, &g_mem.dom_obj};
+    for (int i = 0; i < 2; i++) {
+        const PyMemAllocatorEx *a = ds[i]->slot;
+        void *m = __atomic_load_n(&a->malloc, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&a->ctx, __ATOMIC_RELAXED) != ds[i] ||
+            __atomic_load_n(&a->free, __ATOMIC_RELAXED) != ds[i]->orig.free ||
+            (m != (void *)win_malloc && m != (void *)ds[i]->orig.malloc))
+            return 0;
+    }
+    return 1;
+}
+
+int mem_windows_on(void)
+{
+    return g_mem.windowed && atomic_load_explicit(&g_mem.on, memory_order_relaxed);
+}
+
+void mem_window(agent_t *a, int open)
+{
+    (void)a;
+    if (!g_mem.windowed || !atomic_load_explicit(&g_mem.on, memory_order_relaxed)) return;
+    double now = clock_mono();
+    if (open) {
+        if (g_mem.win_open) return;
+        if (!win_slots_ours()) {
+            g_mem.windowed = 0;
+            return;
+        }
+        uint32_t id = atomic_load_explicit(&g_mem.win_id, memory_order_relaxed) + 1;
+        if (!id) id = 1;
+        g_mem.win_scale[id % MEM_WIN_RING] = 1.0f; /* until it closes */
+        atomic_store_explicit(&g_mem.win_id, id, memory_order_relaxed);
+        atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
+        atomic_store_explicit(&g_mem.win_sample_s, 0, memory_order_relaxed);
+        g_mem.win_t0 = now;
+        if (!mem__win_set(1)) {
+            g_mem.windowed = 0;
+            return;
+        }
+        g_mem.win_open = 1;
+        return;
+    }
+    if (!g_mem.win_open) return;
+    if (!win_slots_ours() || !mem__win_set(0)) g_mem.windowed = 0;
+    g_mem.win_open = 0;
+    double len = now - g_mem.win_t0, span = now - g_mem.win_prev;
+    /* the program ran slower in the window: the wrappers (calls x their
+     * calibrated cost) and the samples taken (measured) */
+    double extra =
+        (double)atomic_load_explicit(&g_mem.win_calls, memory_order_relaxed) * g_mem.call_cost +
+        atomic_load_explicit(&g_mem.win_sample_s, memory_order_relaxed);
+    double len_eff = len - extra > 0.25 * len ? len - extra : 0.25 * len;
+    double span_eff = span - extra > len_eff ? span - extra : len_eff;
+    g_mem.win_scale[atomic_load_explicit(&g_mem.win_id, memory_order_relaxed) % MEM_WIN_RING] =
+        (float)(span_eff / len_eff);
+    g_mem.win_prev = now;
+}
+
+/* The interpreter's code: the executable mapping that holds
+ * PyObject_Malloc (the python binary or libpython); its path in *path. */
+void mem__find_py_text(char *path, size_t cap)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return;
+    char line[512], p[256];
+    uintptr_t fn = (uintptr_t)&PyObject_Malloc;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perm[8];
+        p[0] = 0;
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perm, p) >= 3 &&
+            perm[2] == 'x' && fn >= lo && fn < hi) {
+            g_mem.py_lo = (uintptr_t)lo;
+            g_mem.py_hi = (uintptr_t)hi;
+            snprintf(path, cap, "%s", p);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* Where PyMem_SetAllocator copied w (the 5 words {ctx, malloc, calloc,
+ * realloc, free}): inside the interpreter's writable data, i.e. the rw
+ * mappings of its file and the anonymous bss right after them. NULL unless
+ * found exactly once. Our own memory: plain reads are safe. */
+static PyMemAllocatorEx *find_slot(const PyMemAllocatorEx *w, const char *py_path)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f || !py_path[0]) {
+        if (f) fclose(f);
+        return NULL;
+    }
+    char line[512], path[256];
+    PyMemAllocatorEx *hit = NULL;
+    int n = 0, after_py = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perm[8];
+        path[0] = 0;
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perm, path) < 3) continue;
+        int mine = !strcmp(path, py_path) || (!path[0] && after_py);
+        after_py = !strcmp(path, py_path);
+        if (!mine || perm[0] != 'r' || perm[1] != 'w') continue;
+        void *const *p = (void *const *)(uintptr_t)lo;
+        void *const *end = (void *const *)(uintptr_t)(hi - sizeof *w);
+        for (; p <= end; p++)
+            if (p[1] == (void *)w->malloc && p[0] == w->ctx && p[2] == (void *)w->calloc &&
+                p[3] == (void *)w->realloc && p[4] == (void *)w->free) {
+                hit = (PyMemAllocatorEx *)(uintptr_t)p;
+                n++;
+            }
+    }
+    fclose(f);
+    return n == 1 ? hit : NULL;
+}
+
+/* Extra seconds per wrapped call that a window costs the program. Not the
+ * wrappers' own instructions: what an optimised build loses when its
+ * inlined pymalloc fast paths see a hook (1-2.5 ns a call measured here on
+ * Debian's python3.11, against 0.6 through PyObject_Malloc alone). So it is
+ * measured on Python code that makes small objects the way programs do
+ * (ints, strs, lists, dicts), with the window open and closed: median of 5
+ * paired differences, ~4 ms at start. GIL held, before sampling starts. 0
+ * when the probe cannot run. Still an underestimate: churn is counted
+ * ~8% low in windows (tests/memory small_objects). */
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double calibrate(void)
+{
+    enum { REPS = 5, ITER = 2000 };
+    static const char src[] =
+        "def _hotline_cal(n):\n"
+        "    for i in range(n):\n"
+        "        d = {'k%d' % (i % 97): [i, i + 1, i + 2], 's': str(i) * 3, i: (i, 'x')}\n";
+    PyObject *g = PyDict_New(), *fn = NULL;
+    double diff[REPS];
+    int nd = 0;
+    uint64_t calls = 0;
+    if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) != 0) goto out;
+    PyObject *r = PyRun_String(src, Py_file_input, g, g);
+    if (!r) goto out;
+    Py_DECREF(r);
+    fn = PyDict_GetItemString(g, "_hotline_cal"); /* borrowed */
+    if (!fn) goto out;
+    Py_INCREF(fn);
+    int64_t keep = g_mem.py_left;
+    g_mem.py_left = INT64_MAX / 2;          /* no sample meanwhile */
+    for (int rep = -1; rep < REPS; rep++) { /* rep -1 warms up */
+        double t[2];
+        for (int open = 0; open < 2; open++) {
+            mem__win_set(open);
+            atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
+            double t0 = clock_mono();
+            PyObject *res = PyObject_CallFunction(fn, "i", ITER);
+            t[open] = clock_mono() - t0;
+            mem__win_set(0);
+            if (!res) {
+                g_mem.py_left = keep;
+                goto out;
+            }
+            Py_DECREF(res);
+            if (open) calls = atomic_load_explicit(&g_mem.win_calls, memory_order_relaxed);
+        }
+        if (rep >= 0) diff[nd++] = t[1] - t[0];
+    }
+    g_mem.py_left = keep;
+out:
+    if (PyErr_Occurred()) PyErr_Clear();
+    Py_XDECREF(fn);
+    Py_XDECREF(g);
+    atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
+    if (!nd || !calls) return 0;
+    /* paired differences, median: robust to a noisy neighbour on either side */
+    qsort(diff, (size_t)nd, sizeof *diff, cmp_double);
+    double d = diff[nd / 2];
+    return d > 0 ? d / (double)calls : 0;
+}
+
+int mem__win_install(const char *py_path)
+{
+    PyMemAllocatorEx w[2];
+    mem_dom_t *ds[2] = {&g_mem.dom_mem, &g_mem.dom_obj};
+    for (int i = 0; i < 2; i++) {
+        w[i] = (PyMemAllocatorEx){ds[i], win_malloc, win_calloc, win_realloc, ds[i]->orig.free};
+        PyMem_SetAllocator(i ? PYMEM_DOMAIN_OBJ : PYMEM_DOMAIN_MEM, &w[i]);
+        ds[i]->slot = find_slot(&w[i], py_path);
+    }
+    if (!g_mem.dom_mem.slot || !g_mem.dom_obj.slot) return 0;
+    g_mem.windowed = 1;
+    g_mem.mode = "windows";
+    g_mem.call_cost = calibrate();
+    return 1;
+}

@@ -1,0 +1,51 @@
+/* walk.h: reading the interpreter's threads, frames and code objects
+ * without the GIL (walk.c). Frames come out as agent_frame_t
+ * (aggregate.h), with file and function names interned there.
+ */
+#ifndef HOTLINE_WALK_H
+#define HOTLINE_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aggregate.h"
+
+/* Code-object cache entry (struct agent's codes, AGENT_CODE_SLOTS). */
+typedef struct {
+    uintptr_t addr, filename, qualname, linetable; /* validation keys */
+    int firstline, lastline;
+    int file_id, name_id;
+    uint8_t profiled, valid;
+    uint8_t *tab; /* owned copy of the line table */
+    size_t tab_n;
+} agent_code_t;
+
+typedef struct {
+    uintptr_t tstate;
+    long tid;
+} walk_thread_t;
+
+/* What resolving a frame needs of a code object, copied while it is alive
+ * (walk_code_copy) for samples resolved after it is freed (memhooks). */
+typedef struct {
+    uintptr_t addr;
+    char *file, *name; /* UTF-8, file normalised; owned */
+    uint8_t *tab;      /* owned */
+    size_t tab_n;
+    int firstline;
+} walk_code_copy_t;
+
+int walk_threads(agent_t *a, walk_thread_t *out, int cap);
+int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap);
+int walk_probe(uintptr_t tstate, uint64_t *sig);
+int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out);
+int walk_code_copy(uintptr_t code, walk_code_copy_t *out); /* 0 or -errno; any thread */
+int walk_frame_copy(agent_t *a, const walk_code_copy_t *c, intptr_t instr, agent_frame_t *out);
+void walk_code_copy_free(walk_code_copy_t *c);
+long walk_tid_offset(void);     /* >0 or -errno */
+void walk_gil_init(agent_t *a); /* with the GIL held */
+int walk_layout_check(char *why, size_t n); /* 0 or -EPROTO (why says what) */
+uintptr_t walk_gil_holder(agent_t *a);      /* tstate, 0 = free, 1 = unknown */
+void walk_free(agent_t *a);
+
+#endif
