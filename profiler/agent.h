@@ -31,14 +31,14 @@
 #include "probe.h"
 #include "walk.h"
 
-#define AGENT_MAX_THREADS 256    /* Python threads sampled per tick */
-#define AGENT_MAX_DEPTH 128      /* frames kept per stack (innermost first) */
-#define AGENT_CODE_SLOTS 16384   /* code-object cache, direct mapped */
+#define AGENT_MAX_THREADS 256  /* Python threads sampled per tick */
+#define AGENT_MAX_DEPTH 128    /* frames kept per stack (innermost first) */
+#define AGENT_CODE_SLOTS 16384 /* code-object cache, direct mapped */
 #define AGENT_MAX_STRINGS (1 << 18)
 #define AGENT_MAX_LINES (1 << 18)
 #define AGENT_MAX_FUNCS (1 << 16)
 #define AGENT_MAX_STACKS (1 << 16)
-#define AGENT_OUT_SOFT (1u << 20) /* above: keep aggregating, send no delta */
+#define AGENT_OUT_SOFT (1u << 20)  /* above: keep aggregating, send no delta */
 #define AGENT_OUT_HARD (64u << 20) /* above: give up profiling */
 
 /* ---- sampler.c: per Python thread ---- */
@@ -50,8 +50,8 @@ typedef struct {
     int have_base;
     double last_wall, last_cpu, last_rq;
     int was_running; /* at the previous sample */
-    int run_cat;   /* last running category seen (CAT_PY/CAT_NAT) */
-    int state_now; /* category of the latest sample */
+    int run_cat;     /* last running category seen (CAT_PY/CAT_NAT) */
+    int state_now;   /* category of the latest sample */
     agent_fd_t schedfd, statfd;
     char name[40];
     int cur_file, cur_line;
@@ -71,14 +71,14 @@ struct agent {
     long server_pid;     /* die_with_server: the server, checked by pid (wire.c) */
     int kill_group;      /* die_with_server: we lead the program's own group (module.c) */
     unsigned long long server_start; /* its start time (/proc stat), 0 = unknown */
-    int memory;          /* memhooks.c active */
-    int gpu;             /* poll NVML (nvml.c) */
+    int memory;                      /* memhooks.c active */
+    int gpu;                         /* poll NVML (nvml.c) */
     char **include, **exclude;
     int ninclude, nexclude;
-    char *hello; /* first line, without newline */
-    void *interp; /* PyInterpreterState*, borrowed */
-    double t0;    /* CLOCK_MONOTONIC at start */
-    long tid_off; /* walk_tid_offset(), 3.9/3.10 only */
+    char *hello;                                /* first line, without newline */
+    void *interp;                               /* PyInterpreterState*, borrowed */
+    double t0;                                  /* CLOCK_MONOTONIC at start */
+    long tid_off;                               /* walk_tid_offset(), 3.9/3.10 only */
     uintptr_t gil_locked_addr, gil_holder_addr; /* walk_gil_init() */
 
     /* cross-thread */
@@ -95,9 +95,9 @@ struct agent {
     /* sampler-only from here */
     agent_fd_t fd;
     int is_socket;
-    int closed; /* connection over: nothing is sent or read any more */
-    int lost;   /* ... because the program closed our descriptor */
-    int released; /* the server sent "stop": no longer die with it */
+    int closed;          /* connection over: nothing is sent or read any more */
+    int lost;            /* ... because the program closed our descriptor */
+    int released;        /* the server sent "stop": no longer die with it */
     char sock_path[108]; /* to tell the server why when lost */
     agent_buf_t out;
     char inbuf[65536];

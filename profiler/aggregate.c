@@ -35,8 +35,7 @@ static uint32_t hash_key(uint32_t k0, uint32_t k1, uint32_t k2)
 static int table_rehash(agg_table_t *t, int nslots)
 {
     int *s = calloc((size_t)nslots, sizeof *s);
-    if (!s)
-        return -ENOMEM;
+    if (!s) return -ENOMEM;
     for (int i = 0; i < t->nrows; i++) {
         agg_row_t *r = &t->rows[i];
         uint32_t j = hash_key(r->k[0], r->k[1], r->k[2]) & (uint32_t)(nslots - 1);
@@ -53,29 +52,23 @@ static int table_rehash(agg_table_t *t, int nslots)
 /* Row index for the key (created zeroed if new), or -ENOSPC/-ENOMEM. */
 int agg_get(agg_table_t *t, uint32_t k0, uint32_t k1, uint32_t k2, int *created)
 {
-    if (created)
-        *created = 0;
-    if (!t->slots && table_rehash(t, 1024) != 0)
-        return -ENOMEM;
+    if (created) *created = 0;
+    if (!t->slots && table_rehash(t, 1024) != 0) return -ENOMEM;
     uint32_t mask = (uint32_t)(t->nslots - 1);
     uint32_t j = hash_key(k0, k1, k2) & mask;
     while (t->slots[j]) {
         agg_row_t *r = &t->rows[t->slots[j] - 1];
-        if (r->k[0] == k0 && r->k[1] == k1 && r->k[2] == k2)
-            return t->slots[j] - 1;
+        if (r->k[0] == k0 && r->k[1] == k1 && r->k[2] == k2) return t->slots[j] - 1;
         j = (j + 1) & mask;
     }
-    if (t->nrows >= t->maxrows)
-        return -ENOSPC;
+    if (t->nrows >= t->maxrows) return -ENOSPC;
     if (t->nrows == t->caprows) {
         int nc = t->caprows ? t->caprows * 2 : 256;
         agg_row_t *rows = realloc(t->rows, (size_t)nc * sizeof *rows);
         int *d = realloc(t->dirty, (size_t)nc * sizeof *d);
         if (!rows || !d) {
-            if (rows)
-                t->rows = rows;
-            if (d)
-                t->dirty = d;
+            if (rows) t->rows = rows;
+            if (d) t->dirty = d;
             return -ENOMEM;
         }
         t->rows = rows;
@@ -88,8 +81,7 @@ int agg_get(agg_table_t *t, uint32_t k0, uint32_t k1, uint32_t k2, int *created)
     t->rows[i].k[1] = k1;
     t->rows[i].k[2] = k2;
     t->slots[j] = i + 1;
-    if (created)
-        *created = 1;
+    if (created) *created = 1;
     if (t->nrows * 2 > t->nslots)
         table_rehash(t, t->nslots * 2); /* on failure the table stays usable */
     return i;
@@ -114,8 +106,7 @@ static void table_free(agg_table_t *t)
 static int strs_rehash(agg_strings_t *st, int nslots)
 {
     int *s = calloc((size_t)nslots, sizeof *s);
-    if (!s)
-        return -ENOMEM;
+    if (!s) return -ENOMEM;
     for (int i = 0; i < st->n; i++) {
         uint32_t j = st->hash[i] & (uint32_t)(nslots - 1);
         while (s[j])
@@ -132,34 +123,27 @@ static int strs_rehash(agg_strings_t *st, int nslots)
 int agg_intern(agent_t *a, const char *s, size_t n)
 {
     agg_strings_t *st = &a->strs;
-    if (!st->slots && strs_rehash(st, 1024) != 0)
-        return -ENOMEM;
+    if (!st->slots && strs_rehash(st, 1024) != 0) return -ENOMEM;
     uint32_t h = hash_bytes(s, n, 2166136261u);
     uint32_t mask = (uint32_t)(st->nslots - 1);
     uint32_t j = h & mask;
     while (st->slots[j]) {
         int i = st->slots[j] - 1;
-        if (st->hash[i] == h && strlen(st->s[i]) == n && memcmp(st->s[i], s, n) == 0)
-            return i + 1;
+        if (st->hash[i] == h && strlen(st->s[i]) == n && memcmp(st->s[i], s, n) == 0) return i + 1;
         j = (j + 1) & mask;
     }
-    if (st->n >= AGENT_MAX_STRINGS || st->bytes + n > (64u << 20))
-        return -ENOSPC;
+    if (st->n >= AGENT_MAX_STRINGS || st->bytes + n > (64u << 20)) return -ENOSPC;
     if (st->n == st->cap) {
         int nc = st->cap ? st->cap * 2 : 256;
         char **ns = realloc(st->s, (size_t)nc * sizeof *ns);
-        if (ns)
-            st->s = ns;
+        if (ns) st->s = ns;
         uint32_t *nh = realloc(st->hash, (size_t)nc * sizeof *nh);
-        if (nh)
-            st->hash = nh;
-        if (!ns || !nh)
-            return -ENOMEM;
+        if (nh) st->hash = nh;
+        if (!ns || !nh) return -ENOMEM;
         st->cap = nc;
     }
     char *copy = malloc(n + 1);
-    if (!copy)
-        return -ENOMEM;
+    if (!copy) return -ENOMEM;
     memcpy(copy, s, n);
     copy[n] = 0;
     int i = st->n++;
@@ -167,8 +151,7 @@ int agg_intern(agent_t *a, const char *s, size_t n)
     st->hash[i] = h;
     st->bytes += n;
     st->slots[j] = i + 1;
-    if (st->n * 2 > st->nslots)
-        strs_rehash(st, st->nslots * 2);
+    if (st->n * 2 > st->nslots) strs_rehash(st, st->nslots * 2);
     buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%d,\"%s\":", WK(T), WT(STR), WK(ID), i + 1, WK(S));
     buf_json_str(&a->out, copy, n);
     buf_add(&a->out, "}\n", 2);
@@ -192,8 +175,7 @@ int agg_stack_id(agent_t *a, const agent_frame_t *fr, int n)
     }
     int created;
     int row = agg_get(&a->stacks, h1, h2, (uint32_t)n, &created);
-    if (row < 0)
-        return row;
+    if (row < 0) return row;
     if (created) {
         buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%d,\"%s\":[", WK(T), WT(STACK), WK(ID), row + 1,
                    WK(FR));

@@ -19,7 +19,7 @@ typedef struct {
 
 typedef struct {
     uint32_t k[3];
-    uint32_t extra;          /* funcs: last line; threads: name string id */
+    uint32_t extra; /* funcs: last line; threads: name string id */
     double py, nat, sys, cpu, w;
     uint32_t n;
     uint8_t dirty;

@@ -18,8 +18,7 @@ void buf_free(agent_buf_t *b)
 
 static int buf_reserve(agent_buf_t *b, size_t n)
 {
-    if (b->len + n <= b->cap)
-        return 0;
+    if (b->len + n <= b->cap) return 0;
     if (b->max && b->len + n > b->max) {
         b->overflow = 1;
         return -ENOSPC;
@@ -28,8 +27,7 @@ static int buf_reserve(agent_buf_t *b, size_t n)
     while (nc < b->len + n)
         nc *= 2;
     char *p = realloc(b->p, nc);
-    if (!p)
-        return -ENOMEM;
+    if (!p) return -ENOMEM;
     b->p = p;
     b->cap = nc;
     return 0;
@@ -38,8 +36,7 @@ static int buf_reserve(agent_buf_t *b, size_t n)
 int buf_add(agent_buf_t *b, const char *s, size_t n)
 {
     int r = buf_reserve(b, n);
-    if (r)
-        return r;
+    if (r) return r;
     memcpy(b->p + b->len, s, n);
     b->len += n;
     return 0;
@@ -52,13 +49,10 @@ int buf_printf(agent_buf_t *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return -EINVAL;
-    if ((size_t)n < sizeof tmp)
-        return buf_add(b, tmp, (size_t)n);
+    if (n < 0) return -EINVAL;
+    if ((size_t)n < sizeof tmp) return buf_add(b, tmp, (size_t)n);
     int r = buf_reserve(b, (size_t)n + 1);
-    if (r)
-        return r;
+    if (r) return r;
     va_start(ap, fmt);
     vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);

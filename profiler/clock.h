@@ -16,8 +16,7 @@
 static inline double clock_s(clockid_t id)
 {
     struct timespec ts;
-    if (clock_gettime(id, &ts) != 0)
-        return -1;
+    if (clock_gettime(id, &ts) != 0) return -1;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 

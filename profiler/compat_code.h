@@ -20,7 +20,10 @@
 #define COMPAT_CODE_HEAD sizeof(PyCodeObject)
 #endif
 
-static inline uintptr_t compat_code_filename(const PyCodeObject *c) { return (uintptr_t)c->co_filename; }
+static inline uintptr_t compat_code_filename(const PyCodeObject *c)
+{
+    return (uintptr_t)c->co_filename;
+}
 
 static inline uintptr_t compat_code_qualname(const PyCodeObject *c)
 {
@@ -31,7 +34,10 @@ static inline uintptr_t compat_code_qualname(const PyCodeObject *c)
 #endif
 }
 
-static inline int compat_code_firstline(const PyCodeObject *c) { return c->co_firstlineno; }
+static inline int compat_code_firstline(const PyCodeObject *c)
+{
+    return c->co_firstlineno;
+}
 
 static inline uintptr_t compat_code_linetable(const PyCodeObject *c)
 {
@@ -59,8 +65,7 @@ static inline long compat_instr_addr(uintptr_t code, intptr_t instr)
 {
 #if PY_VERSION_HEX >= 0x030B0000
     uintptr_t start = code + offsetof(PyCodeObject, co_code_adaptive);
-    if ((uintptr_t)instr < start)
-        return -1;
+    if ((uintptr_t)instr < start) return -1;
     return (long)(((uintptr_t)instr - start) / 2); /* code units are 2 bytes */
 #elif PY_VERSION_HEX >= 0x030A0000
     (void)code;

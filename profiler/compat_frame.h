@@ -40,8 +40,7 @@ static inline uintptr_t compat_ts_frame(const PyThreadState *ts)
     return (uintptr_t)ts->current_frame;
 #elif PY_VERSION_HEX >= 0x030B0000
     _PyCFrame cf;
-    if (mem_read((uintptr_t)ts->cframe, &cf, sizeof cf) != 0)
-        return 0;
+    if (mem_read((uintptr_t)ts->cframe, &cf, sizeof cf) != 0) return 0;
     return (uintptr_t)cf.current_frame;
 #else
     return (uintptr_t)ts->frame;

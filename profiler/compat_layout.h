@@ -56,7 +56,8 @@ static inline int compat_layout_check(char *why, size_t n)
          offsetof(_PyInterpreterFrame, f_executable)},
         {"interpreter_frame.instr_ptr", d.interpreter_frame.instr_ptr,
          offsetof(_PyInterpreterFrame, instr_ptr)},
-        {"interpreter_frame.owner", d.interpreter_frame.owner, offsetof(_PyInterpreterFrame, owner)},
+        {"interpreter_frame.owner", d.interpreter_frame.owner,
+         offsetof(_PyInterpreterFrame, owner)},
         {"interpreter_frame.localsplus", d.interpreter_frame.localsplus,
          offsetof(_PyInterpreterFrame, localsplus)},
         {"code_object.filename", d.code_object.filename, offsetof(PyCodeObject, co_filename)},
@@ -79,8 +80,9 @@ static inline int compat_layout_check(char *why, size_t n)
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         if (f[i].runtime != f[i].ours) {
-            snprintf(why, n, "interpreter layout differs from the agent's headers: %s at %llu, "
-                             "built for %llu",
+            snprintf(why, n,
+                     "interpreter layout differs from the agent's headers: %s at %llu, "
+                     "built for %llu",
                      f[i].name, (unsigned long long)f[i].runtime, (unsigned long long)f[i].ours);
             return -EPROTO;
         }

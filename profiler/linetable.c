@@ -10,13 +10,11 @@ static int loc_varint(const uint8_t *t, size_t n, size_t *i, unsigned *out)
     unsigned v = 0;
     int shift = 0;
     for (;;) {
-        if (*i >= n || shift > 28)
-            return -1;
+        if (*i >= n || shift > 28) return -1;
         uint8_t b = t[(*i)++];
         v |= (unsigned)(b & 63) << shift;
         shift += 6;
-        if (!(b & 64))
-            break;
+        if (!(b & 64)) break;
     }
     *out = v;
     return 0;
@@ -25,8 +23,7 @@ static int loc_varint(const uint8_t *t, size_t n, size_t *i, unsigned *out)
 static int loc_svarint(const uint8_t *t, size_t n, size_t *i, int *out)
 {
     unsigned u;
-    if (loc_varint(t, n, i, &u) != 0)
-        return -1;
+    if (loc_varint(t, n, i, &u) != 0) return -1;
     *out = (u & 1) ? -(int)(u >> 1) : (int)(u >> 1);
     return 0;
 }
@@ -40,8 +37,7 @@ static int loc_walk(const uint8_t *t, size_t n, int firstline, long addr, int wa
     int line = firstline, max = firstline;
     while (i < n) {
         uint8_t b = t[i++];
-        if (!(b & 128))
-            return want_max ? max : -1; /* desynchronised: give up */
+        if (!(b & 128)) return want_max ? max : -1; /* desynchronised: give up */
         int code = (b >> 3) & 15;
         long len = (b & 7) + 1;
         int entry_line = line, dl = 0;
@@ -58,12 +54,13 @@ static int loc_walk(const uint8_t *t, size_t n, int firstline, long addr, int wa
             entry_line = line;
             break;
         case 13:
-            if (loc_svarint(t, n, &i, &dl))
-                return want_max ? max : -1;
+            if (loc_svarint(t, n, &i, &dl)) return want_max ? max : -1;
             line += dl;
             entry_line = line;
             break;
-        case 10: case 11: case 12:
+        case 10:
+        case 11:
+        case 12:
             line += code - 10;
             entry_line = line;
             i += 2;
@@ -72,10 +69,8 @@ static int loc_walk(const uint8_t *t, size_t n, int firstline, long addr, int wa
             i += 1;
             break;
         }
-        if (entry_line > max)
-            max = entry_line;
-        if (!want_max && addr >= start && addr < start + len)
-            return entry_line;
+        if (entry_line > max) max = entry_line;
+        if (!want_max && addr >= start && addr < start + len) return entry_line;
         start += len;
     }
     return want_max ? max : -1;
@@ -83,10 +78,8 @@ static int loc_walk(const uint8_t *t, size_t n, int firstline, long addr, int wa
 
 int lt_line(int fmt, const uint8_t *tab, size_t n, int firstline, long addr)
 {
-    if (addr < 0)
-        return firstline;
-    if (fmt == LT_LOCATIONS)
-        return loc_walk(tab, n, firstline, addr, 0);
+    if (addr < 0) return firstline;
+    if (fmt == LT_LOCATIONS) return loc_walk(tab, n, firstline, addr, 0);
     if (fmt == LT_LINETABLE310) {
         long start = 0;
         int line = firstline;
@@ -98,8 +91,7 @@ int lt_line(int fmt, const uint8_t *tab, size_t n, int firstline, long addr)
                 line += dl;
                 cur = line;
             }
-            if (addr >= start && addr < end)
-                return cur;
+            if (addr >= start && addr < end) return cur;
             start = end;
         }
         return -1;
@@ -109,8 +101,7 @@ int lt_line(int fmt, const uint8_t *tab, size_t n, int firstline, long addr)
     int line = firstline;
     for (size_t i = 0; i + 1 < n; i += 2) {
         a += tab[i];
-        if (a > addr)
-            break;
+        if (a > addr) break;
         line += (int8_t)tab[i + 1];
     }
     return line;
@@ -118,16 +109,13 @@ int lt_line(int fmt, const uint8_t *tab, size_t n, int firstline, long addr)
 
 int lt_last_line(int fmt, const uint8_t *tab, size_t n, int firstline)
 {
-    if (fmt == LT_LOCATIONS)
-        return loc_walk(tab, n, firstline, -1, 1);
+    if (fmt == LT_LOCATIONS) return loc_walk(tab, n, firstline, -1, 1);
     int line = firstline, max = firstline;
     for (size_t i = 0; i + 1 < n; i += 2) {
         int8_t dl = (int8_t)tab[i + 1];
-        if (fmt == LT_LINETABLE310 && dl == -128)
-            continue;
+        if (fmt == LT_LINETABLE310 && dl == -128) continue;
         line += dl;
-        if (line > max)
-            max = line;
+        if (line > max) max = line;
     }
     return max;
 }

@@ -57,8 +57,7 @@ void mem_thread_ignore(void)
 static inline __attribute__((always_inline)) uint64_t countdown(size_t n)
 {
     g_mem.py_left -= (int64_t)n;
-    if (__builtin_expect(g_mem.py_left > 0, 1))
-        return 0;
+    if (__builtin_expect(g_mem.py_left > 0, 1)) return 0;
     return mem__countdown_hit();
 }
 
@@ -82,8 +81,7 @@ static void *py_malloc(void *ctx, size_t n)
         (*g)++;
         p = d->orig.malloc(d->orig.ctx, n);
         (*g)--;
-        if (*g)
-            return p; /* nested inside a hook of ours */
+        if (*g) return p; /* nested inside a hook of ours */
     } else {
         p = d->orig.malloc(d->orig.ctx, n);
     }
@@ -105,8 +103,7 @@ static void *py_calloc(void *ctx, size_t a, size_t b)
         (*g)++;
         p = d->orig.calloc(d->orig.ctx, a, b);
         (*g)--;
-        if (*g)
-            return p;
+        if (*g) return p;
     } else {
         p = d->orig.calloc(d->orig.ctx, a, b);
     }
@@ -120,23 +117,20 @@ static void *py_realloc(void *ctx, void *old, size_t n)
 {
     mem_dom_t *d = ctx;
     int on = atomic_load_explicit(&g_mem.on, memory_order_relaxed);
-    if (old && on)
-        mem_free_ptr(old);
+    if (old && on) mem_free_ptr(old);
     int *g = mem__guard();
     (*g)++;
     void *p = d->orig.realloc(d->orig.ctx, old, n);
     (*g)--;
     uint64_t k;
-    if (p && on && !*g && (k = countdown(n)))
-        py_sample(p, n, k);
+    if (p && on && !*g && (k = countdown(n))) py_sample(p, n, k);
     return p;
 }
 
 static void py_free(void *ctx, void *p)
 {
     mem_dom_t *d = ctx;
-    if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed))
-        mem_free_ptr(p);
+    if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed)) mem_free_ptr(p);
     d->orig.free(d->orig.ctx, p);
 }
 
@@ -167,16 +161,14 @@ static void shim_on_alloc(void *p, size_t n, uint64_t k, const void *caller)
 static void shim_on_map(void *p, size_t n, uint64_t k, const void *caller)
 {
     uintptr_t c = (uintptr_t)caller;
-    if (c >= g_mem.py_lo && c < g_mem.py_hi)
-        return;
+    if (c >= g_mem.py_lo && c < g_mem.py_hi) return;
     if (atomic_load_explicit(&g_mem.on, memory_order_relaxed))
         mem__record(p, n, k, EV_ALLOC, ORIGIN_NAT, own_tstate(), 1, g_mem.mean, 0);
 }
 
 static void shim_on_free(void *p)
 {
-    if (atomic_load_explicit(&g_mem.on, memory_order_relaxed))
-        mem_free_ptr(p);
+    if (atomic_load_explicit(&g_mem.on, memory_order_relaxed)) mem_free_ptr(p);
 }
 
 static void shim_on_copy(size_t n, uint64_t k)
@@ -238,8 +230,7 @@ static int code_watch(PyCodeEvent ev, PyCodeObject *co)
     int named = ((g_mem.codebits[0][bit / 64] | g_mem.codebits[1][bit / 64]) & m) != 0 &&
                 g_mem.ndead < MEM_DEAD;
     pthread_mutex_unlock(&g_mem.mu);
-    if (!named)
-        return 0;
+    if (!named) return 0;
     int *g = mem__guard();
     (*g)++; /* our copies are not the program's memory */
     mem_dead_t d;
@@ -259,8 +250,7 @@ static int code_watch(PyCodeEvent ev, PyCodeObject *co)
             d.c.file = NULL;
         }
         pthread_mutex_unlock(&g_mem.mu);
-        if (d.c.file)
-            walk_code_copy_free(&d.c);
+        if (d.c.file) walk_code_copy_free(&d.c);
     }
     (*g)--;
     return 0;
@@ -285,9 +275,9 @@ int mem_start(agent_t *a, double mean_kb)
         g_mem.sid_row = malloc(MEM_SIDS * sizeof *g_mem.sid_row);
         g_mem.sid_w = malloc(MEM_SIDS * sizeof *g_mem.sid_w);
         g_mem.pts = malloc(MEM_PTS * sizeof *g_mem.pts);
-        if (!g_mem.pts || !g_mem.live || !g_mem.fbuf[0] || !g_mem.fbuf[1] || !g_mem.ev[0] || !g_mem.ev[1] || !g_mem.fr[0] ||
-            !g_mem.fr[1] || !g_mem.rows || !g_mem.row_slots || !g_mem.sid_key || !g_mem.sid_row ||
-            !g_mem.sid_w)
+        if (!g_mem.pts || !g_mem.live || !g_mem.fbuf[0] || !g_mem.fbuf[1] || !g_mem.ev[0] ||
+            !g_mem.ev[1] || !g_mem.fr[0] || !g_mem.fr[1] || !g_mem.rows || !g_mem.row_slots ||
+            !g_mem.sid_key || !g_mem.sid_row || !g_mem.sid_w)
             return -ENOMEM; /* kept for a later try; freed never (process lifetime) */
     }
     pthread_mutex_lock(&g_mem.mu);
@@ -314,8 +304,8 @@ int mem_start(agent_t *a, double mean_kb)
         const char *wenv = getenv("HOTLINE_MEM_WINDOWS");
         /* windows need the shim (it sees the frees) and plain allocators
          * (no context: the debug hooks of PYTHONMALLOC=debug have one) */
-        int can_window = g_mem.shim_register && !g_mem.dom_mem.orig.ctx && !g_mem.dom_obj.orig.ctx &&
-                         !(wenv && !strcmp(wenv, "0"));
+        int can_window = g_mem.shim_register && !g_mem.dom_mem.orig.ctx &&
+                         !g_mem.dom_obj.orig.ctx && !(wenv && !strcmp(wenv, "0"));
         if (can_window && !g_mem.pymalloc) {
             /* every Python allocation already reaches malloc: the shim sees
              * them all, and the caller's address tells Python's apart */
@@ -371,8 +361,7 @@ void mem_stop(agent_t *a)
 {
     (void)a;
     atomic_store(&g_mem.on, 0);
-    if (g_mem.shim_register)
-        g_mem.shim_register(NULL);
+    if (g_mem.shim_register) g_mem.shim_register(NULL);
 }
 
 int mem_shim_loaded(void)

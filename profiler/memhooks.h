@@ -10,9 +10,10 @@ int mem_start(agent_t *a, double mean_kb); /* 0 or -errno */
 void mem_stop(agent_t *a);
 void mem_emit(agent_t *a, double ts);
 void mem_thread_ignore(void);
-void mem_after_fork(void);  /* child: forget the parent's samples */
-int mem_shim_loaded(void);  /* 1 when the LD_PRELOAD shim registered */
-const char *mem_mode(void); /* how Python allocations are seen: "wrappers", "windows", "shim", "off" */
+void mem_after_fork(void); /* child: forget the parent's samples */
+int mem_shim_loaded(void); /* 1 when the LD_PRELOAD shim registered */
+const char *
+mem_mode(void); /* how Python allocations are seen: "wrappers", "windows", "shim", "off" */
 /* open (1) / close (0) a window of the Python-domain hooks, when
  * mem_windows_on() (docs/memory.md, "Windows") */
 int mem_windows_on(void);

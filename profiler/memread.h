@@ -6,6 +6,6 @@
 #include <stdint.h>
 
 int mem_read(uintptr_t addr, void *dst, size_t n); /* 0 or -errno */
-int mem_check(void);                                /* 0 if usable */
+int mem_check(void);                               /* 0 if usable */
 
 #endif

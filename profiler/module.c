@@ -65,12 +65,10 @@ static void arm_server_death(agent_t *a, long long server_pid)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_server_death;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(AGENT_SERVER_DEATH_SIG, &sa, NULL) == 0)
-            sig = AGENT_SERVER_DEATH_SIG;
+        if (sigaction(AGENT_SERVER_DEATH_SIG, &sa, NULL) == 0) sig = AGENT_SERVER_DEATH_SIG;
     }
     prctl(PR_SET_PDEATHSIG, sig);
-    if ((long long)getppid() != server_pid)
-        kill(sig == SIGKILL ? getpid() : 0, SIGKILL);
+    if ((long long)getppid() != server_pid) kill(sig == SIGKILL ? getpid() : 0, SIGKILL);
 }
 
 static void strv_free(char **v, int n)
@@ -102,8 +100,7 @@ static void agent_free(agent_t *a)
 static char **strv_from(PyObject *seq, int *n)
 {
     PyObject *fast = PySequence_Fast(seq, "include/exclude must be a sequence of str");
-    if (!fast)
-        return NULL;
+    if (!fast) return NULL;
     Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
     if (len > 4096) {
         Py_DECREF(fast);
@@ -116,14 +113,12 @@ static char **strv_from(PyObject *seq, int *n)
         if (!s || !(v[i] = strdup(s))) {
             strv_free(v, (int)i);
             Py_DECREF(fast);
-            if (!PyErr_Occurred())
-                PyErr_NoMemory();
+            if (!PyErr_Occurred()) PyErr_NoMemory();
             return NULL;
         }
     }
     Py_DECREF(fast);
-    if (!v)
-        PyErr_NoMemory();
+    if (!v) PyErr_NoMemory();
     *n = (int)len;
     return v;
 }
@@ -131,9 +126,10 @@ static char **strv_from(PyObject *seq, int *n)
 static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"hello", "path", "socket", "interval_ms", "include", "exclude",
-                             "profile_all", "die_with_server", "server_pid", "memory",
-                             "mem_interval_kb", "gpu", NULL};
+    static char *kwlist[] = {"hello",      "path",    "socket",          "interval_ms",
+                             "include",    "exclude", "profile_all",     "die_with_server",
+                             "server_pid", "memory",  "mem_interval_kb", "gpu",
+                             NULL};
     const char *hello, *path;
     int is_socket = 1, profile_all = 0, die_with_server = 0;
     long long server_pid = 0;
@@ -141,9 +137,9 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     double mem_kb = 64;
     double interval_ms = AGENT_INTERVAL_DEFAULT_MS;
     PyObject *inc = NULL, *exc = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpdp", kwlist, &hello, &path,
-                                     &is_socket, &interval_ms, &inc, &exc, &profile_all,
-                                     &die_with_server, &server_pid, &memory, &mem_kb, &gpu))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpdp", kwlist, &hello, &path, &is_socket,
+                                     &interval_ms, &inc, &exc, &profile_all, &die_with_server,
+                                     &server_pid, &memory, &mem_kb, &gpu))
         return NULL;
     /* the server checks the same range (agent_config.h): no silent default */
     if (!(interval_ms >= AGENT_INTERVAL_MIN_MS && interval_ms <= AGENT_INTERVAL_MAX_MS)) {
@@ -168,16 +164,14 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     }
     agent_t *a = calloc(1, sizeof *a);
-    if (!a)
-        return PyErr_NoMemory();
+    if (!a) return PyErr_NoMemory();
     a->fd.fd = -1;
     a->interval_s = interval_ms / 1000.0;
     a->profile_all = profile_all;
     a->die_with_server = die_with_server;
     const char *shared = getenv("HOTLINE_SHARED_FDS"); /* test hook: the fallback path */
     a->shared_table = shared && !strcmp(shared, "1");
-    if (die_with_server)
-        wire_server_init(a, (long)server_pid);
+    if (die_with_server) wire_server_init(a, (long)server_pid);
     if (die_with_server && server_pid > 0 && (long long)getppid() == server_pid)
         arm_server_death(a, server_pid); /* started by the server itself: die with it */
     a->interp = PyInterpreterState_Get();
@@ -191,10 +185,8 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     a->funcs.maxrows = AGENT_MAX_FUNCS;
     a->threads.maxrows = 65536;
     a->stacks.maxrows = AGENT_MAX_STACKS;
-    if (inc && inc != Py_None && !(a->include = strv_from(inc, &a->ninclude)))
-        goto fail;
-    if (exc && exc != Py_None && !(a->exclude = strv_from(exc, &a->nexclude)))
-        goto fail;
+    if (inc && inc != Py_None && !(a->include = strv_from(inc, &a->ninclude))) goto fail;
+    if (exc && exc != Py_None && !(a->exclude = strv_from(exc, &a->nexclude))) goto fail;
     if (!a->hello || !a->codes) {
         PyErr_NoMemory();
         goto fail;
@@ -208,14 +200,12 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     buf_add(&a->out, a->hello, strlen(a->hello));
     buf_add(&a->out, "\n", 1);
     wire_flush(a);
-    if (memory && mem_start(a, mem_kb) != 0)
-        memory = 0; /* no tables: time profiling only */
+    if (memory && mem_start(a, mem_kb) != 0) memory = 0; /* no tables: time profiling only */
     a->memory = memory;
     a->gpu = gpu;
     r = sampler_start(a);
     if (r != 0) {
-        if (memory)
-            mem_stop(a);
+        if (memory) mem_stop(a);
         wire_close(a);
         errno = -r;
         PyErr_SetFromErrno(PyExc_OSError);
@@ -232,17 +222,12 @@ static PyObject *py_stop(PyObject *self, PyObject *args)
 {
     (void)self;
     const char *reason = "stop";
-    if (!PyArg_ParseTuple(args, "|s", &reason))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "|s", &reason)) return NULL;
     agent_t *a = g_agent;
-    if (!a)
-        Py_RETURN_NONE;
+    if (!a) Py_RETURN_NONE;
     g_agent = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    sampler_stop(a, reason);
-    Py_END_ALLOW_THREADS
-    if (a->memory)
-        mem_stop(a);
+    Py_BEGIN_ALLOW_THREADS sampler_stop(a, reason);
+    Py_END_ALLOW_THREADS if (a->memory) mem_stop(a);
     agent_free(a);
     Py_RETURN_NONE;
 }
@@ -257,8 +242,7 @@ static PyObject *py_forget(PyObject *self, PyObject *noargs)
     agent_t *a = g_agent;
     g_agent = NULL;
     mem_after_fork();
-    if (a)
-        ownfd_close(&a->fd); /* only if the program did not close it already */
+    if (a) ownfd_close(&a->fd); /* only if the program did not close it already */
     Py_RETURN_NONE;
 }
 
@@ -274,16 +258,15 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
     (void)self;
     (void)noargs;
     agent_t *a = g_agent;
-    if (!a)
-        Py_RETURN_NONE;
+    if (!a) Py_RETURN_NONE;
     /* racy reads of counters, good enough for a measurement */
-    return Py_BuildValue("{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:i,s:i,s:s,s:i}", "ticks", (unsigned long long)a->ticks,
-                         "thread_samples", (unsigned long long)a->thread_samples, "cost_s",
-                         a->cost_s, "mem_errors", a->mem_errors, "probe_py",
-                         (unsigned long long)a->probe_stats[0], "probe_nat",
-                         (unsigned long long)a->probe_stats[1], "probe_idle",
-                         (unsigned long long)a->probe_stats[2], "memory", a->memory,
-                         "shim", mem_shim_loaded(), "mem_mode", mem_mode(), "gpu", gpu_available());
+    return Py_BuildValue("{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:i,s:i,s:s,s:i}", "ticks",
+                         (unsigned long long)a->ticks, "thread_samples",
+                         (unsigned long long)a->thread_samples, "cost_s", a->cost_s, "mem_errors",
+                         a->mem_errors, "probe_py", (unsigned long long)a->probe_stats[0],
+                         "probe_nat", (unsigned long long)a->probe_stats[1], "probe_idle",
+                         (unsigned long long)a->probe_stats[2], "memory", a->memory, "shim",
+                         mem_shim_loaded(), "mem_mode", mem_mode(), "gpu", gpu_available());
 }
 
 /* Test hook: our decoder on a code object's own table (no sampling). */
@@ -293,8 +276,7 @@ static PyObject *py_addr2line(PyObject *self, PyObject *args)
     Py_buffer tab;
     int first;
     long addr;
-    if (!PyArg_ParseTuple(args, "y*il", &tab, &first, &addr))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "y*il", &tab, &first, &addr)) return NULL;
 #if PY_VERSION_HEX >= 0x030B0000
     int fmt = LT_LOCATIONS;
 #elif PY_VERSION_HEX >= 0x030A0000
@@ -322,9 +304,15 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_agent",
-                                    "Hotline sampling agent (native)", -1, methods,
-                                    NULL, NULL, NULL, NULL};
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT,
+                                    "_agent",
+                                    "Hotline sampling agent (native)",
+                                    -1,
+                                    methods,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL};
 
 __attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__agent(void)
 {

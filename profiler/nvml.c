@@ -66,18 +66,17 @@ static void *sym(const char *a, const char *b)
 
 static int gpu_open(void)
 {
-    if (g_gpu.tried)
-        return g_gpu.ok;
+    if (g_gpu.tried) return g_gpu.ok;
     g_gpu.tried = 1;
     const char *path = getenv("HOTLINE_NVML_LIB");
     g_gpu.lib = dlopen(path && *path ? path : "libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!g_gpu.lib)
-        return 0;
+    if (!g_gpu.lib) return 0;
     g_gpu.init = (nvml_ret_t(*)(void))sym("nvmlInit_v2", "nvmlInit");
     g_gpu.count = (nvml_ret_t(*)(unsigned int *))sym("nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
-    g_gpu.handle = (nvml_ret_t(*)(unsigned int, nvml_dev_t *))sym(
-        "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex");
-    g_gpu.util = (nvml_ret_t(*)(nvml_dev_t, nvml_util_t *))sym("nvmlDeviceGetUtilizationRates", NULL);
+    g_gpu.handle = (nvml_ret_t(*)(unsigned int, nvml_dev_t *))sym("nvmlDeviceGetHandleByIndex_v2",
+                                                                  "nvmlDeviceGetHandleByIndex");
+    g_gpu.util =
+        (nvml_ret_t(*)(nvml_dev_t, nvml_util_t *))sym("nvmlDeviceGetUtilizationRates", NULL);
     g_gpu.procs2 = (nvml_ret_t(*)(nvml_dev_t, unsigned int *, nvml_proc2_t *))sym(
         "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2");
     if (!g_gpu.procs2)
@@ -100,17 +99,13 @@ static long long proc_mem(nvml_dev_t dev, unsigned int pid)
     static nvml_proc1_t p1[GPU_MAX_PROCS];
     unsigned int n = GPU_MAX_PROCS;
     if (g_gpu.procs2) {
-        if (g_gpu.procs2(dev, &n, p2) != 0)
-            return -1;
+        if (g_gpu.procs2(dev, &n, p2) != 0) return -1;
         for (unsigned int i = 0; i < n && i < GPU_MAX_PROCS; i++)
-            if (p2[i].pid == pid)
-                return (long long)p2[i].used;
+            if (p2[i].pid == pid) return (long long)p2[i].used;
     } else {
-        if (g_gpu.procs1(dev, &n, p1) != 0)
-            return -1;
+        if (g_gpu.procs1(dev, &n, p1) != 0) return -1;
         for (unsigned int i = 0; i < n && i < GPU_MAX_PROCS; i++)
-            if (p1[i].pid == pid)
-                return (long long)p1[i].used;
+            if (p1[i].pid == pid) return (long long)p1[i].used;
     }
     return -1;
 }
@@ -122,45 +117,36 @@ int gpu_available(void)
 
 void gpu_emit(agent_t *a, double ts)
 {
-    if (!a->gpu || !gpu_open())
-        return;
+    if (!a->gpu || !gpu_open()) return;
     double dt = g_gpu.last > 0 ? ts - g_gpu.last : 0;
     g_gpu.last = ts;
     unsigned int ndev = 0;
-    if (g_gpu.count(&ndev) != 0)
-        return;
+    if (g_gpu.count(&ndev) != 0) return;
     unsigned int pid = (unsigned int)getpid();
     double util = 0, mem = 0;
     int seen = 0;
     for (unsigned int d = 0; d < ndev && d < GPU_MAX_DEVICES; d++) {
         nvml_dev_t dev;
-        if (g_gpu.handle(d, &dev) != 0)
-            continue;
+        if (g_gpu.handle(d, &dev) != 0) continue;
         long long m = proc_mem(dev, pid);
-        if (m < 0)
-            continue;
+        if (m < 0) continue;
         seen = 1;
         mem += (double)m;
         nvml_util_t u;
-        if (g_gpu.util(dev, &u) == 0 && u.gpu > util)
-            util = u.gpu > 100 ? 100 : u.gpu;
+        if (g_gpu.util(dev, &u) == 0 && u.gpu > util) util = u.gpu > 100 ? 100 : u.gpu;
     }
-    if (!seen || dt <= 0)
-        return;
+    if (!seen || dt <= 0) return;
     int nl = 0;
     for (int i = 0; i < a->nth; i++)
-        if (a->th[i]->cur_file > 0)
-            nl++;
-    if (!nl)
-        return;
+        if (a->th[i]->cur_file > 0) nl++;
+    if (!nl) return;
     double busy = util / 100.0 * dt / nl, mb = mem / (1024.0 * 1024.0);
     buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":0,\"%s\":[", WK(T), WT(DELTA), WK(TS),
                ts, WK(SAMPLES), WK(LINES));
     int first = 1;
     for (int i = 0; i < a->nth; i++) {
         agent_thread_t *t = a->th[i];
-        if (t->cur_file <= 0)
-            continue;
+        if (t->cur_file <= 0) continue;
         buf_printf(&a->out, "%s{\"%s\":%d,\"%s\":%d,\"%s\":%.6f,\"%s\":%.3f}", first ? "" : ",",
                    WK(F), t->cur_file, WK(L), t->cur_line, WS(GPUBUSY), busy, WS(GPUMB), mb);
         first = 0;

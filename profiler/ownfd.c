@@ -35,8 +35,7 @@
 static int high_base(void)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= 1024)
-        return 960;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= 1024) return 960;
     return rl.rlim_cur > 16 ? (int)(rl.rlim_cur * 3 / 4) : 3;
 }
 
@@ -44,8 +43,7 @@ void ownfd_set(agent_fd_t *o, int fd)
 {
     struct stat st;
     o->fd = -1;
-    if (fd < 0)
-        return;
+    if (fd < 0) return;
     int hi = fd < high_base() ? fcntl(fd, F_DUPFD_CLOEXEC, high_base()) : -1;
     if (hi >= 0) {
         close(fd); /* just opened by us: still ours */
@@ -63,8 +61,7 @@ void ownfd_set(agent_fd_t *o, int fd)
 int ownfd_get(agent_fd_t *o)
 {
     struct stat st;
-    if (o->fd < 0)
-        return -1;
+    if (o->fd < 0) return -1;
     if (fstat(o->fd, &st) != 0 || st.st_dev != o->dev || st.st_ino != o->ino)
         o->fd = -1; /* closed by the program, maybe reused: not ours any more */
     return o->fd;
@@ -82,14 +79,12 @@ static void close_all_but(int keep)
     long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (1u << 20) ? (long)rl.rlim_cur
                                                                               : (1L << 20);
     for (long fd = 0; fd < max; fd++)
-        if (fd != keep)
-            close((int)fd);
+        if (fd != keep) close((int)fd);
 }
 
 int ownfd_private_table(int keep)
 {
-    if (unshare(CLONE_FILES) != 0)
-        return 0;
+    if (unshare(CLONE_FILES) != 0) return 0;
     /* The copy holds every file of the program: drop them at once, or a
      * pipe the program closes would never reach EOF for its reader. */
     close_all_but(keep);
@@ -107,7 +102,6 @@ int ownfd_private_table(int keep)
 
 void ownfd_close(agent_fd_t *o)
 {
-    if (ownfd_get(o) >= 0)
-        close(o->fd);
+    if (ownfd_get(o) >= 0) close(o->fd);
     o->fd = -1;
 }

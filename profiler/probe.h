@@ -45,7 +45,7 @@ enum { CAT_SYS = 0, CAT_PY = 1, CAT_NAT = 2 };
 typedef struct {
     uint64_t sig, first, prev; /* latest, first of this window, last of previous */
     int nogil, first_nogil, prev_nogil;
-    double cpu, wall;          /* thread CPU clock, sampler's clock at the latest probe */
+    double cpu, wall; /* thread CPU clock, sampler's clock at the latest probe */
     int moved, frozen_n;
     double frozen_s, nogil_s;
 } probe_t;
@@ -89,8 +89,7 @@ static inline int probe_pair(probe_t *p, uint64_t sig, int nogil, double cpu, do
     } else if (pair_wall <= PROBE_MAX_PAIR && dc > 0) {
         p->frozen_s += dc;
         p->frozen_n++;
-        if (nogil && p->nogil)
-            p->nogil_s += dc;
+        if (nogil && p->nogil) p->nogil_s += dc;
         frozen = 1;
     }
     p->sig = sig;
@@ -113,8 +112,7 @@ static inline int probe_pair(probe_t *p, uint64_t sig, int nogil, double cpu, do
  * gave every thread without the GIL the longer sleeps). */
 static inline double probe_gap(const probe_t *p, int last_cat, double u, double gap)
 {
-    if (p->moved || !p->nogil || last_cat != CAT_NAT || u < 0.9)
-        return gap;
+    if (p->moved || !p->nogil || last_cat != CAT_NAT || u < 0.9) return gap;
     double need = PROBE_MIN_NOGIL - p->nogil_s + 5e-6;
     return need > gap ? need : gap;
 }
@@ -124,12 +122,9 @@ static inline double probe_gap(const probe_t *p, int last_cat, double u, double 
  * the thread's CPU time since the previous tick. */
 static inline int probe_verdict(const probe_t *p, double tick_cpu)
 {
-    if (p->moved)
-        return CAT_PY;
-    if (p->frozen_s >= PROBE_MIN_FROZEN && p->frozen_n >= PROBE_MIN_PAIRS)
-        return CAT_NAT;
-    if (p->nogil_s >= PROBE_MIN_NOGIL)
-        return CAT_NAT;
+    if (p->moved) return CAT_PY;
+    if (p->frozen_s >= PROBE_MIN_FROZEN && p->frozen_n >= PROBE_MIN_PAIRS) return CAT_NAT;
+    if (p->nogil_s >= PROBE_MIN_NOGIL) return CAT_NAT;
     /* frozen since the previous tick while it burnt PERIOD_MIN_FROZEN of
      * CPU: without the GIL at both ends, or with a frozen pair now */
     if (p->first == p->prev && tick_cpu >= PERIOD_MIN_FROZEN &&

@@ -51,16 +51,13 @@
 static double thread_rq(agent_thread_t *t)
 {
     int fd = ownfd_get(&t->schedfd); /* the program may have closed it */
-    if (fd < 0)
-        return 0;
+    if (fd < 0) return 0;
     char b[96];
     ssize_t n = pread(fd, b, sizeof b - 1, 0);
-    if (n <= 0)
-        return 0;
+    if (n <= 0) return 0;
     b[n] = 0;
     unsigned long long run, wait;
-    if (sscanf(b, "%llu %llu", &run, &wait) != 2)
-        return 0;
+    if (sscanf(b, "%llu %llu", &run, &wait) != 2) return 0;
     return (double)wait * 1e-9;
 }
 
@@ -70,12 +67,10 @@ static double thread_rq(agent_thread_t *t)
 static int thread_runnable(agent_thread_t *t)
 {
     int fd = ownfd_get(&t->statfd);
-    if (fd < 0)
-        return 0;
+    if (fd < 0) return 0;
     char b[512];
     ssize_t n = pread(fd, b, sizeof b - 1, 0);
-    if (n <= 0)
-        return 0;
+    if (n <= 0) return 0;
     b[n] = 0;
     char *p = strrchr(b, ')');
     return p && p[1] == ' ' && p[2] == 'R';
@@ -100,14 +95,12 @@ static void thread_name(agent_thread_t *t)
     snprintf(path, sizeof path, "/proc/self/task/%ld/comm", t->tid);
     FILE *f = fopen(path, "re");
     if (f) {
-        if (!fgets(comm, sizeof comm, f))
-            comm[0] = 0;
+        if (!fgets(comm, sizeof comm, f)) comm[0] = 0;
         fclose(f);
     }
     f = fopen("/proc/self/comm", "re");
     if (f) {
-        if (!fgets(main_comm, sizeof main_comm, f))
-            main_comm[0] = 0;
+        if (!fgets(main_comm, sizeof main_comm, f)) main_comm[0] = 0;
         fclose(f);
     }
     comm[strcspn(comm, "\n")] = 0;
@@ -121,14 +114,11 @@ static agent_thread_t *thread_rec(agent_t *a, const walk_thread_t *w)
 {
     for (int i = 0; i < a->nth; i++) {
         agent_thread_t *t = a->th[i];
-        if (t->tid == w->tid && t->tstate == w->tstate)
-            return t;
+        if (t->tid == w->tid && t->tstate == w->tstate) return t;
     }
-    if (a->nth >= AGENT_MAX_THREADS)
-        return NULL;
+    if (a->nth >= AGENT_MAX_THREADS) return NULL;
     agent_thread_t *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
+    if (!t) return NULL;
     t->tstate = w->tstate;
     t->tid = w->tid;
     t->run_cat = CAT_PY;
@@ -171,10 +161,10 @@ static void sleep_until(double t)
 typedef struct {
     agent_thread_t *t;
     double dw, dc, u;
-    double busy;  /* CPU + run-queue wait over dw (u = busy / dw, capped) */
-    int charge;   /* its CPU clock was read: charge this tick */
-    int running;  /* on a CPU or waiting for one at the sample instant */
-    double cpu0;  /* CPU clock at the start of the probe window */
+    double busy; /* CPU + run-queue wait over dw (u = busy / dw, capped) */
+    int charge;  /* its CPU clock was read: charge this tick */
+    int running; /* on a CPU or waiting for one at the sample instant */
+    double cpu0; /* CPU clock at the start of the probe window */
     int line_row, func_row;
     double natv;
 } tick_t;
@@ -207,8 +197,7 @@ static void charge(agent_t *a, tick_t *k, double now)
     t->state_now = k->running ? t->run_cat : CAT_SYS;
     k->line_row = k->func_row = -1;
     k->natv = nat;
-    if (!k->charge)
-        return;
+    if (!k->charge) return;
     a->thread_samples++;
     a->samples_delta++;
     if (p >= 0) {
@@ -219,7 +208,8 @@ static void charge(agent_t *a, tick_t *k, double now)
             agg_mark(&a->lines, r);
             k->line_row = r;
         }
-        r = agg_get(&a->funcs, (uint32_t)f, (uint32_t)t->fr[p].name_id, (uint32_t)t->fr[p].first, NULL);
+        r = agg_get(&a->funcs, (uint32_t)f, (uint32_t)t->fr[p].name_id, (uint32_t)t->fr[p].first,
+                    NULL);
         if (r >= 0) {
             agg_row_t *row = &a->funcs.rows[r];
             row->extra = (uint32_t)t->fr[p].last;
@@ -259,11 +249,9 @@ static double window_gap(const tick_t *ks, int nk)
     double gap = PROBE_MAX_WINDOW;
     for (int i = 0; i < nk; i++) {
         const agent_thread_t *t = ks[i].t;
-        if (!t->probe_on || probe_done(&t->probe))
-            continue;
+        if (!t->probe_on || probe_done(&t->probe)) continue;
         double g = probe_gap(&t->probe, t->run_cat, ks[i].u, PROBE_GAP);
-        if (g < gap)
-            gap = g;
+        if (g < gap) gap = g;
     }
     return gap;
 }
@@ -353,16 +341,14 @@ static void tick(agent_t *a)
             for (int i = 0; i < nk; i++) {
                 agent_thread_t *t = ks[i].t;
                 uint64_t sig;
-                if (!t->probe_on || probe_done(&t->probe))
-                    continue;
+                if (!t->probe_on || probe_done(&t->probe)) continue;
                 /* a frozen pair is followed at once by up to PROBE_BURST
                  * more until PROBE_MIN_PAIRS: cheap extra pairs against
                  * chance repeats; then one a round, watching for movement */
                 for (int b = 0; b <= PROBE_BURST && !probe_done(&t->probe) &&
                                 (b == 0 || t->probe.frozen_n < PROBE_MIN_PAIRS);
                      b++) {
-                    if (walk_probe(t->tstate, &sig) != 0)
-                        break;
+                    if (walk_probe(t->tstate, &sig) != 0) break;
                     double cpu = clock_thread_cpu(t->tid);
                     if (!probe_pair(&t->probe, sig, holder != 1 && holder != t->tstate, cpu,
                                     b ? clock_mono() : wr))
@@ -373,11 +359,9 @@ static void tick(agent_t *a)
         }
         for (int i = 0; i < nk; i++) {
             agent_thread_t *t = ks[i].t;
-            if (!t->probe_on)
-                continue;
+            if (!t->probe_on) continue;
             int v = probe_verdict(&t->probe, ks[i].dc);
-            if (v >= 0)
-                t->run_cat = v;
+            if (v >= 0) t->run_cat = v;
             a->probe_stats[v == CAT_PY ? 0 : v == CAT_NAT ? 1 : 2]++;
         }
     }
@@ -416,13 +400,10 @@ static void tick(agent_t *a)
         double extra = (proc - a->last_proc_cpu) - (self - a->last_self_cpu) - sum_dc;
         if (extra > 1e-4 && total_nat > 0) {
             for (int i = 0; i < nk; i++) {
-                if (ks[i].natv <= 0)
-                    continue;
+                if (ks[i].natv <= 0) continue;
                 double share = extra * ks[i].natv / total_nat;
-                if (ks[i].line_row >= 0)
-                    a->lines.rows[ks[i].line_row].cpu += share;
-                if (ks[i].func_row >= 0)
-                    a->funcs.rows[ks[i].func_row].cpu += share;
+                if (ks[i].line_row >= 0) a->lines.rows[ks[i].line_row].cpu += share;
+                if (ks[i].func_row >= 0) a->funcs.rows[ks[i].func_row].cpu += share;
             }
         }
     }
@@ -464,8 +445,7 @@ static int wait_until(agent_t *a, double t)
     dl.tv_nsec = (long)((t - (double)dl.tv_sec) * 1e9);
     pthread_mutex_lock(&a->mu);
     while (!atomic_load(&a->stop_req)) {
-        if (pthread_cond_timedwait(&a->cv, &a->mu, &dl) == ETIMEDOUT)
-            break;
+        if (pthread_cond_timedwait(&a->cv, &a->mu, &dl) == ETIMEDOUT) break;
     }
     pthread_mutex_unlock(&a->mu);
     return atomic_load(&a->stop_req);
@@ -482,7 +462,7 @@ static void *sampler_main(void *arg)
     pthread_cond_broadcast(&a->cv);
     pthread_mutex_unlock(&a->mu);
     prctl(PR_SET_NAME, "hotline-sampler", 0, 0, 0);
-    mem_thread_ignore(); /* our own tables are not the program's memory */
+    mem_thread_ignore();                       /* our own tables are not the program's memory */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: probes sleep ~20 us */
     /* A starved sampler charges long gaps to whatever line it wakes up on.
      * Ask for a larger CPU share (works with CAP_SYS_NICE; harmless when
@@ -500,13 +480,13 @@ static void *sampler_main(void *arg)
         /* until the tick: sleep, opening memory windows on the way */
         while (!wait_until(a, mem_windows_on() && next_win < s ? next_win : s)) {
             double t = clock_mono();
-            if (t >= s)
-                break;
+            if (t >= s) break;
             if (t >= next_win) {
                 mem_window(a, 1);
                 wait_until(a, t + MEM_WIN_LEN);
                 mem_window(a, 0);
-                next_win = clock_mono() + MEM_WIN_GAP * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
+                next_win =
+                    clock_mono() + MEM_WIN_GAP * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
             }
         }
         if (atomic_load(&a->stop_req)) {
@@ -514,8 +494,7 @@ static void *sampler_main(void *arg)
             break;
         }
         double late = clock_mono() - s; /* s: the deadline we slept to */
-        if (late > a->late_max)
-            a->late_max = late;
+        if (late > a->late_max) a->late_max = late;
         double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
         tick(a);
         double now = clock_mono();
@@ -538,8 +517,7 @@ static void *sampler_main(void *arg)
             a->next_delta = now + DELTA_PERIOD;
         }
         wire_flush(a);
-        if (a->closed)
-            break; /* connection over: stop profiling, keep the program running */
+        if (a->closed) break; /* connection over: stop profiling, keep the program running */
         if (a->out.overflow) {
             reason = "overflow";
             break;
@@ -561,8 +539,7 @@ static void *sampler_main(void *arg)
         wire_drain(a, 2.0);
     }
     int ended_under_us = a->closed; /* by the server, a peer error or the program */
-    if (a->lost)
-        wire_report_lost(a, clock_mono() - a->t0);
+    if (a->lost) wire_report_lost(a, clock_mono() - a->t0);
     wire_close(a);
     atomic_store(&a->alive, 0);
     /* LSP mode, connection gone without a "stop" (which releases us): the
@@ -583,8 +560,7 @@ int sampler_start(agent_t *a)
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&a->mu, NULL);
     a->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)(clock_mono() * 1e9) ^ 0x9E3779B97F4A7C15ull;
-    if (!a->rng)
-        a->rng = 1;
+    if (!a->rng) a->rng = 1;
     /* the sampler must not receive the program's signals */
     sigset_t all, old;
     sigfillset(&all);

@@ -45,8 +45,7 @@ int walk_threads(agent_t *a, walk_thread_t *out, int cap)
             a->mem_errors++;
             break;
         }
-        if ((uintptr_t)ts.interp != (uintptr_t)a->interp)
-            break; /* torn list */
+        if ((uintptr_t)ts.interp != (uintptr_t)a->interp) break; /* torn list */
         long tid = 0;
 #if PY_VERSION_HEX >= 0x030B0000
         tid = (long)ts.native_thread_id;
@@ -73,8 +72,7 @@ int walk_threads(agent_t *a, walk_thread_t *out, int cap)
         int dup = 0;
         for (int j = i + 1; j < n && !dup; j++)
             dup = out[j].tid == out[i].tid;
-        if (!dup)
-            out[m++] = out[i];
+        if (!dup) out[m++] = out[i];
     }
     return m;
 }
@@ -92,13 +90,11 @@ long walk_tid_offset(void)
      * LD_PRELOADed library's): read less when 4 KiB would cross it. */
     size_t len = sizeof buf;
     while (mem_read(self, buf, len) != 0)
-        if ((len /= 2) < 1024)
-            return -EFAULT;
+        if ((len /= 2) < 1024) return -EFAULT;
     for (size_t off = 0; off + sizeof(int) <= len; off += sizeof(int)) {
         int v;
         memcpy(&v, buf + off, sizeof v);
-        if (v == tid)
-            return (long)off;
+        if (v == tid) return (long)off;
     }
     return -ENOENT;
 }
@@ -107,23 +103,20 @@ long walk_tid_offset(void)
 static int read_str(uintptr_t addr, char *out, size_t cap)
 {
     PyCompactUnicodeObject u;
-    if (mem_read(addr, &u, sizeof(PyASCIIObject)) != 0)
-        return -EFAULT;
+    if (mem_read(addr, &u, sizeof(PyASCIIObject)) != 0) return -EFAULT;
     PyASCIIObject *h = &u._base;
     if ((uintptr_t)Py_TYPE((PyObject *)h) != (uintptr_t)&PyUnicode_Type || !h->state.compact)
         return -EINVAL;
 #if PY_VERSION_HEX < 0x030C0000
-    if (!h->state.ready)
-        return -EINVAL;
+    if (!h->state.ready) return -EINVAL;
 #endif
     Py_ssize_t len = h->length;
     unsigned kind = h->state.kind;
-    if (len < 0 || len > WALK_MAX_STR || (kind != 1 && kind != 2 && kind != 4))
-        return -EINVAL;
-    uintptr_t data = addr + (h->state.ascii ? sizeof(PyASCIIObject) : sizeof(PyCompactUnicodeObject));
+    if (len < 0 || len > WALK_MAX_STR || (kind != 1 && kind != 2 && kind != 4)) return -EINVAL;
+    uintptr_t data =
+        addr + (h->state.ascii ? sizeof(PyASCIIObject) : sizeof(PyCompactUnicodeObject));
     unsigned char raw[WALK_MAX_STR * 4];
-    if (len && mem_read(data, raw, (size_t)len * kind) != 0)
-        return -EFAULT;
+    if (len && mem_read(data, raw, (size_t)len * kind) != 0) return -EFAULT;
     size_t o = 0;
     for (Py_ssize_t i = 0; i < len; i++) {
         uint32_t c;
@@ -134,16 +127,14 @@ static int read_str(uintptr_t addr, char *out, size_t cap)
         else
             c = (uint32_t)raw[i * 4] | ((uint32_t)raw[i * 4 + 1] << 8) |
                 ((uint32_t)raw[i * 4 + 2] << 16) | ((uint32_t)raw[i * 4 + 3] << 24);
-        if (o + 5 >= cap)
-            break;
+        if (o + 5 >= cap) break;
         if (c < 0x80) {
             out[o++] = (char)c;
         } else if (c < 0x800) {
             out[o++] = (char)(0xC0 | (c >> 6));
             out[o++] = (char)(0x80 | (c & 63));
         } else if (c < 0x10000) {
-            if (c >= 0xD800 && c < 0xE000)
-                c = 0xFFFD; /* lone surrogate (surrogateescape paths) */
+            if (c >= 0xD800 && c < 0xE000) c = 0xFFFD; /* lone surrogate (surrogateescape paths) */
             out[o++] = (char)(0xE0 | (c >> 12));
             out[o++] = (char)(0x80 | ((c >> 6) & 63));
             out[o++] = (char)(0x80 | (c & 63));
@@ -165,8 +156,7 @@ static int has_glob(const char *p)
 
 static int pat_match(const char *pat, const char *path)
 {
-    if (has_glob(pat))
-        return fnmatch(pat, path, 0) == 0;
+    if (has_glob(pat)) return fnmatch(pat, path, 0) == 0;
     size_t n = strlen(pat);
     while (n > 1 && pat[n - 1] == '/')
         n--;
@@ -175,18 +165,13 @@ static int pat_match(const char *pat, const char *path)
 
 static int file_profiled(agent_t *a, const char *path)
 {
-    if (a->profile_all)
-        return 1;
-    if (path[0] != '/')
-        return 0; /* <string>, <frozen ...> */
+    if (a->profile_all) return 1;
+    if (path[0] != '/') return 0; /* <string>, <frozen ...> */
     for (int i = 0; i < a->nexclude; i++)
-        if (pat_match(a->exclude[i], path))
-            return 0;
-    if (a->ninclude == 0)
-        return 1;
+        if (pat_match(a->exclude[i], path)) return 0;
+    if (a->ninclude == 0) return 1;
     for (int i = 0; i < a->ninclude; i++)
-        if (pat_match(a->include[i], path))
-            return 1;
+        if (pat_match(a->include[i], path)) return 1;
     return 0;
 }
 
@@ -197,14 +182,12 @@ static int file_flag(agent_t *a, int id)
         while (nc <= id)
             nc *= 2;
         int8_t *f = realloc(a->file_flag, (size_t)nc);
-        if (!f)
-            return 0;
+        if (!f) return 0;
         memset(f + a->file_flag_cap, -1, (size_t)(nc - a->file_flag_cap));
         a->file_flag = f;
         a->file_flag_cap = nc;
     }
-    if (a->file_flag[id] < 0)
-        a->file_flag[id] = (int8_t)file_profiled(a, agg_string(a, id));
+    if (a->file_flag[id] < 0) a->file_flag[id] = (int8_t)file_profiled(a, agg_string(a, id));
     return a->file_flag[id];
 }
 
@@ -212,16 +195,12 @@ static int file_flag(agent_t *a, int id)
 static uint8_t *read_bytes(uintptr_t addr, size_t *n)
 {
     PyBytesObject b;
-    if (mem_read(addr, &b, offsetof(PyBytesObject, ob_sval)) != 0)
-        return NULL;
-    if ((uintptr_t)Py_TYPE((PyObject *)&b) != (uintptr_t)&PyBytes_Type)
-        return NULL;
+    if (mem_read(addr, &b, offsetof(PyBytesObject, ob_sval)) != 0) return NULL;
+    if ((uintptr_t)Py_TYPE((PyObject *)&b) != (uintptr_t)&PyBytes_Type) return NULL;
     Py_ssize_t len = Py_SIZE((PyObject *)&b);
-    if (len < 0 || (size_t)len > WALK_MAX_TABLE)
-        return NULL;
+    if (len < 0 || (size_t)len > WALK_MAX_TABLE) return NULL;
     uint8_t *p = malloc((size_t)len + 1);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     if (len && mem_read(addr + offsetof(PyBytesObject, ob_sval), p, (size_t)len) != 0) {
         free(p);
         return NULL;
@@ -237,8 +216,7 @@ static uint8_t *read_bytes(uintptr_t addr, size_t *n)
  * normal paths. Relative paths ("<string>", "<frozen ...>") are left alone. */
 static void normalize_path(char *s)
 {
-    if (s[0] != '/')
-        return;
+    if (s[0] != '/') return;
     char *out = s + 1; /* write position, after the root '/' */
     const char *p = s + 1;
     while (*p) {
@@ -250,11 +228,9 @@ static void normalize_path(char *s)
         } else if (n == 2 && p[0] == '.' && p[1] == '.') {
             while (out > s + 1 && out[-1] != '/') /* drop the last component */
                 out--;
-            if (out > s + 1)
-                out--; /* and its separator */
+            if (out > s + 1) out--; /* and its separator */
         } else {
-            if (out > s + 1)
-                *out++ = '/';
+            if (out > s + 1) *out++ = '/';
             memmove(out, p, n);
             out += n;
         }
@@ -270,30 +246,24 @@ static agent_code_t *code_get(agent_t *a, uintptr_t addr)
         PyCodeObject c;
         char raw[COMPAT_CODE_HEAD + 16];
     } u;
-    if (mem_read(addr, &u, COMPAT_CODE_HEAD) != 0)
-        return NULL;
+    if (mem_read(addr, &u, COMPAT_CODE_HEAD) != 0) return NULL;
     PyCodeObject *c = &u.c;
-    if ((uintptr_t)Py_TYPE((PyObject *)c) != (uintptr_t)&PyCode_Type)
-        return NULL;
+    if ((uintptr_t)Py_TYPE((PyObject *)c) != (uintptr_t)&PyCode_Type) return NULL;
     agent_code_t *e = &a->codes[((addr >> 4) * 2654435761u) % AGENT_CODE_SLOTS];
     if (e->valid && e->addr == addr && e->filename == compat_code_filename(c) &&
         e->qualname == compat_code_qualname(c) && e->linetable == compat_code_linetable(c) &&
         e->firstline == compat_code_firstline(c))
         return e;
     char s[WALK_MAX_STR * 4 + 8];
-    if (read_str(compat_code_filename(c), s, sizeof s) < 0)
-        return NULL;
+    if (read_str(compat_code_filename(c), s, sizeof s) < 0) return NULL;
     normalize_path(s);
     int fid = agg_intern(a, s, strlen(s));
-    if (read_str(compat_code_qualname(c), s, sizeof s) < 0)
-        return NULL;
+    if (read_str(compat_code_qualname(c), s, sizeof s) < 0) return NULL;
     int nid = agg_intern(a, s, strlen(s));
-    if (fid <= 0 || nid <= 0)
-        return NULL;
+    if (fid <= 0 || nid <= 0) return NULL;
     size_t tn = 0;
     uint8_t *tab = read_bytes(compat_code_linetable(c), &tn);
-    if (!tab)
-        return NULL;
+    if (!tab) return NULL;
     free(e->tab);
     e->addr = addr;
     e->filename = compat_code_filename(c);
@@ -313,8 +283,7 @@ static agent_code_t *code_get(agent_t *a, uintptr_t addr)
 static int read_tstate_frame(uintptr_t tstate, uintptr_t *frame)
 {
     PyThreadState ts;
-    if (mem_read(tstate, &ts, sizeof ts) != 0)
-        return -EFAULT;
+    if (mem_read(tstate, &ts, sizeof ts) != 0) return -EFAULT;
     *frame = compat_ts_frame(&ts);
     return 0;
 }
@@ -359,8 +328,7 @@ int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap)
 int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out)
 {
     agent_code_t *e = code_get(a, code);
-    if (!e)
-        return -EFAULT;
+    if (!e) return -EFAULT;
     long addr = compat_instr_addr(code, instr);
     int line = lt_line(compat_linetable_format(), e->tab, e->tab_n, e->firstline, addr);
     out->file_id = e->file_id;
@@ -381,17 +349,13 @@ int walk_code_copy(uintptr_t code, walk_code_copy_t *out)
         char raw[COMPAT_CODE_HEAD + 16];
     } u;
     memset(out, 0, sizeof *out);
-    if (mem_read(code, &u, COMPAT_CODE_HEAD) != 0)
-        return -EFAULT;
-    if ((uintptr_t)Py_TYPE((PyObject *)&u.c) != (uintptr_t)&PyCode_Type)
-        return -EINVAL;
+    if (mem_read(code, &u, COMPAT_CODE_HEAD) != 0) return -EFAULT;
+    if ((uintptr_t)Py_TYPE((PyObject *)&u.c) != (uintptr_t)&PyCode_Type) return -EINVAL;
     char s[WALK_MAX_STR * 4 + 8];
-    if (read_str(compat_code_filename(&u.c), s, sizeof s) < 0)
-        return -EINVAL;
+    if (read_str(compat_code_filename(&u.c), s, sizeof s) < 0) return -EINVAL;
     normalize_path(s);
     out->file = strdup(s);
-    if (read_str(compat_code_qualname(&u.c), s, sizeof s) < 0)
-        s[0] = 0;
+    if (read_str(compat_code_qualname(&u.c), s, sizeof s) < 0) s[0] = 0;
     out->name = strdup(s);
     out->tab = read_bytes(compat_code_linetable(&u.c), &out->tab_n);
     out->firstline = compat_code_firstline(&u.c);
@@ -408,8 +372,7 @@ int walk_frame_copy(agent_t *a, const walk_code_copy_t *c, intptr_t instr, agent
 {
     int fid = agg_intern(a, c->file, strlen(c->file));
     int nid = agg_intern(a, c->name, strlen(c->name));
-    if (fid <= 0 || nid <= 0)
-        return -ENOMEM;
+    if (fid <= 0 || nid <= 0) return -ENOMEM;
     int fmt = compat_linetable_format();
     int line = lt_line(fmt, c->tab, c->tab_n, c->firstline, compat_instr_addr(c->addr, instr));
     out->file_id = fid;
@@ -438,8 +401,7 @@ void walk_code_copy_free(walk_code_copy_t *c)
 int walk_probe(uintptr_t tstate, uint64_t *sig)
 {
     uintptr_t f;
-    if (read_tstate_frame(tstate, &f) != 0)
-        return -EFAULT;
+    if (read_tstate_frame(tstate, &f) != 0) return -EFAULT;
     union {
         compat_frame_t fr;
         unsigned char raw[sizeof(compat_frame_t) + PROBE_WORDS * sizeof(void *)];
@@ -488,8 +450,7 @@ uintptr_t walk_gil_holder(agent_t *a)
 
 void walk_free(agent_t *a)
 {
-    if (!a->codes)
-        return;
+    if (!a->codes) return;
     for (int i = 0; i < AGENT_CODE_SLOTS; i++)
         free(a->codes[i].tab);
     free(a->codes);

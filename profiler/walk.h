@@ -42,8 +42,8 @@ int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out);
 int walk_code_copy(uintptr_t code, walk_code_copy_t *out); /* 0 or -errno; any thread */
 int walk_frame_copy(agent_t *a, const walk_code_copy_t *c, intptr_t instr, agent_frame_t *out);
 void walk_code_copy_free(walk_code_copy_t *c);
-long walk_tid_offset(void);     /* >0 or -errno */
-void walk_gil_init(agent_t *a); /* with the GIL held */
+long walk_tid_offset(void);                 /* >0 or -errno */
+void walk_gil_init(agent_t *a);             /* with the GIL held */
 int walk_layout_check(char *why, size_t n); /* 0 or -EPROTO (why says what) */
 uintptr_t walk_gil_holder(agent_t *a);      /* tstate, 0 = free, 1 = unknown */
 void walk_free(agent_t *a);

@@ -41,12 +41,10 @@ static int wire_connect(const char *path, int nb_connect)
     struct sockaddr_un sa;
     memset(&sa, 0, sizeof sa);
     sa.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof sa.sun_path)
-        return -ENAMETOOLONG;
+    if (strlen(path) >= sizeof sa.sun_path) return -ENAMETOOLONG;
     strcpy(sa.sun_path, path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nb_connect ? SOCK_NONBLOCK : 0), 0);
-    if (fd < 0)
-        return -errno;
+    if (fd < 0) return -errno;
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
         int e = -errno;
         close(fd);
@@ -61,17 +59,14 @@ int wire_open(agent_t *a, const char *path, int is_socket)
     int fd;
     if (is_socket) {
         fd = wire_connect(path, 0);
-        if (fd < 0)
-            return fd;
+        if (fd < 0) return fd;
         snprintf(a->sock_path, sizeof a->sock_path, "%s", path);
     } else {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-            return -errno;
+        if (fd < 0) return -errno;
     }
     ownfd_set(&a->fd, fd);
-    if (a->fd.fd < 0)
-        return -EBADF;
+    if (a->fd.fd < 0) return -EBADF;
     a->is_socket = is_socket;
     a->closed = 0;
     return 0;
@@ -88,12 +83,10 @@ static int proc_stat(long pid, char *state, unsigned long long *start)
     ssize_t n = fd >= 0 ? read(fd, b, sizeof b - 1) : -1;
     int e = n < 0 ? (fd < 0 ? ENOENT : errno) : 0;
     ownfd_close(&f);
-    if (n <= 0)
-        return -(e ? e : EIO);
+    if (n <= 0) return -(e ? e : EIO);
     b[n] = 0;
     char *p = strrchr(b, ')'); /* the name in () may hold anything */
-    if (!p || p[1] != ' ' || !p[2])
-        return -EIO;
+    if (!p || p[1] != ' ' || !p[2]) return -EIO;
     *state = p[2];
     p += 3;
     for (int field = 4; field <= 22; field++) /* field 22: starttime */
@@ -106,8 +99,7 @@ void wire_server_init(agent_t *a, long pid)
     char state;
     a->server_pid = pid;
     a->server_start = 0;
-    if (pid > 0 && proc_stat(pid, &state, &a->server_start) != 0)
-        a->server_start = 0;
+    if (pid > 0 && proc_stat(pid, &state, &a->server_start) != 0) a->server_start = 0;
 }
 
 /* 1 when the server process is gone: no such pid, a zombie, or the pid now
@@ -115,14 +107,11 @@ void wire_server_init(agent_t *a, long pid)
  * program is never killed on a guess. */
 static int server_gone(agent_t *a)
 {
-    if (a->server_pid <= 0)
-        return 0;
-    if (kill((pid_t)a->server_pid, 0) != 0 && errno == ESRCH)
-        return 1;
+    if (a->server_pid <= 0) return 0;
+    if (kill((pid_t)a->server_pid, 0) != 0 && errno == ESRCH) return 1;
     char state;
     unsigned long long start = 0;
-    if (proc_stat(a->server_pid, &state, &start) != 0)
-        return 0;
+    if (proc_stat(a->server_pid, &state, &start) != 0) return 0;
     return state == 'Z' || state == 'X' || (a->server_start && start != a->server_start);
 }
 
@@ -143,8 +132,7 @@ void wire_server_check(agent_t *a)
  * the program closed (and maybe reused) and then never touches it again. */
 static int wire_fd(agent_t *a)
 {
-    if (a->closed)
-        return -1;
+    if (a->closed) return -1;
     int had = a->fd.fd >= 0;
     int fd = ownfd_get(&a->fd);
     if (fd < 0) {
@@ -171,21 +159,18 @@ void wire_flush(agent_t *a)
     size_t off = 0;
     int fd;
     while (off < a->out.len && (fd = wire_fd(a)) >= 0) {
-        ssize_t w = a->is_socket ? send(fd, a->out.p + off, a->out.len - off,
-                                        MSG_NOSIGNAL | MSG_DONTWAIT)
-                                 : write(fd, a->out.p + off, a->out.len - off);
+        ssize_t w = a->is_socket
+                        ? send(fd, a->out.p + off, a->out.len - off, MSG_NOSIGNAL | MSG_DONTWAIT)
+                        : write(fd, a->out.p + off, a->out.len - off);
         if (w > 0) {
             off += (size_t)w;
             continue;
         }
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         wire_failed(a); /* drop output from now on */
     }
-    if (a->closed)
-        off = a->out.len;
+    if (a->closed) off = a->out.len;
     if (off) {
         memmove(a->out.p, a->out.p + off, a->out.len - off);
         a->out.len -= off;
@@ -198,11 +183,9 @@ void wire_drain(agent_t *a, double timeout_s)
     for (;;) {
         wire_flush(a);
         int fd = wire_fd(a);
-        if (a->out.len == 0 || fd < 0)
-            return;
+        if (a->out.len == 0 || fd < 0) return;
         double left = end - clock_mono();
-        if (left <= 0)
-            return;
+        if (left <= 0) return;
         struct pollfd p = {fd, POLLOUT, 0}; /* polling a number no longer ours is harmless */
         poll(&p, 1, left > 0.1 ? 101 : (int)(left * 1000) + 1);
     }
@@ -214,22 +197,19 @@ static int scan_key(const char *line, const char *key, char *sv, size_t cap, dou
     char pat[32];
     snprintf(pat, sizeof pat, "\"%s\"", key);
     const char *p = strstr(line, pat);
-    if (!p)
-        return -1;
+    if (!p) return -1;
     p += strlen(pat);
     while (*p == ' ' || *p == '\t' || *p == ':')
         p++;
     if (*p == '"') {
-        if (!sv)
-            return -1;
+        if (!sv) return -1;
         size_t i = 0;
         for (p++; *p && *p != '"' && i + 1 < cap; p++)
             sv[i++] = *p;
         sv[i] = 0;
         return 0;
     }
-    if (!num)
-        return -1;
+    if (!num) return -1;
     char *end;
     *num = strtod(p, &end);
     return end == p ? -1 : 0;
@@ -237,20 +217,15 @@ static int scan_key(const char *line, const char *key, char *sv, size_t cap, dou
 
 int wire_poll_in(agent_t *a)
 {
-    if (!a->is_socket)
-        return 0;
+    if (!a->is_socket) return 0;
     int ended = 0; /* EOF or an error: lines read before it still count */
     for (;;) {
         int fd = wire_fd(a);
-        if (fd < 0)
-            return 0;
-        if (a->inlen >= sizeof a->inbuf - 1)
-            a->inlen = 0; /* over-long line: drop it */
+        if (fd < 0) return 0;
+        if (a->inlen >= sizeof a->inbuf - 1) a->inlen = 0; /* over-long line: drop it */
         ssize_t r = recv(fd, a->inbuf + a->inlen, sizeof a->inbuf - 1 - a->inlen, MSG_DONTWAIT);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (r <= 0) {
             ended = 1;
             break;
@@ -277,10 +252,8 @@ int wire_poll_in(agent_t *a)
     size_t rest = a->inlen - (size_t)(start - a->inbuf);
     memmove(a->inbuf, start, rest);
     a->inlen = rest;
-    if (stop)
-        a->released = 1; /* the server let us go: its death is not ours */
-    if (ended)
-        wire_failed(a); /* closed by the server (or by the program): stop profiling */
+    if (stop) a->released = 1; /* the server let us go: its death is not ours */
+    if (ended) wire_failed(a); /* closed by the server (or by the program): stop profiling */
     return stop;
 }
 
@@ -289,8 +262,7 @@ int wire_poll_in(agent_t *a)
  * effort: the server may be gone). */
 void wire_report_lost(agent_t *a, double ts)
 {
-    if (!a->is_socket || !a->sock_path[0])
-        return;
+    if (!a->is_socket || !a->sock_path[0]) return;
     agent_fd_t f;
     int fd = wire_connect(a->sock_path, 1);
     ownfd_set(&f, fd);
@@ -300,8 +272,7 @@ void wire_report_lost(agent_t *a, double ts)
                "profiler's connection after %.1f s (for example with os.closerange); the rest "
                "of its run is not profiled\"}\n",
                WK(T), WT(LOG), WK(LEVEL), WK(MSG), (long)getpid(), ts);
-    if ((fd = ownfd_get(&f)) >= 0 && b.p)
-        (void)!send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if ((fd = ownfd_get(&f)) >= 0 && b.p) (void)!send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
     ownfd_close(&f);
     buf_free(&b);
 }

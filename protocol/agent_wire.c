@@ -29,7 +29,8 @@ void agent_stats_derive(struct agent_stats *s)
     double t = v[AGENT_STAT_PY] + v[AGENT_STAT_NAT] + v[AGENT_STAT_SYS];
     double kept = v[AGENT_STAT_ALLOC] - v[AGENT_STAT_FREED];
     v[AGENT_STAT_KEPT] = kept > 0 ? kept : 0;
-    v[AGENT_STAT_PYFRAC] = v[AGENT_STAT_ALLOC] > 0 ? v[AGENT_STAT_PYALLOC] / v[AGENT_STAT_ALLOC] : 0;
+    v[AGENT_STAT_PYFRAC] =
+        v[AGENT_STAT_ALLOC] > 0 ? v[AGENT_STAT_PYALLOC] / v[AGENT_STAT_ALLOC] : 0;
     if (v[AGENT_STAT_PYFRAC] > 1) v[AGENT_STAT_PYFRAC] = 1;
     v[AGENT_STAT_COPYRATE] = t > 0 ? v[AGENT_STAT_COPY] / t : 0;
     v[AGENT_STAT_GPUPCT] = t > 0 ? 100.0 * v[AGENT_STAT_GPUBUSY] / t : 0;

@@ -65,7 +65,7 @@ static _Alignas(16) char g_boot[16384];
 static atomic_size_t g_boot_used;
 static TLS int t_resolving;
 
-static TLS int t_guard;          /* >0: do not report (agent inside Python allocator / hook) */
+static TLS int t_guard; /* >0: do not report (agent inside Python allocator / hook) */
 static TLS int64_t t_left, t_copy_left;
 static TLS uint64_t t_rng;
 
@@ -78,15 +78,13 @@ static void *boot_alloc(size_t n)
 {
     n = (n + 15) & ~(size_t)15;
     size_t off = atomic_fetch_add(&g_boot_used, n);
-    if (off + n > sizeof g_boot)
-        return NULL;
+    if (off + n > sizeof g_boot) return NULL;
     return g_boot + off; /* static storage: already zero */
 }
 
 static void resolve(void)
 {
-    if (g_shim.ready || t_resolving)
-        return;
+    if (g_shim.ready || t_resolving) return;
     t_resolving = 1;
     g_shim.malloc = (malloc_fn)dlsym(RTLD_NEXT, "malloc");
     g_shim.calloc = (calloc_fn)dlsym(RTLD_NEXT, "calloc");
@@ -111,8 +109,7 @@ __attribute__((constructor)) static void shim_init(void)
 
 static uint64_t rng_next(void)
 {
-    if (!t_rng)
-        t_rng = ((uint64_t)(uintptr_t)&t_rng * 0x9E3779B97F4A7C15ull) | 1;
+    if (!t_rng) t_rng = ((uint64_t)(uintptr_t)&t_rng * 0x9E3779B97F4A7C15ull) | 1;
     t_rng ^= t_rng << 13;
     t_rng ^= t_rng >> 7;
     t_rng ^= t_rng << 17;
@@ -130,11 +127,9 @@ static int64_t gap(double mean)
 /* Number of sample points that fall into n bytes (0 mostly). */
 static uint64_t countdown(int64_t *left, size_t n, double mean)
 {
-    if (*left == 0)
-        *left = gap(mean);
+    if (*left == 0) *left = gap(mean);
     *left -= (int64_t)n;
-    if (*left > 0)
-        return 0;
+    if (*left > 0) return 0;
     uint64_t k = 0;
     if ((double)(-*left) > 64 * mean) {
         k = (uint64_t)((double)(-*left) / mean);
@@ -150,11 +145,9 @@ static uint64_t countdown(int64_t *left, size_t n, double mean)
 static void report_alloc(void *p, size_t n, const void *caller)
 {
     const struct hotline_shim_hooks *h = atomic_load_explicit(&g_shim.hooks, memory_order_acquire);
-    if (!h || !p || t_guard)
-        return;
+    if (!h || !p || t_guard) return;
     uint64_t k = countdown(&t_left, n, h->mean_bytes);
-    if (!k)
-        return;
+    if (!k) return;
     t_guard++;
     h->on_alloc(p, n, k, caller);
     t_guard--;
@@ -163,8 +156,7 @@ static void report_alloc(void *p, size_t n, const void *caller)
 static void report_free(void *p)
 {
     const struct hotline_shim_hooks *h = atomic_load_explicit(&g_shim.hooks, memory_order_acquire);
-    if (!h || !p || t_guard)
-        return;
+    if (!h || !p || t_guard) return;
     t_guard++;
     h->on_free(p);
     t_guard--;
@@ -173,11 +165,9 @@ static void report_free(void *p)
 static void report_map(void *p, size_t n, const void *caller)
 {
     const struct hotline_shim_hooks *h = atomic_load_explicit(&g_shim.hooks, memory_order_acquire);
-    if (!h || p == MAP_FAILED || t_guard)
-        return;
+    if (!h || p == MAP_FAILED || t_guard) return;
     uint64_t k = countdown(&t_left, n, h->mean_bytes);
-    if (!k)
-        return;
+    if (!k) return;
     t_guard++;
     h->on_map(p, n, k, caller);
     t_guard--;
@@ -186,11 +176,9 @@ static void report_map(void *p, size_t n, const void *caller)
 static void report_copy(size_t n)
 {
     const struct hotline_shim_hooks *h = atomic_load_explicit(&g_shim.hooks, memory_order_relaxed);
-    if (!h || t_guard)
-        return;
+    if (!h || t_guard) return;
     uint64_t k = countdown(&t_copy_left, n, h->copy_mean);
-    if (!k)
-        return;
+    if (!k) return;
     t_guard++;
     h->on_copy(n, k);
     t_guard--;
@@ -198,8 +186,7 @@ static void report_copy(size_t n)
 
 EXPORT void hotline_shim_register(const struct hotline_shim_hooks *h)
 {
-    if (h && h->abi != HOTLINE_SHIM_ABI)
-        return;
+    if (h && h->abi != HOTLINE_SHIM_ABI) return;
     atomic_store_explicit(&g_shim.hooks, h, memory_order_release);
 }
 
@@ -212,8 +199,7 @@ EXPORT void *malloc(size_t n)
 {
     if (!g_shim.ready) {
         resolve();
-        if (!g_shim.ready)
-            return boot_alloc(n);
+        if (!g_shim.ready) return boot_alloc(n);
     }
     void *p = g_shim.malloc(n);
     report_alloc(p, n, __builtin_return_address(0));
@@ -225,31 +211,26 @@ EXPORT void *calloc(size_t a, size_t b)
     if (!g_shim.ready) {
         resolve();
         if (!g_shim.ready) {
-            if (b && a > SIZE_MAX / b)
-                return NULL;
+            if (b && a > SIZE_MAX / b) return NULL;
             return boot_alloc(a * b);
         }
     }
     void *p = g_shim.calloc(a, b);
-    if (p)
-        report_alloc(p, a * b, __builtin_return_address(0));
+    if (p) report_alloc(p, a * b, __builtin_return_address(0));
     return p;
 }
 
 EXPORT void free(void *p)
 {
-    if (!p || in_boot(p))
-        return;
+    if (!p || in_boot(p)) return;
     report_free(p);
-    if (!g_shim.ready)
-        resolve();
+    if (!g_shim.ready) resolve();
     g_shim.free(p);
 }
 
 EXPORT void *realloc(void *old, size_t n)
 {
-    if (!g_shim.ready)
-        resolve();
+    if (!g_shim.ready) resolve();
     if (old && in_boot(old)) {
         void *p = malloc(n);
         if (p) {
@@ -260,34 +241,26 @@ EXPORT void *realloc(void *old, size_t n)
         }
         return p;
     }
-    if (!g_shim.ready)
-        return boot_alloc(n);
-    if (old)
-        report_free(old); /* the old block is gone (moved or resized) */
+    if (!g_shim.ready) return boot_alloc(n);
+    if (old) report_free(old); /* the old block is gone (moved or resized) */
     void *p = g_shim.realloc(old, n);
-    if (p)
-        report_alloc(p, n, __builtin_return_address(0));
+    if (p) report_alloc(p, n, __builtin_return_address(0));
     return p;
 }
 
 EXPORT int posix_memalign(void **out, size_t al, size_t n)
 {
-    if (!g_shim.ready)
-        resolve();
-    if (!g_shim.posix_memalign)
-        return ENOMEM;
+    if (!g_shim.ready) resolve();
+    if (!g_shim.posix_memalign) return ENOMEM;
     int r = g_shim.posix_memalign(out, al, n);
-    if (r == 0)
-        report_alloc(*out, n, __builtin_return_address(0));
+    if (r == 0) report_alloc(*out, n, __builtin_return_address(0));
     return r;
 }
 
 EXPORT void *aligned_alloc(size_t al, size_t n)
 {
-    if (!g_shim.ready)
-        resolve();
-    if (!g_shim.aligned_alloc)
-        return NULL;
+    if (!g_shim.ready) resolve();
+    if (!g_shim.aligned_alloc) return NULL;
     void *p = g_shim.aligned_alloc(al, n);
     report_alloc(p, n, __builtin_return_address(0));
     return p;
@@ -295,10 +268,8 @@ EXPORT void *aligned_alloc(size_t al, size_t n)
 
 EXPORT void *memalign(size_t al, size_t n)
 {
-    if (!g_shim.ready)
-        resolve();
-    if (!g_shim.memalign)
-        return NULL;
+    if (!g_shim.ready) resolve();
+    if (!g_shim.memalign) return NULL;
     void *p = g_shim.memalign(al, n);
     report_alloc(p, n, __builtin_return_address(0));
     return p;
@@ -319,11 +290,9 @@ EXPORT void *memcpy(void *d, const void *s, size_t n)
 {
     if (!g_shim.memcpy) {
         resolve();
-        if (!g_shim.memcpy)
-            return copy_fwd(d, s, n);
+        if (!g_shim.memcpy) return copy_fwd(d, s, n);
     }
-    if (n >= 256)
-        report_copy(n);
+    if (n >= 256) report_copy(n);
     return g_shim.memcpy(d, s, n);
 }
 
@@ -341,8 +310,7 @@ EXPORT void *memmove(void *d, const void *s, size_t n)
             return d;
         }
     }
-    if (n >= 256)
-        report_copy(n);
+    if (n >= 256) report_copy(n);
     return g_shim.memmove(d, s, n);
 }
 
@@ -357,8 +325,7 @@ EXPORT void *mmap(void *addr, size_t n, int prot, int flags, int fd, off_t off)
         }
     }
     void *p = g_shim.mmap(addr, n, prot, flags, fd, off);
-    if (flags & MAP_ANONYMOUS)
-        report_map(p, n, __builtin_return_address(0));
+    if (flags & MAP_ANONYMOUS) report_map(p, n, __builtin_return_address(0));
     return p;
 }
 
@@ -378,8 +345,7 @@ EXPORT int munmap(void *p, size_t n)
         }
     }
     int r = g_shim.munmap(p, n);
-    if (r == 0)
-        report_free(p);
+    if (r == 0) report_free(p);
     return r;
 }
 

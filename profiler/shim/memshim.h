@@ -17,9 +17,9 @@
 #define HOTLINE_SHIM_ABI 3
 
 struct hotline_shim_hooks {
-    int abi;             /* HOTLINE_SHIM_ABI */
-    double mean_bytes;   /* mean sampling interval in bytes (allocations) */
-    double copy_mean;    /* mean sampling interval in bytes (memcpy/memmove) */
+    int abi;           /* HOTLINE_SHIM_ABI */
+    double mean_bytes; /* mean sampling interval in bytes (allocations) */
+    double copy_mean;  /* mean sampling interval in bytes (memcpy/memmove) */
     /* p was returned for a request of n bytes; k >= 1 sample points fell
      * into it (weight k * mean_bytes); caller is the return address of the
      * allocation call (whose code asked: the interpreter or an extension).
