@@ -4,7 +4,7 @@ Python under test (shell_driver.py), or through a real ipykernel driven by
 jupyter_client (case `kernel`), with the built agent on PYTHONPATH.
 
 usage: test_notebook.py --agent DIR CASE     (run it with the Python under test)
-cases: cell on live kernel
+cases: cell on leak live kernel
 
 Exit 77 (ctest: skipped, not passed) only for `kernel` when this Python
 has no ipykernel/jupyter_client; a missing IPython fails (.ci/install-deps
@@ -151,6 +151,31 @@ def case_on():
     print(cells[2]["stdout"], cells[3]["stdout"])
 
 
+LEAK_CELL = "\n".join([
+    "%%hotline", "import time", "leak = []", "churn = None", "t = time.perf_counter()",
+    "while time.perf_counter() - t < 1.5:",
+    "    leak.append(bytearray(1 << 20))",
+    "    churn = [bytearray(1 << 20) for _ in range(2)]",
+    "    time.sleep(0.01)"])
+
+
+def case_leak():
+    """The server's leak rule on the cell's timelines: the line that keeps
+    1 MB per iteration is flagged, the line that allocates twice as much
+    and frees it is not."""
+    res = run_shell(["%load_ext hotline", LEAK_CELL])
+    out = res["cells"][1]["stdout"]
+    rows = this_cell(out)
+    leak, churn = rows[7], rows[8]
+    check(leak["text"].strip().startswith("leak.append") and "LEAK?" in leak["text"],
+          "the leaking line is not flagged", out)
+    check(leak["kept"] >= 20, "the leaking line keeps %.1f MB" % leak["kept"], out)
+    check(churn["alloc"] >= 2 * leak["kept"] * 0.8 and churn["kept"] <= 4
+          and "LEAK?" not in churn["text"], "the churn line is flagged or miscounted", out)
+    check(out.count("LEAK?") == 1, "exactly one line flagged", out)
+    print(out)
+
+
 LIVE_CELL = "\n".join([
     "import time, textwrap",
     "print('before')",
@@ -189,6 +214,11 @@ def case_live():
           "a short cell shows no footer", displays)
     check(all(d["thread"] in ("hotline-live", "MainThread") for d in live), "threads", live)
     print("%d display messages: %s" % (len(live), json.dumps(live[1:3])))
+    # a shell that prints every display (terminal IPython) is refused
+    res = run_shell(["%load_ext hotline", "%hotline live", "%hotline"])
+    check("needs a front end" in res["cells"][1]["stderr"]
+          and "live view off" in res["cells"][2]["stdout"],
+          "live accepted by a shell that cannot update in place", res["cells"])
 
 
 def case_kernel():
@@ -238,7 +268,8 @@ def case_kernel():
     print("%d live messages" % len(live))
 
 
-CASES = {"cell": case_cell, "on": case_on, "live": case_live, "kernel": case_kernel}
+CASES = {"cell": case_cell, "on": case_on, "leak": case_leak, "live": case_live,
+         "kernel": case_kernel}
 
 if __name__ == "__main__":
     args = sys.argv[1:]

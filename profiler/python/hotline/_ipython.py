@@ -25,6 +25,7 @@ needs a server): a few times a second it reads the cell thread's frame
 it clears it when the cell ends. It only holds the GIL for that read and
 the message, so a CPU-bound cell loses a fraction of a percent
 (tests/bench/bench_notebook_live.py)."""
+import atexit
 import contextvars
 import os
 import re
@@ -131,6 +132,8 @@ class Extension:
     def tmpdir(self):
         if self._tmp is None or not os.path.isdir(self._tmp):
             self._tmp = tempfile.mkdtemp(prefix="hotline-nb-")  # mode 0700
+            # forked children's streams (<file>.<pid>) land here too
+            atexit.register(shutil.rmtree, self._tmp, True)
         return self._tmp
 
     def close(self):
