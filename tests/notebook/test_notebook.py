@@ -4,7 +4,7 @@ Python under test (shell_driver.py), or through a real ipykernel driven by
 jupyter_client (case `kernel`), with the built agent on PYTHONPATH.
 
 usage: test_notebook.py --agent DIR CASE     (run it with the Python under test)
-cases: cell on leak live kernel
+cases: cell on calls leak live kernel
 
 Exit 77 (ctest: skipped, not passed) only for `kernel` when this Python
 has no ipykernel/jupyter_client; a missing IPython fails (.ci/install-deps
@@ -151,6 +151,31 @@ def case_on():
     print(cells[2]["stdout"], cells[3]["stdout"])
 
 
+SPIN = "    while time.perf_counter() - t < 0.8: pass"
+
+
+def case_calls():
+    """Time in a function an earlier cell defined: on that cell's line, in
+    its own section (In [2]), and on the line of this cell that called it;
+    an exception still gets its report."""
+    define = "\n".join(["import time", "def spin():", "    t = time.perf_counter()", SPIN])
+    call = "\n".join(["%%hotline", "x = 1", "spin()", "1 / 0"])
+    res = run_shell(["%load_ext hotline", define, call])
+    c = res["cells"][2]
+    out = c["stdout"]
+    check("ZeroDivisionError" in out + c["stderr"], "the cell's traceback is shown", c)
+    sections = parse_report(out[out.index("hotline: cell"):])
+    check("In [2]" in sections and 4 in sections["In [2]"], "no section for In [2]", out)
+    spin = sections["In [2]"][4]
+    check(spin["text"].strip() == SPIN.strip() and spin["py"] + spin["nat"] >= 0.5,
+          "the defining cell's busy line", out)
+    check(sorted(sections["In [2]"]) == [4], "only lines with data of other cells", out)
+    rows = this_cell(out)
+    check(rows[3]["text"].strip() == "spin()" and rows[3]["pct"] == 0,
+          "the calling line: time goes to the innermost profiled frame", out)
+    print(out)
+
+
 LEAK_CELL = "\n".join([
     "%%hotline", "import time", "leak = []", "churn = None", "t = time.perf_counter()",
     "while time.perf_counter() - t < 1.5:",
@@ -268,7 +293,7 @@ def case_kernel():
     print("%d live messages" % len(live))
 
 
-CASES = {"cell": case_cell, "on": case_on, "leak": case_leak, "live": case_live,
+CASES = {"cell": case_cell, "on": case_on, "calls": case_calls, "leak": case_leak, "live": case_live,
          "kernel": case_kernel}
 
 if __name__ == "__main__":

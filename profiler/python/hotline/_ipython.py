@@ -27,6 +27,7 @@ the message, so a CPU-bound cell loses a fraction of a percent
 (tests/bench/bench_notebook_live.py)."""
 import atexit
 import contextvars
+import linecache
 import os
 import re
 import shutil
@@ -80,22 +81,46 @@ def _display_updates(shell):
 
 
 class Session:
-    """One agent run: a cell, or the body of %%hotline."""
+    """One agent run: a cell (on), or the body of %%hotline. cell: the text
+    whose lines the report shows (the cell, or the body with offset 1)."""
 
-    def __init__(self, ext, title):
+    def __init__(self, ext, cell, offset):
         self.ext = ext
-        self.title = title
+        self.cell, self.offset = cell, offset
         self.sources = {}  # path -> _report.Source
         self.hidden = set()  # paths left out of the report
+        self.compiled = ext.compiled()
+        self.number = None  # the cell's In [N], when known before it runs
         ext.runs += 1
         self.out = os.path.join(ext.tmpdir(), "cell-%d.jsonl" % ext.runs)
         self.t0 = time.perf_counter()
         hotline.start(out=self.out, include=ext.include(), memory=True)
 
+    def this_cell(self):
+        """(file name, number) the shell compiled self.cell to, or
+        (None, None). Read from what it compiled meanwhile (names are not
+        predictable: IPython 9 numbers differently from 8, ipykernel hashes
+        the text); the predicted name only where the shell keeps no map."""
+        now = self.ext.compiled()
+        if now is None:
+            return self.ext.cell_name(self.cell), self.ext.shell.execution_count
+        new = [(name, num) for name, num in now.items() if self.compiled.get(name) != num]
+        want = self.ext.shell.transform_cell(self.cell).strip()
+        for name, num in new:
+            if "".join(linecache.getlines(name)).strip() == want:
+                return name, num
+        return new[0] if new else (None, None)
+
     def finish(self):
         """Stop the agent; the report (str)."""
         hotline.stop()
         wall = time.perf_counter() - self.t0
+        name, number = self.this_cell()
+        number = self.number if self.number is not None else number
+        if name:
+            self.sources[name] = _report.Source(
+                "In [%s] (this cell)" % number, offset=self.offset,
+                lines=self.cell.splitlines(), whole=True)
         try:
             prof = _report.read(self.out)
         finally:
@@ -110,7 +135,7 @@ class Session:
                     self.sources[path] = _report.Source(label)
         for path in self.hidden:
             prof.drop_file(path)
-        return _report.format_report(prof, self.sources, wall, self.title)
+        return _report.format_report(prof, self.sources, wall, "cell In [%s]" % number)
 
 
 class Extension:
@@ -125,7 +150,8 @@ class Extension:
         self._tmp = None
         self._live = None        # the running Live
         self.offsets = {}        # cell file -> line offset (%%hotline bodies: 1)
-        self.raw_cell = ""       # the text of the cell running now
+        self.numbers = {}        # cell file -> In [N] where the shell's map differs
+        self.compiled_before = None  # compiled() when the cell began
         self.live_cost_s = 0.0   # CPU seconds the live thread used, all cells
         self.live_ticks = 0
 
@@ -188,21 +214,27 @@ class Extension:
             inc.append(os.path.realpath(cwd))
         return inc
 
+    def compiled(self):
+        """New dict {file name: execution count} of what the shell compiled
+        so far (IPython >= 8), or None."""
+        m = getattr(getattr(self.shell, "compile", None), "_filename_map", None)
+        return dict(m) if isinstance(m, dict) else None
+
     def label(self, path):
         """"In [N]" for a cell the shell ran, else None (shown by path)."""
         comp = getattr(self.shell, "compile", None)
-        num = getattr(comp, "_filename_map", {}).get(path)
+        num = self.numbers.get(path, getattr(comp, "_filename_map", {}).get(path))
         return "In [%s]" % num if num is not None else None
 
     # --- profiling --------------------------------------------------------
 
-    def _begin(self, title):
+    def _begin(self, cell, offset):
         if hotline.running():
             print("hotline: this process is already profiled (hotline.start());"
                   " no cell report", file=sys.stderr)
             return None
         try:
-            return Session(self, title)
+            return Session(self, cell, offset)
         except Exception as e:  # no agent for this Python, agent refused
             print("hotline: cannot profile: %s" % (e,), file=sys.stderr)
             return None
@@ -220,16 +252,10 @@ class Extension:
         if self.depth != 1:
             return
         raw = getattr(info, "raw_cell", None) or ""
-        self.raw_cell = raw
+        self.compiled_before = self.compiled()
         if self.on and self.session is None and not _is_hotline_cell(raw):
-            self.session = self._begin("cell In [%s]" % self.shell.execution_count)
+            self.session = self._begin(raw, 0)
             self.own_session = self.session is not None
-            if self.session:
-                name = self.cell_name(raw)
-                if name:
-                    self.session.sources[name] = _report.Source(
-                        "In [%s] (this cell)" % self.shell.execution_count,
-                        lines=raw.splitlines(), whole=True)
         if self.live and _display_updates(self.shell):
             self._live = Live(self, threading.get_ident())
 
@@ -277,26 +303,23 @@ class Extension:
         """Run the cell's body with the shell (magics, display of the last
         value and tracebacks as usual), under a fresh agent; the body is the
         cell from its second line, hence offset 1."""
-        number = self.shell.execution_count
         name = self.cell_name(cell)
-        src = _report.Source("In [%s] (this cell)" % number, offset=1,
-                             lines=cell.splitlines(), whole=True)
-        if name:
+        if name:  # ipykernel's names are the text's hash: exact (live view)
             self.offsets[name] = 1
-        if self.session is not None:  # %hotline on: the cell's report has it
-            if name:
-                self.session.sources[name] = src
-            self.shell.run_cell(cell, store_history=False)
-            return
-        session = self.session = self._begin("cell In [%s]" % number)
+        session = self.session = self._begin(cell, 1)
         if session is None:
             self.shell.run_cell(cell, store_history=False)
             return
-        if name:
-            session.sources[name] = src
-        outer = self.cell_name(self.raw_cell)  # its one line calls this magic
-        if outer and outer != name:
-            session.hidden.add(outer)
+        # the one-line wrapper that calls this magic: compiled since the
+        # cell began, before the body
+        before, now = self.compiled_before, self.compiled()
+        if before is not None and now is not None:
+            wrapper = {n: k for n, k in now.items() if before.get(n) != k}
+            session.hidden.update(wrapper)
+            if len(wrapper) == 1:  # the body runs under the next number in IPython 9
+                session.number = next(iter(wrapper.values()))
+                if name:
+                    self.numbers[name] = session.number  # the live footer's label
         try:
             self.shell.run_cell(cell, store_history=False)
         finally:
