@@ -271,7 +271,10 @@ class Extension:
             if self.on:
                 self._end(session)
             else:  # the `%hotline off` cell itself: no report
-                session.finish()
+                try:
+                    session.finish()
+                except Exception:
+                    pass  # a hook that raises would print IPython's own error
 
     # --- the magics ---------------------------------------------------------
 
