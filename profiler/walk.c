@@ -166,7 +166,15 @@ static int pat_match(const char *pat, const char *path)
 static int file_profiled(agent_t *a, const char *path)
 {
     if (a->profile_all) return 1;
-    if (path[0] != '/') return 0; /* <string>, <frozen ...> */
+    if (path[0] != '/') {
+        /* <string>, <frozen ...>: only when a relative include pattern names
+         * them (the IPython extension includes "<ipython-input-*": a
+         * terminal IPython's cells have no file); absolute patterns, the
+         * defaults, never match them */
+        for (int i = 0; i < a->ninclude; i++)
+            if (a->include[i][0] != '/' && pat_match(a->include[i], path)) return 1;
+        return 0;
+    }
     for (int i = 0; i < a->nexclude; i++)
         if (pat_match(a->exclude[i], path)) return 0;
     if (a->ninclude == 0) return 1;

@@ -14,14 +14,17 @@ import os
 
 from . import _config
 
-__all__ = ["start", "stop"]
+__all__ = ["start", "stop", "running"]
 
 _state = {"cfg": None, "hooks": False, "child_out": False}
 
 
 def _start_with(cfg):
     from . import _agent
-    path, is_socket = _config.destination()
+    if cfg.get("out"):
+        path, is_socket = str(cfg["out"]), False  # the IPython extension's own file
+    else:
+        path, is_socket = _config.destination()
     if not is_socket and _state["child_out"]:
         path = "%s.%d" % (path, os.getpid())
     _agent.start(_config.hello(cfg), path, socket=is_socket,
@@ -55,7 +58,9 @@ def _after_fork_child():
 
 def start(**config):
     """Start sampling this process (all threads). Keyword arguments override
-    HOTLINE_CONFIG: interval_ms, include, exclude, profile_all, main."""
+    HOTLINE_CONFIG: interval_ms, include, exclude, profile_all, main, memory,
+    out (a file to write the stream to, instead of HOTLINE_SOCKET /
+    HOTLINE_OUT / hotline-<pid>.jsonl)."""
     if _state["cfg"] is not None:
         return
     _start_with(_config.load(config))
@@ -71,6 +76,22 @@ def stop():
     from . import _agent
     _agent.stop("stop")
     _state["cfg"] = None
+
+
+def running():
+    """True while this process is being profiled (start() without stop())."""
+    return _state["cfg"] is not None
+
+
+def load_ipython_extension(ipython):
+    """`%load_ext hotline`: the %hotline / %%hotline magics (docs/notebooks.md)."""
+    from . import _ipython
+    _ipython.load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from . import _ipython
+    _ipython.unload(ipython)
 
 
 def stats():
