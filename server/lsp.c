@@ -1,7 +1,9 @@
 /* LSP core: message intake and queue, dispatch by method, lifecycle
  * (initialize / initialized / shutdown / exit), cancellation, text document
- * sync and settings. Feature providers (lenses, hints, ...) register in the
- * method table below and live in their own files. */
+ * sync and settings. It knows no feature: the providers listed in
+ * lsp_providers.c (lsp_provider.h) serve their own methods and commands,
+ * and the core joins what several contribute (code lenses, code actions,
+ * the command list). */
 #include "lsp.h"
 
 #include <errno.h>
@@ -15,12 +17,10 @@
 
 #include "hotline_version.h"
 #include "jsonrpc.h"
-#include "lsp_feat.h"
-#include "lsp_optimize.h"
 #include "uri.h"
 
-typedef void (*lsp_request_fn)(struct server *s, json_t *id, json_t *params);
-typedef void (*lsp_notify_fn)(struct server *s, json_t *params);
+typedef void (*core_request_fn)(struct server *s, json_t *id, json_t *params);
+typedef void (*core_notify_fn)(struct server *s, json_t *params);
 
 static void h_initialize(struct server *s, json_t *id, json_t *params);
 static void h_shutdown(struct server *s, json_t *id, json_t *params);
@@ -31,25 +31,28 @@ static void n_did_open(struct server *s, json_t *params);
 static void n_did_change(struct server *s, json_t *params);
 static void n_did_close(struct server *s, json_t *params);
 static void n_did_change_configuration(struct server *s, json_t *params);
+static void h_execute_command(struct server *s, json_t *id, json_t *params);
+static void h_code_lens(struct server *s, json_t *id, json_t *params);
+static void h_code_action(struct server *s, json_t *id, json_t *params);
+static void n_progress_cancel(struct server *s, json_t *params);
 
+/* The core's own methods; the joined ones (executeCommand, codeLens,
+ * codeAction) ask every provider. Anything else: the providers' tables. */
 static const struct {
     const char *method;
-    lsp_request_fn request;
+    core_request_fn request;
 } request_table[] = {
     {"initialize", h_initialize},
     {"shutdown", h_shutdown},
     {"hotline/debug/state", h_debug_state},
-    {"workspace/executeCommand", lsp_opt_execute_command},
-    {"textDocument/codeLens", lsp_opt_code_lens},
-    {"textDocument/codeAction", lsp_opt_code_action},
-    {"codeAction/resolve", lsp_opt_code_action_resolve},
-    {"textDocument/inlayHint", lsp_feat_inlay_hint},
-    {"textDocument/hover", lsp_feat_hover},
+    {"workspace/executeCommand", h_execute_command},
+    {"textDocument/codeLens", h_code_lens},
+    {"textDocument/codeAction", h_code_action},
 };
 
 static const struct {
     const char *method;
-    lsp_notify_fn notify;
+    core_notify_fn notify;
 } notify_table[] = {
     {"initialized", n_initialized},
     {"exit", n_exit},
@@ -57,8 +60,34 @@ static const struct {
     {"textDocument/didChange", n_did_change},
     {"textDocument/didClose", n_did_close},
     {"workspace/didChangeConfiguration", n_did_change_configuration},
-    {"window/workDoneProgress/cancel", lsp_opt_progress_cancel},
+    {"window/workDoneProgress/cancel", n_progress_cancel},
 };
+
+/* Every listed provider p with its state self, in list order. */
+#define FOR_PROVIDERS(s, i, p, self)                                                               \
+    for (size_t i = 0; lsp_providers[i]; i++)                                                      \
+        for (const struct lsp_provider *p = lsp_providers[i]; p; p = NULL)                         \
+            for (void *self = (s)->pself[i]; p; p = NULL)
+
+void *lsp_provider_self(struct server *s, const struct lsp_provider *want)
+{
+    FOR_PROVIDERS(s, i, p, self)
+    if (p == want) return self;
+    return NULL;
+}
+
+/* The provider method entry for method (of the given kind), or NULL. */
+static const struct lsp_method *provider_method(struct server *s, const char *method, int request,
+                                                void **selfp)
+{
+    FOR_PROVIDERS(s, i, p, self)
+    for (const struct lsp_method *m = p->methods; m && m->method; m++)
+        if (!strcmp(m->method, method) && (request ? m->request != NULL : m->notify != NULL)) {
+            *selfp = self;
+            return m;
+        }
+    return NULL;
+}
 
 /* ---- output ------------------------------------------------------------ */
 
@@ -67,7 +96,7 @@ static const struct {
  * by key) while anything the client has not read is pending, and go out
  * once it has read everything; past out_cap unread bytes the client is
  * called blocked: stderr says so, other notifications are dropped and the
- * live stream stops (lsp_feat_live) until it reads again. Replies are never
+ * live stream stops (the providers' output_live hook) until it reads again. Replies are never
  * dropped: the client asked for them and may be waiting. */
 
 static size_t out_pending(struct server *s)
@@ -163,7 +192,8 @@ void lsp_send(struct server *s, json_t *msg)
                 "hotline: the client is not reading (%zu bytes unread): live updates stop and "
                 "notifications are dropped until it reads again; replies are kept\n",
                 pending);
-        lsp_feat_live(s, 0);
+        FOR_PROVIDERS(s, i, p, self)
+        if (p->output_live) p->output_live(s, self, 0);
     }
     if (s->out_blocked && !json_object_get(msg, "result") && !json_object_get(msg, "error")) {
         s->out_dropped++;
@@ -182,7 +212,8 @@ void lsp_out_drained(struct server *s)
         fprintf(stderr, "hotline: the client reads again (%ld notifications were dropped)\n",
                 s->out_dropped);
         s->out_dropped = 0;
-        lsp_feat_live(s, 1);
+        FOR_PROVIDERS(s, i, p, self)
+        if (p->output_live) p->output_live(s, self, 1);
     }
     out_flush_held(s);
 }
@@ -237,13 +268,6 @@ void lsp_notify(struct server *s, const char *method, json_t *params)
     lsp_send(s, rpc_notification(method, params));
 }
 
-long lsp_request(struct server *s, const char *method, json_t *params)
-{
-    char id[32];
-    snprintf(id, sizeof id, "hotline-%ld", ++s->next_request_id);
-    lsp_send(s, rpc_request(json_string(id), method, params));
-    return s->next_request_id;
-}
 
 static void vlog_to(struct server *s, const char *method, int always, enum lsp_msg_type type,
                     const char *fmt, va_list ap)
@@ -275,9 +299,9 @@ void lsp_show(struct server *s, enum lsp_msg_type type, const char *fmt, ...)
     va_end(ap);
 }
 
-json_t *lsp_client_cap(struct server *s, const char *path)
+/* Borrowed: the value at a dotted path under cur, or NULL. */
+static json_t *dotted(json_t *cur, const char *path)
 {
-    json_t *cur = s->client_caps;
     char key[128];
     while (cur && *path) {
         const char *dot = strchr(path, '.');
@@ -290,6 +314,65 @@ json_t *lsp_client_cap(struct server *s, const char *path)
         path += n + (dot ? 1 : 0);
     }
     return cur;
+}
+
+json_t *lsp_client_cap(struct server *s, const char *path)
+{
+    return dotted(s->client_caps, path);
+}
+
+json_t *lsp_setting(struct server *s, const char *path)
+{
+    return dotted(s->settings, path);
+}
+
+double lsp_setting_num(struct server *s, const char *path, double dflt)
+{
+    json_t *v = dotted(s->settings, path);
+    return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+int lsp_setting_bool(struct server *s, const char *path, int dflt)
+{
+    json_t *v = dotted(s->settings, path);
+    return json_is_boolean(v) ? json_is_true(v) : dflt;
+}
+
+/* ---- answer buffers (lsp_provider.h) ---------------------------------- */
+
+char *lsp_buf_room(struct lsp_buf *b, size_t need)
+{
+    if (b->oom) return NULL;
+    if (b->cap - b->n < need) {
+        if (need > LSP_BUF_MAX - b->n) {
+            b->oom = 1;
+            return NULL;
+        }
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap - b->n < need)
+            cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->oom = 1;
+            return NULL;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+    return b->p + b->n;
+}
+
+void lsp_buf_put(struct lsp_buf *b, const char *str, size_t n)
+{
+    char *w = lsp_buf_room(b, n);
+    if (!w) return;
+    memcpy(w, str, n);
+    b->n += n;
+}
+
+void lsp_buf_sep(struct lsp_buf *b)
+{
+    if (b->n > 1) lsp_buf_put(b, ",", 1);
 }
 
 /* ---- intake -------------------------------------------------------------- */
@@ -323,7 +406,8 @@ static void cancel_request(struct server *s, json_t *params)
         lsp_log(s, LSP_MSG_WARNING, "$/cancelRequest without a valid id");
         return;
     }
-    if (s->opt && lsp_opt_cancel(s, id)) /* an optimization in flight */
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->cancel && p->cancel(s, self, id)) /* a request a provider still works on */
         return;
     for (struct lsp_queued *q = s->qhead; q; q = q->next)
         if (same_id(json_object_get(q->msg, "id"), id) && json_object_get(q->msg, "method"))
@@ -480,13 +564,9 @@ static void handle(struct server *s, json_t *msg, int cancelled)
         lsp_log(s, LSP_MSG_ERROR, "invalid message: %s", why ? why : "?");
         lsp_reply_error(s, id, RPC_INVALID_REQUEST, "Invalid request: %s", why ? why : "?");
         return;
-    case RPC_KIND_RESPONSE: /* answers to our requests (progress creation) */
-        if (s->opt && s->state == LSP_RUNNING &&
-            lsp_opt_response(s, json_object_get(msg, "id"), json_object_get(msg, "result"),
-                             json_object_get(msg, "error")))
-            return;
-        if (s->feat && s->state == LSP_RUNNING)
-            lsp_feat_response(s, json_object_get(msg, "id"), json_object_get(msg, "result"),
+    case RPC_KIND_RESPONSE: /* answers to our requests (lsp_call) */
+        if (s->state == LSP_RUNNING)
+            lsp_call_answered(s, json_object_get(msg, "id"), json_object_get(msg, "result"),
                               json_object_get(msg, "error"));
         return;
     case RPC_KIND_NOTIFICATION:
@@ -497,6 +577,12 @@ static void handle(struct server *s, json_t *msg, int cancelled)
                 notify_table[i].notify(s, params);
                 return;
             }
+        void *nself;
+        const struct lsp_method *nm = provider_method(s, method, 0, &nself);
+        if (nm) {
+            nm->notify(s, nself, params);
+            return;
+        }
         if (strncmp(method, "$/", 2))
             lsp_log(s, LSP_MSG_LOG, "ignored notification %s", method);
         return;
@@ -515,20 +601,118 @@ static void handle(struct server *s, json_t *msg, int cancelled)
         lsp_reply_error(s, id, RPC_INVALID_REQUEST, "server is shutting down");
         return;
     }
-    for (size_t i = 0; i < sizeof request_table / sizeof *request_table; i++)
-        if (!strcmp(method, request_table[i].method)) {
-            /* HOTLINE_LSP_TIMING=1: one stderr line per request with the time the
-             * server spent on it (handler + encoding + handing the reply to the
-             * transport), for tests/bench/lsp_bench.py */
-            const char *tm = getenv("HOTLINE_LSP_TIMING");
-            uint64_t t0 = tm && *tm == '1' ? uv_hrtime() : 0;
-            request_table[i].request(s, id, params);
-            if (t0)
-                fprintf(stderr, "hotline: timing %s %.3f ms\n", method,
-                        (double)(uv_hrtime() - t0) / 1e6);
+    core_request_fn core = NULL;
+    for (size_t i = 0; i < sizeof request_table / sizeof *request_table && !core; i++)
+        if (!strcmp(method, request_table[i].method)) core = request_table[i].request;
+    void *rself = NULL;
+    const struct lsp_method *rm = core ? NULL : provider_method(s, method, 1, &rself);
+    if (core || rm) {
+        /* HOTLINE_LSP_TIMING=1: one stderr line per request with the time the
+         * server spent on it (handler + encoding + handing the reply to the
+         * transport), for tests/bench/lsp_bench.py */
+        const char *tm = getenv("HOTLINE_LSP_TIMING");
+        uint64_t t0 = tm && *tm == '1' ? uv_hrtime() : 0;
+        if (core)
+            core(s, id, params);
+        else
+            rm->request(s, rself, id, params);
+        if (t0)
+            fprintf(stderr, "hotline: timing %s %.3f ms\n", method,
+                    (double)(uv_hrtime() - t0) / 1e6);
+        return;
+    }
+    lsp_reply_error(s, id, RPC_METHOD_NOT_FOUND, "method not found: %s", method);
+}
+
+/* ---- joined methods ------------------------------------------------------ */
+
+/* initialize: each provider's own capabilities, then the joined ones. */
+static void join_capabilities(struct server *s, json_t *caps)
+{
+    json_t *cmds = json_array(), *kinds = json_array();
+    int lenses = 0, actions = 0;
+    void *rself;
+    int resolve = provider_method(s, "codeAction/resolve", 1, &rself) != NULL;
+    FOR_PROVIDERS(s, i, p, self) {
+        if (p->initialize) p->initialize(s, self, caps);
+        for (const struct lsp_command *c = p->commands; c && c->name; c++)
+            json_array_append_new(cmds, json_string(c->name));
+        for (const char *const *k = p->code_action_kinds; k && *k; k++)
+            json_array_append_new(kinds, json_string(*k));
+        lenses |= p->code_lens != NULL;
+        actions |= p->code_action != NULL;
+    }
+    if (json_array_size(cmds))
+        json_object_set_new(caps, "executeCommandProvider", json_pack("{s:O}", "commands", cmds));
+    if (lenses)
+        json_object_set_new(caps, "codeLensProvider", json_pack("{s:b}", "resolveProvider", 0));
+    if (actions)
+        json_object_set_new(caps, "codeActionProvider",
+                            json_pack("{s:O, s:b}", "codeActionKinds", kinds, "resolveProvider",
+                                      resolve));
+    json_decref(cmds);
+    json_decref(kinds);
+}
+
+/* workspace/executeCommand: to the provider that lists the command. */
+static void h_execute_command(struct server *s, json_t *id, json_t *params)
+{
+    const char *cmd = json_string_value(json_object_get(params, "command"));
+    json_t *args = json_object_get(params, "arguments");
+    json_t *a = json_is_array(args) ? json_array_get(args, 0) : NULL;
+    if (!cmd) {
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "executeCommand needs a command");
+        return;
+    }
+    FOR_PROVIDERS(s, i, p, self)
+    for (const struct lsp_command *c = p->commands; c && c->name; c++)
+        if (!strcmp(c->name, cmd)) {
+            c->run(s, self, id, a);
             return;
         }
-    lsp_reply_error(s, id, RPC_METHOD_NOT_FOUND, "method not found: %s", method);
+    lsp_reply_error(s, id, RPC_INVALID_PARAMS, "unknown command %s", cmd);
+}
+
+/* textDocument/codeLens: every provider's lenses, in list order, written
+ * into one buffer (no jansson tree: thousands of lenses). */
+static void h_code_lens(struct server *s, json_t *id, json_t *params)
+{
+    struct lsp_buf b = {0};
+    lsp_buf_put(&b, "[", 1);
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->code_lens) p->code_lens(s, self, params, &b);
+    lsp_buf_put(&b, "]", 1);
+    if (b.oom)
+        lsp_reply_error(s, id, RPC_INTERNAL_ERROR, "out of memory");
+    else
+        lsp_reply_raw(s, id, b.p, b.n);
+    free(b.p);
+}
+
+/* textDocument/codeAction: every provider's actions. */
+static void h_code_action(struct server *s, json_t *id, json_t *params)
+{
+    json_t *out = json_array();
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->code_action) p->code_action(s, self, params, out);
+    lsp_reply(s, id, out);
+}
+
+static void n_progress_cancel(struct server *s, json_t *params)
+{
+    lsp_progress_cancel(s, json_string_value(json_object_get(params, "token")));
+}
+
+static void doc_hook_opened(struct server *s, struct doc *d)
+{
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->doc_opened) p->doc_opened(s, self, d);
+}
+
+static void doc_hook_closed(struct server *s, const char *uri)
+{
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->doc_closed) p->doc_closed(s, self, uri);
 }
 
 /* ---- lifecycle ----------------------------------------------------------- */
@@ -676,9 +860,7 @@ static void h_initialize(struct server *s, json_t *id, json_t *params)
     const char *enc = choose_encoding(s);
     json_t *sync = json_pack("{s:b, s:i}", "openClose", 1, "change", 2);
     json_t *capabilities = json_pack("{s:s, s:o}", "positionEncoding", enc, "textDocumentSync", sync);
-    if (s->feat)
-        lsp_feat_initialize(s, capabilities);
-    lsp_opt_initialize(s, capabilities);
+    join_capabilities(s, capabilities);
     s->state = LSP_RUNNING;
     lsp_reply(s, id,
               json_pack("{s:o, s:{s:s, s:s}}", "capabilities", capabilities, "serverInfo", "name",
@@ -690,14 +872,16 @@ static void n_initialized(struct server *s, json_t *params)
     (void)params;
     lsp_log(s, LSP_MSG_INFO, "hotline %s ready (positions in %s)", HOTLINE_VERSION,
             pos_encoding_name(s->enc));
-    lsp_feat_initialized(s);
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->initialized) p->initialized(s, self);
 }
 
 static void h_shutdown(struct server *s, json_t *id, json_t *params)
 {
     (void)params;
     s->state = LSP_SHUT_DOWN;
-    lsp_feat_shutdown(s); /* a profile still loading would never be shown */
+    FOR_PROVIDERS(s, i, p, self) /* e.g. a profile still loading would never be shown */
+    if (p->shutdown) p->shutdown(s, self);
     lsp_reply(s, id, json_null());
 }
 
@@ -714,9 +898,8 @@ static void h_debug_state(struct server *s, json_t *id, json_t *params)
     json_t *r = json_pack("{s:s, s:O, s:i, s:b}", "positionEncoding", pos_encoding_name(s->enc),
                           "settings", s->settings, "documents", (int)s->docs.count, "executing",
                           s->executing_optin);
-    if (s->feat)
-        lsp_feat_debug_state(s, r);
-    lsp_opt_debug_state(s, r);
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->debug_state) p->debug_state(s, self, r);
     const char *uri = json_string_value(json_object_get(params, "uri"));
     struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
     if (d)
@@ -756,8 +939,8 @@ static void n_did_open(struct server *s, json_t *params)
                       json_string_value(text), json_string_length(text));
     if (rc)
         lsp_log(s, LSP_MSG_ERROR, "cannot open %s: %s", uri, strerror(-rc));
-    else if (s->feat)
-        lsp_feat_doc_opened(s, doc_find(&s->docs, uri));
+    else
+        doc_hook_opened(s, doc_find(&s->docs, uri));
 }
 
 /* A change could not be applied (-ENOMEM, -EFBIG): our copy of uri no longer
@@ -775,12 +958,12 @@ static void doc_desync(struct server *s, const char *uri, int rc)
              "until you close and reopen it",
              uri, strerror(-rc));
     doc_close(&s->docs, uri);
-    if (s->feat) lsp_feat_doc_closed(s, uri);
+    doc_hook_closed(s, uri);
     /* hints already shown for it go away */
     if (json_is_true(lsp_client_cap(s, "workspace.inlayHint.refreshSupport")))
-        lsp_request(s, "workspace/inlayHint/refresh", NULL);
+        lsp_call(s, "workspace/inlayHint/refresh", NULL, NULL, NULL);
     if (json_is_true(lsp_client_cap(s, "workspace.codeLens.refreshSupport")))
-        lsp_request(s, "workspace/codeLens/refresh", NULL);
+        lsp_call(s, "workspace/codeLens/refresh", NULL, NULL, NULL);
 }
 
 static void n_did_change(struct server *s, json_t *params)
@@ -833,8 +1016,8 @@ static void n_did_change(struct server *s, json_t *params)
             doc_desync(s, uri, rc); /* d is gone; later changes cannot apply either */
             return;
         }
-        if (s->feat)
-            lsp_feat_doc_edited(s, d, &edit);
+        FOR_PROVIDERS(s, k, p, self)
+        if (p->doc_edited) p->doc_edited(s, self, d, &edit);
     }
     if (json_is_integer(version))
         d->version = (int)json_integer_value(version);
@@ -848,8 +1031,8 @@ static void n_did_close(struct server *s, json_t *params)
         return;
     if (doc_close(&s->docs, uri))
         lsp_log(s, LSP_MSG_WARNING, "didClose for %s, which is not open", uri);
-    else if (s->feat)
-        lsp_feat_doc_closed(s, uri);
+    else
+        doc_hook_closed(s, uri);
 }
 
 static void n_did_change_configuration(struct server *s, json_t *params)
@@ -861,7 +1044,8 @@ static void n_did_change_configuration(struct server *s, json_t *params)
     json_t *ours = json_object_get(settings, "hotline");
     merge_settings(s->settings, json_is_object(ours) ? ours : settings);
     apply_settings(s);
-    lsp_feat_settings_changed(s);
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->settings_changed) p->settings_changed(s, self);
 }
 
 /* ---- setup --------------------------------------------------------------- */
@@ -887,16 +1071,21 @@ int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message)
         s->parent_timer.data = s;
         s->has_loop_handles = 1;
     }
-    int rc = lsp_feat_init(s); /* without a loop (fuzzing) nothing can be run */
-    return rc ? rc : lsp_opt_init(s);
+    for (size_t i = 0; lsp_providers[i]; i++) {
+        if (i >= LSP_MAX_PROVIDERS) return -E2BIG;
+        int rc = lsp_providers[i]->init ? lsp_providers[i]->init(s, &s->pself[i]) : 0;
+        if (rc) return rc;
+    }
+    return 0;
 }
 
 void lsp_server_close(struct server *s)
 {
     if (!s->has_loop_handles)
         return;
-    lsp_feat_close(s); /* kills the program we run, if any; the loop finishes closing it */
-    lsp_opt_close(s);
+    /* e.g. kills the program we run, if any; the loop finishes closing it */
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->close) p->close(s, self);
     uv_close((uv_handle_t *)&s->idle, NULL);
     uv_close((uv_handle_t *)&s->parent_timer, NULL);
     if (s->parent_fd >= 0) {
@@ -917,8 +1106,9 @@ void lsp_server_free(struct server *s)
     }
     s->qtail = NULL;
     rpc_reader_free(&s->reader);
-    lsp_feat_free(s);
-    lsp_opt_free(s);
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->free) p->free(s, self);
+    memset(s->pself, 0, sizeof s->pself);
     doc_store_free(&s->docs);
     json_decref(s->client_caps);
     json_decref(s->init_options);

@@ -14,9 +14,18 @@
 
 #include "document.h"
 #include "framing.h"
+#include "lsp_call.h"
+#include "lsp_provider.h"
 #include "position.h"
 
 struct lsp_feat;
+
+/* A request of ours awaiting its answer (lsp_call.c) */
+struct lsp_pending {
+    long id;
+    lsp_call_fn cb;
+    void *data; /* borrowed */
+};
 
 enum lsp_state { LSP_UNINITIALIZED, LSP_RUNNING, LSP_SHUT_DOWN, LSP_EXITED };
 
@@ -77,8 +86,12 @@ struct server {
 
     struct doc_store docs;
     long next_request_id; /* for server -> client requests */
+    struct lsp_pending calls[LSP_MAX_CALLS]; /* lsp_call: awaiting an answer */
+    int ncalls;
+    struct lsp_progress *progresses; /* borrowed list: started, not yet ended */
     struct lsp_feat *feat; /* owned: profile features (lsp_feat.h) */
-    struct lsp_opt *opt;   /* owned: "Optimize this" (lsp_optimize.h) */
+    /* the providers' states, in the order of lsp_providers[] */
+    void *pself[LSP_MAX_PROVIDERS];
 };
 
 /* Set up a server on loop (may be NULL: no queueing, messages are handled at
@@ -112,9 +125,7 @@ void lsp_reply_raw(struct server *s, json_t *id /*borrowed*/, const char *result
 void lsp_reply_error(struct server *s, json_t *id /*borrowed, may be NULL*/, int code,
                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void lsp_notify(struct server *s, const char *method, json_t *params /*stolen*/);
-/* Send a request to the client; its id is "hotline-<returned number>". The
- * answer goes to lsp_feat_response. */
-long lsp_request(struct server *s, const char *method, json_t *params /*stolen*/);
+/* Requests to the client: lsp_call (lsp_call.h). */
 /* Log to stderr, and to the client as window/logMessage when at or above the
  * configured level (and the server is initialized). */
 void lsp_log(struct server *s, enum lsp_msg_type type, const char *fmt, ...)
@@ -126,5 +137,12 @@ void lsp_show(struct server *s, enum lsp_msg_type type, const char *fmt, ...)
 /* Borrowed: the client capability at a dotted path ("textDocument.codeLens"),
  * or NULL. */
 json_t *lsp_client_cap(struct server *s, const char *path);
+
+/* Settings (s->settings: initializationOptions merged with every
+ * didChangeConfiguration). Borrowed value at a dotted path, or NULL. */
+json_t *lsp_setting(struct server *s, const char *path);
+/* The number / boolean at path, or dflt when absent or of another type. */
+double lsp_setting_num(struct server *s, const char *path, double dflt);
+int lsp_setting_bool(struct server *s, const char *path, int dflt);
 
 #endif

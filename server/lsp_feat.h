@@ -2,8 +2,8 @@
  * (lsp_run.c), showing its profile as lenses, inlay hints, hovers and
  * diagnostics (lsp_view.c), and keeping those anchored to the right lines
  * while the user edits (lsp_anchor.c). All of their state is one
- * struct lsp_feat hung off struct server (s->feat); lsp.c calls the hooks
- * below from its handler tables and lifecycle. */
+ * struct lsp_feat hung off struct server (s->feat), made by the run
+ * provider; the providers are lsp_run.c and lsp_view.c (lsp_provider.h). */
 #ifndef HOTLINE_LSP_FEAT_H
 #define HOTLINE_LSP_FEAT_H
 
@@ -71,48 +71,12 @@ struct lsp_feat {
     int real_run;
 };
 
-/* ---- lsp.c hooks ---- */
-int lsp_feat_init(struct server *s);
-/* initialize: load <root>/.hotline/profile.json; adds capabilities (borrowed). */
-void lsp_feat_initialize(struct server *s, json_t *capabilities);
-/* initialized: publish the diagnostics of a reloaded profile */
-void lsp_feat_initialized(struct server *s);
+/* ---- document hooks (lsp_anchor.c), called by the view provider ---- */
 void lsp_feat_doc_opened(struct server *s, struct doc *d);
 void lsp_feat_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e);
 void lsp_feat_doc_closed(struct server *s, const char *uri);
-/* shutdown: stop loading a saved profile (it would never be shown) */
-void lsp_feat_shutdown(struct server *s);
-/* the server exits: stop every program we started (SIGKILL), stop a load,
- * close handles */
-void lsp_feat_close(struct server *s);
-void lsp_feat_free(struct server *s);
-/* didChangeConfiguration: thresholds may have changed, ask the client to refresh */
-void lsp_feat_settings_changed(struct server *s);
-/* hotline/debug/state: add "run" {"pid", "running"} and "profile" (bool) to r (borrowed) */
-void lsp_feat_debug_state(struct server *s, json_t *r);
-/* the client stopped reading (on = 0) or reads again (on = 1): stop or
- * restart the live `now` stream of a running program */
-void lsp_feat_live(struct server *s, int on);
-/* an answer to one of our requests (id, result, error borrowed) */
-void lsp_feat_response(struct server *s, json_t *id, json_t *result, json_t *error);
-
-/* request / notification handlers */
-void lsp_feat_execute_command(struct server *s, json_t *id, json_t *params);
-/* New malloc'd JSON text (not NUL-terminated, *len bytes): the array of the
- * profile lenses of params.textDocument, after the lenses of `first`
- * (borrowed array, may be NULL). NULL on ENOMEM. Serialised directly, without
- * a jansson tree: thousands of lenses must answer in about a millisecond. */
-char *lsp_feat_code_lens_json(struct server *s, json_t *params, const json_t *first,
-                              size_t *len);
-void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params);
-void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params);
-void lsp_feat_hover(struct server *s, json_t *id, json_t *params);
-void lsp_feat_progress_cancel(struct server *s, json_t *params);
 
 /* ---- shared between lsp_run.c / lsp_view.c / lsp_anchor.c ---- */
-/* Settings lookup: number at dotted path in s->settings, or dflt. */
-double lsp__setting_num(struct server *s, const char *path, double dflt);
-int lsp__setting_bool(struct server *s, const char *path, int dflt);
 /* Borrowed: the profile's record for path (a document's file system path),
  * found by that path or else by its real path: a run through a symlinked
  * folder records files under the path the program was given, the editor may

@@ -54,9 +54,8 @@ struct opt_op {
     char *code, *explanation; /* owned, from the answer */
     char *raw;                /* owned: the code block as the model wrote it */
     json_t *edit;             /* owned WorkspaceEdit once checked */
-    long create_id, apply_id;
-    char token[48];
-    int progress; /* 0 none, 1 creating, 2 begun, 3 ended */
+    long apply_id;               /* the workspace/applyEdit call, 0 if none */
+    struct lsp_progress progress; /* cancellable: cancel drops the op */
     struct opt_op *next;
 };
 
@@ -77,6 +76,14 @@ struct lsp_opt {
 };
 
 /* ---- small helpers ------------------------------------------------------- */
+
+extern const struct lsp_provider lsp_optimize_provider;
+
+/* Borrowed: this provider's state in s. */
+static struct lsp_opt *opt_of(struct server *s)
+{
+    return lsp_provider_self(s, &lsp_optimize_provider);
+}
 
 static json_t *llm_settings(struct server *s)
 {
@@ -585,24 +592,20 @@ static int proc_start(struct opt_op *op, const char *script, char *input, proc_d
 
 /* ---- ops: lifecycle ------------------------------------------------------ */
 
+/* A report ("report") or the end ("end") of op's progress. */
 static void progress(struct opt_op *op, const char *kind, const char *msg)
 {
-    if (op->progress != 2 && strcmp(kind, "begin")) return;
-    json_t *v = json_pack("{s:s}", "kind", kind);
-    if (!strcmp(kind, "begin")) {
-        char title[400];
-        snprintf(title, sizeof title, "Hotline: optimizing with %s", op->call.host);
-        json_object_set_new(v, "title", json_string(title));
-        json_object_set_new(v, "cancellable", json_true());
-    }
-    if (msg) json_object_set_new(v, "message", json_string(msg));
-    lsp_notify(op->srv, "$/progress", json_pack("{s:s, s:o}", "token", op->token, "value", v));
-    op->progress = !strcmp(kind, "end") ? 3 : 2;
+    if (!strcmp(kind, "end"))
+        lsp_progress_end(op->srv, &op->progress, msg);
+    else
+        lsp_progress_report(op->srv, &op->progress, msg);
 }
 
 static void op_free(struct opt_op *op)
 {
-    struct lsp_opt *o = op->srv->opt;
+    struct lsp_opt *o = opt_of(op->srv);
+    lsp_progress_drop(op->srv, &op->progress);
+    lsp_call_forget(op->srv, op->apply_id);
     for (struct opt_op **pp = &o->ops; *pp; pp = &(*pp)->next)
         if (*pp == op) {
             *pp = op->next;
@@ -648,7 +651,7 @@ static void op_fail(struct opt_op *op, const char *fmt, ...)
 
 static void remember(struct opt_op *op)
 {
-    struct lsp_opt *o = op->srv->opt;
+    struct lsp_opt *o = opt_of(op->srv);
     struct opt_done *dn = calloc(1, sizeof *dn);
     if (!dn) return;
     dn->uri = strdup(op->uri);
@@ -680,7 +683,7 @@ static void remember(struct opt_op *op)
         o->ndone--;
     }
     if (json_is_true(lsp_client_cap(op->srv, "workspace.codeLens.refreshSupport")))
-        lsp_request(op->srv, "workspace/codeLens/refresh", NULL);
+        lsp_call(op->srv, "workspace/codeLens/refresh", NULL, NULL, NULL);
 }
 
 static void show_explanation(struct opt_op *op)
@@ -838,7 +841,7 @@ static void on_probed(struct opt_op *op, int64_t status, const char *out)
                  "Hotline: Optimize this: the API key (%s) goes over plain http:// to %s, where "
                  "anyone on the way can read it; use https:// or a loopback address",
                  op->call.key_env, op->call.host);
-    int rc = llm_post(s->opt->http, &op->call, on_answer, op, &op->req);
+    int rc = llm_post(opt_of(s)->http, &op->call, on_answer, op, &op->req);
     if (rc) {
         op->req = NULL;
         op_fail(op, "cannot send to %s: %s", op->call.host,
@@ -961,6 +964,7 @@ static char *spliced(struct doc *d, uint32_t l0, uint32_t l1, const char *code)
 }
 
 static void on_checked(struct opt_op *op, int64_t status, const char *out);
+static void on_applied(struct server *s, void *data, json_t *result, json_t *error);
 
 static void on_answer(struct llm_req *r, long status, const char *curl_err, long retry_after,
                       const char *body, size_t len, void *ud)
@@ -1059,8 +1063,13 @@ static void on_checked(struct opt_op *op, int64_t status, const char *out)
     char label[300];
     snprintf(label, sizeof label, "Hotline: optimize (%s)", op->call.host);
     progress(op, "report", "applying the edit");
-    op->apply_id = lsp_request(s, "workspace/applyEdit",
-                               json_pack("{s:s, s:O}", "label", label, "edit", op->edit));
+    long cid = lsp_call(s, "workspace/applyEdit",
+                        json_pack("{s:s, s:O}", "label", label, "edit", op->edit), on_applied, op);
+    if (cid < 0) {
+        op_fail(op, "cannot ask the editor to apply the edit: %s", strerror((int)-cid));
+        return;
+    }
+    op->apply_id = cid;
 }
 
 /* ---- ops: start ---------------------------------------------------------- */
@@ -1077,9 +1086,11 @@ static int parse_range(json_t *range, json_int_t *l0, json_int_t *c0, json_int_t
 
 /* Start an optimization of (uri, range) for request id; action (stolen, may be
  * NULL) is the action to resolve. Answers id itself on every path. */
+static void on_progress_cancel(struct server *s, void *data);
+
 static void op_start(struct server *s, json_t *id, const char *uri, json_t *range, json_t *action)
 {
-    struct lsp_opt *o = s->opt;
+    struct lsp_opt *o = opt_of(s);
     json_int_t l0, c0, l1, c1;
     struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
     char err[LLM_MAX_TEXT];
@@ -1167,10 +1178,11 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
         return;
     }
     if (json_is_true(lsp_client_cap(s, "window.workDoneProgress"))) {
-        snprintf(op->token, sizeof op->token, "hotline-optimize-%d", ++o->seq);
-        op->create_id = lsp_request(s, "window/workDoneProgress/create",
-                                    json_pack("{s:s}", "token", op->token));
-        op->progress = 1;
+        char token[48], title[400];
+        snprintf(token, sizeof token, "hotline-optimize-%d", ++o->seq);
+        snprintf(title, sizeof title, "Hotline: optimizing with %s", op->call.host);
+        lsp_progress_start(s, &op->progress, token, title, "reading the profile",
+                           on_progress_cancel, op);
     }
     lsp_log(s, LSP_MSG_INFO, "optimize: sending lines %u-%u of %s to %s (%s)", r0 + 1, r1, op->path,
             op->call.host, op->call.model);
@@ -1196,9 +1208,9 @@ static int kind_wanted(json_t *only)
     return 0;
 }
 
-void lsp_opt_code_action(struct server *s, json_t *id, json_t *params)
+static void opt_code_action(struct server *s, void *self, json_t *params, json_t *out)
 {
-    json_t *out = json_array();
+    (void)self;
     const char *uri =
         json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
     json_t *range = json_object_get(params, "range");
@@ -1214,7 +1226,7 @@ void lsp_opt_code_action(struct server *s, json_t *id, json_t *params)
     if (offer && l0 == l1 && c0 == c1) { /* a cursor: only on a hot line */
         const struct agent_stats *st =
             l0 < (json_int_t)d->nlines ? line_stats(s, d, path, (uint32_t)l0) : NULL;
-        offer = st && lsp__share(s->feat->prof, st) >= lsp__setting_num(s, "hints.threshold", 1);
+        offer = st && lsp__share(s->feat->prof, st) >= lsp_setting_num(s, "hints.threshold", 1);
     }
     if (offer && !llm_describe(&desc, llm_settings(s), err, sizeof err)) {
         char title[400];
@@ -1241,11 +1253,11 @@ void lsp_opt_code_action(struct server *s, json_t *id, json_t *params)
         json_array_append_new(out, a);
     }
     free(path);
-    lsp_reply(s, id, out);
 }
 
-void lsp_opt_code_action_resolve(struct server *s, json_t *id, json_t *params)
+static void opt_code_action_resolve(struct server *s, void *self, json_t *id, json_t *params)
 {
+    (void)self;
     json_t *data = json_object_get(params, "data");
     json_t *args = json_object_get(data, "args");
     if (!json_is_object(params) ||
@@ -1257,15 +1269,12 @@ void lsp_opt_code_action_resolve(struct server *s, json_t *id, json_t *params)
              json_deep_copy(params));
 }
 
-void lsp_opt_execute_command(struct server *s, json_t *id, json_t *params)
+/* hotline.optimize {uri, range}: for clients without codeAction/resolve */
+static void cmd_optimize(struct server *s, void *self, json_t *id, json_t *a)
 {
-    const char *cmd = json_string_value(json_object_get(params, "command"));
-    json_t *a = json_array_get(json_object_get(params, "arguments"), 0);
-    if (cmd && !strcmp(cmd, "hotline.optimize"))
-        op_start(s, id, json_string_value(json_object_get(a, "uri")), json_object_get(a, "range"),
-                 NULL);
-    else
-        lsp_feat_execute_command(s, id, params);
+    (void)self;
+    op_start(s, id, json_string_value(json_object_get(a, "uri")), json_object_get(a, "range"),
+             NULL);
 }
 
 /* ---- before / after lens ------------------------------------------------- */
@@ -1326,40 +1335,43 @@ static json_t *done_lens(struct server *s, struct opt_done *dn, struct doc *d)
                      "character", 0, "end", "line", (int)line, "character", 0, "command", cmd);
 }
 
-void lsp_opt_code_lens(struct server *s, json_t *id, json_t *params)
+/* textDocument/codeLens, joined by the core: the before/after lens of each
+ * applied suggestion still in the document, oldest first, above the
+ * profile's lenses (the provider list puts this one first). */
+static void opt_code_lens(struct server *s, void *self, json_t *params, struct lsp_buf *out)
 {
+    struct lsp_opt *o = self;
     const char *uri =
         json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
     struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
-    int mine = 0;
-    for (struct opt_done *dn = s->opt ? s->opt->done : NULL; dn && d; dn = dn->next)
-        mine |= !strcmp(dn->uri, uri);
-    if (!mine) {
-        lsp_feat_code_lens(s, id, params);
-        return;
-    }
-    /* ours first (the lens the user just asked for), then the profile lenses */
-    json_t *first = json_array();
-    for (struct opt_done *dn = s->opt->done; dn; dn = dn->next) {
+    json_t *mine = json_array();
+    for (struct opt_done *dn = o ? o->done : NULL; dn && d && mine; dn = dn->next) {
         json_t *l = strcmp(dn->uri, uri) ? NULL : done_lens(s, dn, d);
-        if (l) json_array_insert_new(first, 0, l);
+        if (l) json_array_insert_new(mine, 0, l);
     }
-    size_t len;
-    char *text = lsp_feat_code_lens_json(s, params, first, &len);
-    json_decref(first);
-    if (!text) {
-        lsp_reply_error(s, id, RPC_INTERNAL_ERROR, "out of memory");
-        return;
+    size_t i;
+    json_t *l;
+    json_array_foreach(mine, i, l)
+    {
+        char *t = json_dumps(l, JSON_COMPACT);
+        if (!t) {
+            out->oom = 1;
+            break;
+        }
+        lsp_buf_sep(out);
+        lsp_buf_put(out, t, strlen(t));
+        free(t);
     }
-    lsp_reply_raw(s, id, text, len);
-    free(text);
+    if (!mine) out->oom = 1;
+    json_decref(mine);
 }
 
 /* ---- cancel, responses, lifecycle ---------------------------------------- */
 
-int lsp_opt_cancel(struct server *s, json_t *id)
+static int opt_cancel(struct server *s, void *self, json_t *id)
 {
-    for (struct opt_op *op = s->opt ? s->opt->ops : NULL; op; op = op->next)
+    struct lsp_opt *o = self;
+    for (struct opt_op *op = o ? o->ops : NULL; op; op = op->next)
         if (json_equal(op->id, id)) {
             progress(op, "end", "cancelled");
             lsp_reply_error(s, op->id, LSP_REQUEST_CANCELLED, "optimization cancelled");
@@ -1370,83 +1382,54 @@ int lsp_opt_cancel(struct server *s, json_t *id)
     return 0;
 }
 
-void lsp_opt_progress_cancel(struct server *s, json_t *params)
+/* window/workDoneProgress/cancel for an op's progress: as $/cancelRequest */
+static void on_progress_cancel(struct server *s, void *data)
 {
-    const char *tok = json_string_value(json_object_get(params, "token"));
-    for (struct opt_op *op = s->opt ? s->opt->ops : NULL; op && tok; op = op->next)
-        if (op->token[0] && !strcmp(op->token, tok)) {
-            lsp_opt_cancel(s, op->id);
-            return;
-        }
-    lsp_feat_progress_cancel(s, params);
+    struct opt_op *op = data;
+    opt_cancel(s, opt_of(s), op->id);
 }
 
-static int is_id(json_t *id, long n)
+/* The answer to workspace/applyEdit (command path). */
+static void on_applied(struct server *s, void *data, json_t *result, json_t *error)
 {
-    char want[32];
-    snprintf(want, sizeof want, "hotline-%ld", n);
-    return n && json_is_string(id) && !strcmp(json_string_value(id), want);
-}
-
-int lsp_opt_response(struct server *s, json_t *id, json_t *result, json_t *error)
-{
-    for (struct opt_op *op = s->opt ? s->opt->ops : NULL; op; op = op->next) {
-        if (op->progress == 1 && is_id(id, op->create_id)) {
-            if (error)
-                op->progress = 0;
-            else
-                progress(op, "begin", "reading the profile");
-            return 1;
-        }
-        if (is_id(id, op->apply_id)) {
-            if (!error && json_is_true(json_object_get(result, "applied"))) {
-                progress(op, "end", "applied");
-                lsp_reply(s, op->id,
-                          json_pack("{s:b, s:s, s:s}", "applied", 1, "explanation",
-                                    op->explanation ? op->explanation : "", "host", op->call.host));
-                show_explanation(op);
-                remember(op);
-                op_free(op);
-            } else {
-                const char *why = json_string_value(json_object_get(result, "failureReason"));
-                op_fail(op, "the editor did not apply the edit%s%s", why ? ": " : "",
-                        why ? why : "");
-            }
-            return 1;
-        }
+    struct opt_op *op = data;
+    op->apply_id = 0;
+    if (!error && json_is_true(json_object_get(result, "applied"))) {
+        progress(op, "end", "applied");
+        lsp_reply(s, op->id,
+                  json_pack("{s:b, s:s, s:s}", "applied", 1, "explanation",
+                            op->explanation ? op->explanation : "", "host", op->call.host));
+        show_explanation(op);
+        remember(op);
+        op_free(op);
+    } else {
+        const char *why = json_string_value(json_object_get(result, "failureReason"));
+        op_fail(op, "the editor did not apply the edit%s%s", why ? ": " : "", why ? why : "");
     }
-    return 0;
 }
 
-int lsp_opt_init(struct server *s)
-{
-    s->opt = calloc(1, sizeof *s->opt);
-    if (!s->opt) return -ENOMEM;
-    /* the HTTP client (and libcurl's TLS setup) waits for the first use */
-    return 0;
-}
-
-void lsp_opt_initialize(struct server *s, json_t *caps)
+static int opt_init(struct server *s, void **self)
 {
     (void)s;
-    json_t *cmds = json_object_get(json_object_get(caps, "executeCommandProvider"), "commands");
-    if (json_is_array(cmds)) json_array_append_new(cmds, json_string("hotline.optimize"));
-    json_t *kinds = json_pack("[s]", LSP_OPT_KIND);
-    json_object_set_new(caps, "codeActionProvider",
-                        json_pack("{s:o, s:b}", "codeActionKinds", kinds, "resolveProvider", 1));
+    /* the HTTP client (and libcurl's TLS setup) waits for the first use */
+    *self = calloc(1, sizeof(struct lsp_opt));
+    return *self ? 0 : -ENOMEM;
 }
 
-void lsp_opt_debug_state(struct server *s, json_t *r)
+static void opt_debug_state(struct server *s, void *self, json_t *r)
 {
-    if (!s->opt) return;
+    (void)s;
+    struct lsp_opt *o = self;
+    if (!o) return;
     json_object_set_new(r, "optimize",
-                        json_pack("{s:i, s:i, s:i}", "inflight", s->opt->nops, "done",
-                                  s->opt->ndone, "http", llm_client_inflight(s->opt->http)));
+                        json_pack("{s:i, s:i, s:i}", "inflight", o->nops, "done", o->ndone, "http",
+                                  llm_client_inflight(o->http)));
 }
 
-void lsp_opt_close(struct server *s)
+static void opt_close(struct server *s, void *self)
 {
-    struct lsp_opt *o = s->opt;
+    (void)s;
+    struct lsp_opt *o = self;
     if (!o) return;
     while (o->ops)
         op_free(o->ops);
@@ -1454,9 +1437,10 @@ void lsp_opt_close(struct server *s)
     o->http = NULL;
 }
 
-void lsp_opt_free(struct server *s)
+static void opt_free(struct server *s, void *self)
 {
-    struct lsp_opt *o = s->opt;
+    (void)s;
+    struct lsp_opt *o = self;
     if (!o) return;
     while (o->ops)
         op_free(o->ops);
@@ -1470,5 +1454,30 @@ void lsp_opt_free(struct server *s)
         free(dn);
     }
     free(o);
-    s->opt = NULL;
 }
+
+static const struct lsp_method opt_methods[] = {
+    {"codeAction/resolve", opt_code_action_resolve, NULL},
+    {NULL, NULL, NULL},
+};
+
+static const struct lsp_command opt_commands[] = {
+    {"hotline.optimize", cmd_optimize},
+    {NULL, NULL},
+};
+
+static const char *const opt_kinds[] = {LSP_OPT_KIND, NULL};
+
+const struct lsp_provider lsp_optimize_provider = {
+    .name = "optimize",
+    .init = opt_init,
+    .methods = opt_methods,
+    .commands = opt_commands,
+    .code_lens = opt_code_lens,
+    .code_action = opt_code_action,
+    .code_action_kinds = opt_kinds,
+    .cancel = opt_cancel,
+    .debug_state = opt_debug_state,
+    .close = opt_close,
+    .free = opt_free,
+};

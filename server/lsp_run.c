@@ -37,9 +37,7 @@ struct lsp_run {
     uv_timer_t tick;       /* LSP_EXEC_MIN_MS */
     int tick_open;
     uint64_t start_ns;
-    char token[48];
-    long create_id;     /* request id of workDoneProgress/create, 0 if none */
-    int progress_state; /* 0 none, 1 creating, 2 begun, 3 ended */
+    struct lsp_progress progress; /* cancellable: cancel stops the program */
     json_t *now;        /* owned latest resolved `now`, or NULL */
     int now_fresh;
     int exec_sent;     /* a hotline/executing with a uri was sent */
@@ -49,36 +47,6 @@ struct lsp_run {
     json_t *pending; /* owned hotline.run arguments to start after this run (restart) */
     struct lsp_run *next;
 };
-
-/* ---- settings ---------------------------------------------------------- */
-
-static json_t *setting(struct server *s, const char *path)
-{
-    json_t *cur = s->settings;
-    char key[64];
-    while (cur && *path) {
-        const char *dot = strchr(path, '.');
-        size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        if (n >= sizeof key) return NULL;
-        memcpy(key, path, n);
-        key[n] = 0;
-        cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
-        path += n + (dot ? 1 : 0);
-    }
-    return cur;
-}
-
-double lsp__setting_num(struct server *s, const char *path, double dflt)
-{
-    json_t *v = setting(s, path);
-    return json_is_number(v) ? json_number_value(v) : dflt;
-}
-
-int lsp__setting_bool(struct server *s, const char *path, int dflt)
-{
-    json_t *v = setting(s, path);
-    return json_is_boolean(v) ? json_is_true(v) : dflt;
-}
 
 static uint64_t ms_since(uint64_t ns)
 {
@@ -140,7 +108,7 @@ static void save_profile(struct server *s)
 {
     struct lsp_feat *f = s->feat;
     char dir[PATH_MAX], path[PATH_MAX + 32];
-    if (!f->prof || !lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
+    if (!f->prof || !lsp_setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
     int rc = make_hotline_dir(dir);
     if (rc) {
         lsp_log(s, LSP_MSG_WARNING, "not saving the profile: %s: %s", dir,
@@ -281,7 +249,7 @@ static void load_profile(struct server *s)
 {
     struct lsp_feat *f = s->feat;
     char dir[PATH_MAX];
-    if (!lsp__setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
+    if (!lsp_setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
     struct lsp_load *ld = calloc(1, sizeof *ld);
     if (!ld) return;
     ld->srv = s;
@@ -314,21 +282,6 @@ static void load_cancel(struct lsp_feat *f)
 
 /* ---- progress, refresh, executing ------------------------------------- */
 
-static void progress(struct server *s, struct lsp_run *r, const char *kind, const char *msg,
-                     int pct)
-{
-    if (r->progress_state != 2 && strcmp(kind, "begin")) return;
-    json_t *v = json_pack("{s:s}", "kind", kind);
-    if (!strcmp(kind, "begin")) {
-        json_object_set_new(v, "title", json_string("Hotline"));
-        json_object_set_new(v, "cancellable", json_true());
-    }
-    if (msg) json_object_set_new(v, "message", json_string(msg));
-    if (pct >= 0) json_object_set_new(v, "percentage", json_integer(pct));
-    lsp_notify(s, "$/progress", json_pack("{s:s, s:o}", "token", r->token, "value", v));
-    r->progress_state = !strcmp(kind, "end") ? 3 : 2;
-}
-
 static void hottest_line(struct server *s, char *buf, size_t n)
 {
     struct prof_line_ref top;
@@ -347,9 +300,9 @@ static void send_refresh(struct server *s)
     f->dirty = 0;
     f->last_refresh_ns = uv_hrtime();
     if (json_is_true(lsp_client_cap(s, "workspace.inlayHint.refreshSupport")))
-        lsp_request(s, "workspace/inlayHint/refresh", NULL);
+        lsp_call(s, "workspace/inlayHint/refresh", NULL, NULL, NULL);
     if (json_is_true(lsp_client_cap(s, "workspace.codeLens.refreshSupport")))
-        lsp_request(s, "workspace/codeLens/refresh", NULL);
+        lsp_call(s, "workspace/codeLens/refresh", NULL, NULL, NULL);
     lsp__publish_diagnostics(s, f->run ? f->run->live_diag : NULL);
 }
 
@@ -456,7 +409,7 @@ static void on_tick(uv_timer_t *t)
             lsp_notify(s, "hotline/executing", json_incref(exec));
             r->exec_sent = 1;
         }
-        if (!s->executing_optin && lsp__setting_bool(s, "executingFallback", 1)) {
+        if (!s->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
             json_decref(r->live_diag);
             r->live_diag = live_diagnostic(s, r, exec);
             r->live_changed = 1;
@@ -464,13 +417,13 @@ static void on_tick(uv_timer_t *t)
         json_decref(exec);
     }
     if (ms_since(s->feat->last_refresh_ns) >= LSP_TICK_MS) {
-        if (r->progress_state == 2) {
+        if (lsp_progress_begun(&r->progress)) {
             char msg[256], hot[160];
             hottest_line(s, hot, sizeof hot);
             snprintf(msg, sizeof msg, "%.1f s · %lld samples%s",
                      (double)(uv_hrtime() - r->start_ns) / 1e9,
                      s->feat->prof ? s->feat->prof->meta.samples : 0, hot);
-            progress(s, r, "report", msg, -1);
+            lsp_progress_report(s, &r->progress, msg);
         }
         if (s->feat->dirty) {
             send_refresh(s); /* publishes the live line too */
@@ -544,6 +497,7 @@ static void run_retire(struct server *s, struct lsp_run *r)
 {
     struct lsp_feat *f = s->feat;
     if (f->run == r) f->run = NULL;
+    lsp_progress_drop(s, &r->progress); /* a cancel can no longer reach r */
     if (r->tick_open && !uv_is_closing((uv_handle_t *)&r->tick))
         uv_close((uv_handle_t *)&r->tick, on_tick_closed);
     r->next = f->closing;
@@ -552,6 +506,7 @@ static void run_retire(struct server *s, struct lsp_run *r)
 }
 
 static int start_run(struct server *s, json_t *id, json_t *args);
+static void on_progress_cancel(struct server *s, void *data);
 
 static void on_exit_cb(struct session *ss, void *ud)
 {
@@ -592,7 +547,7 @@ static void on_exit_cb(struct session *ss, void *ud)
         save_profile(s);
         lsp__leaks_update(f);
     }
-    if (r->progress_state == 2) progress(s, r, "end", r->stop_requested ? "stopped" : "done", -1);
+    lsp_progress_end(s, &r->progress, r->stop_requested ? "stopped" : "done");
     if (r->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
     json_decref(r->live_diag);
     r->live_diag = NULL;
@@ -634,7 +589,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     const char *python = json_string_value(json_object_get(a, "python"));
     const char *cwd = json_string_value(json_object_get(a, "cwd"));
     const char *in = json_string_value(json_object_get(a, "stdin"));
-    if (!python) python = json_string_value(setting(s, "python"));
+    if (!python) python = json_string_value(lsp_setting(s, "python"));
     char *path = uri ? lsp_uri_to_path(uri) : NULL;
     if (!module && !path) {
         if (id)
@@ -665,12 +620,12 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     int nargs = 0, ninc = 0, nexc = 0;
     /* extra arguments from the settings come first, then this run's */
     json_t *all = json_array();
-    json_array_extend(all, json_is_array(setting(s, "args")) ? setting(s, "args") : all);
+    json_array_extend(all, json_is_array(lsp_setting(s, "args")) ? lsp_setting(s, "args") : all);
     if (json_is_array(json_object_get(a, "args")))
         json_array_extend(all, json_object_get(a, "args"));
     char **args = str_array(all, &nargs, NULL, 0);
-    char **inc = str_array(setting(s, "include"), &ninc, NULL, 0);
-    char **exc = str_array(setting(s, "exclude"), &nexc, NULL, 0);
+    char **inc = str_array(lsp_setting(s, "include"), &ninc, NULL, 0);
+    char **exc = str_array(lsp_setting(s, "exclude"), &nexc, NULL, 0);
 
     struct profile *store = profile_new();
     struct session_opts o = {.python = python,
@@ -679,13 +634,13 @@ static int start_run(struct server *s, json_t *id, json_t *a)
                              .args = args,
                              .nargs = nargs,
                              .cwd = cwd ? cwd : r->main_dir,
-                             .interval_ms = lsp__setting_num(s, "intervalMs", 0),
-                             .profile_all = lsp__setting_bool(s, "profileAll", 0),
+                             .interval_ms = lsp_setting_num(s, "intervalMs", 0),
+                             .profile_all = lsp_setting_bool(s, "profileAll", 0),
                              .include = inc,
                              .ninclude = ninc,
                              .exclude = exc,
                              .nexclude = nexc,
-                             .memory = lsp__setting_bool(s, "memory", 1),
+                             .memory = lsp_setting_bool(s, "memory", 1),
                              .stdin_path = in};
     struct session_cbs cbs = {
         .on_delta = on_delta, .on_now = on_now, .on_error = on_error, .on_exit = on_exit_cb};
@@ -730,19 +685,17 @@ static int start_run(struct server *s, json_t *id, json_t *a)
         lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer could not be set up)");
     }
     session_request_now(&r->sess, 20);
-    if (json_is_true(lsp_client_cap(s, "window.workDoneProgress"))) {
-        snprintf(r->token, sizeof r->token, "hotline-run-%d", f->runs_started);
-        r->create_id =
-            lsp_request(s, "window/workDoneProgress/create", json_pack("{s:s}", "token", r->token));
-        r->progress_state = 1;
-    }
+    char token[48];
+    snprintf(token, sizeof token, "hotline-run-%d", f->runs_started);
+    lsp_progress_start(s, &r->progress, token, "Hotline", "starting", on_progress_cancel, r);
     if (id) lsp_reply(s, id, json_pack("{s:b, s:i}", "started", 1, "pid", r->sess.pid));
     send_refresh(s); /* old hints go away */
     return 0;
 }
 
-static void cmd_run(struct server *s, json_t *id, json_t *a)
+static void cmd_run(struct server *s, void *self, json_t *id, json_t *a)
 {
+    (void)self;
     struct lsp_feat *f = s->feat;
     if (!s->loop) {
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot run programs");
@@ -771,8 +724,9 @@ static void cmd_run(struct server *s, json_t *id, json_t *a)
     start_run(s, id, a);
 }
 
-static void cmd_stop(struct server *s, json_t *id)
+static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
 {
+    (void)self, (void)a;
     struct lsp_run *r = s->feat->run;
     if (!r) {
         lsp_reply(s, id, json_pack("{s:b}", "stopped", 0));
@@ -783,8 +737,9 @@ static void cmd_stop(struct server *s, json_t *id)
     lsp_reply(s, id, json_pack("{s:b}", "stopped", 1));
 }
 
-static void cmd_clear(struct server *s, json_t *id)
+static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
 {
+    (void)self, (void)a;
     struct lsp_feat *f = s->feat;
     if (f->run) {
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "a program is running: stop it first");
@@ -809,8 +764,9 @@ static void cmd_clear(struct server *s, json_t *id)
 }
 
 /* hotline.showProfile; a (borrowed, may be NULL): {"uri", "line"}. */
-static void cmd_show(struct server *s, json_t *id, json_t *a)
+static void cmd_show(struct server *s, void *self, json_t *id, json_t *a)
 {
+    (void)self;
     const char *uri = json_string_value(json_object_get(a, "uri"));
     json_t *line = json_object_get(a, "line");
     char *path = uri ? lsp_uri_to_path(uri) : NULL;
@@ -826,91 +782,56 @@ static void cmd_show(struct server *s, json_t *id, json_t *a)
     free(text);
 }
 
-void lsp_feat_execute_command(struct server *s, json_t *id, json_t *params)
+static void run_output_live(struct server *s, void *self, int on)
 {
-    const char *cmd = json_string_value(json_object_get(params, "command"));
-    json_t *args = json_object_get(params, "arguments");
-    json_t *a = json_is_array(args) ? json_array_get(args, 0) : NULL;
-    if (!cmd)
-        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "executeCommand needs a command");
-    else if (!strcmp(cmd, "hotline.run"))
-        cmd_run(s, id, a);
-    else if (!strcmp(cmd, "hotline.stop"))
-        cmd_stop(s, id);
-    else if (!strcmp(cmd, "hotline.clear"))
-        cmd_clear(s, id);
-    else if (!strcmp(cmd, "hotline.showProfile"))
-        cmd_show(s, id, a); /* a may be NULL: json_object_get(NULL, k) is NULL */
-    else
-        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "unknown command %s", cmd);
-}
-
-void lsp_feat_live(struct server *s, int on)
-{
+    (void)self;
     struct lsp_run *r = s->feat ? s->feat->run : NULL;
     if (r && !r->sess.exited) session_request_now(&r->sess, on ? 20 : 0);
 }
 
-void lsp_feat_progress_cancel(struct server *s, json_t *params)
+/* window/workDoneProgress/cancel for the run's progress */
+static void on_progress_cancel(struct server *s, void *data)
 {
-    struct lsp_run *r = s->feat->run;
-    const char *tok = json_string_value(json_object_get(params, "token"));
-    if (r && tok && !strcmp(tok, r->token)) {
-        r->stop_requested = 1;
-        session_stop(&r->sess);
-    }
-}
-
-void lsp_feat_response(struct server *s, json_t *id, json_t *result, json_t *error)
-{
-    (void)result;
-    struct lsp_run *r = s->feat->run;
-    char want[32];
-    if (!r || r->progress_state != 1 || !json_is_string(id)) return;
-    snprintf(want, sizeof want, "hotline-%ld", r->create_id);
-    if (strcmp(json_string_value(id), want)) return;
-    if (error) {
-        r->progress_state = 0;
-        return;
-    }
-    progress(s, r, "begin", "starting", -1);
+    (void)s;
+    struct lsp_run *r = data;
+    r->stop_requested = 1;
+    session_stop(&r->sess);
 }
 
 /* ---- lifecycle --------------------------------------------------------- */
 
-int lsp_feat_init(struct server *s)
+static int run_init(struct server *s, void **self)
 {
+    (void)self;
     s->feat = calloc(1, sizeof *s->feat);
     if (!s->feat) return -ENOMEM;
     s->feat->diag_uris = json_array();
     return s->feat->diag_uris ? 0 : -ENOMEM;
 }
 
-void lsp_feat_initialize(struct server *s, json_t *caps)
+static void run_initialize(struct server *s, void *self, json_t *caps)
 {
-    json_object_set_new(caps, "executeCommandProvider",
-                        json_pack("{s:[s,s,s,s]}", "commands", "hotline.run", "hotline.stop",
-                                  "hotline.clear", "hotline.showProfile"));
-    json_object_set_new(caps, "codeLensProvider", json_pack("{s:b}", "resolveProvider", 0));
-    json_object_set_new(caps, "inlayHintProvider", json_pack("{s:b}", "resolveProvider", 0));
-    json_object_set_new(caps, "hoverProvider", json_true());
+    (void)self, (void)caps;
     load_profile(s);
 }
 
-void lsp_feat_initialized(struct server *s)
+static void run_initialized(struct server *s, void *self)
 {
+    (void)self;
     if (!s->feat) return;
     s->feat->initialized = 1; /* a profile still loading is published when it is in */
     if (s->feat->prof) lsp__publish_diagnostics(s, NULL);
 }
 
-void lsp_feat_shutdown(struct server *s)
+static void run_shutdown(struct server *s, void *self)
 {
+    (void)self;
     if (s->feat) load_cancel(s->feat);
 }
 
-void lsp_feat_close(struct server *s)
+static void run_close(struct server *s, void *self)
 {
+    (void)self;
     struct lsp_feat *f = s->feat;
     if (!f) return;
     f->exiting = 1;
@@ -921,13 +842,15 @@ void lsp_feat_close(struct server *s)
     }
 }
 
-void lsp_feat_settings_changed(struct server *s)
+static void run_settings_changed(struct server *s, void *self)
 {
+    (void)self;
     if (s->feat && (s->feat->prof || s->feat->run)) send_refresh(s);
 }
 
-void lsp_feat_debug_state(struct server *s, json_t *r)
+static void run_debug_state(struct server *s, void *self, json_t *r)
 {
+    (void)self;
     struct lsp_feat *f = s->feat;
     json_object_set_new(r, "profile", json_boolean(f->prof != NULL));
     if (f->run)
@@ -937,12 +860,13 @@ void lsp_feat_debug_state(struct server *s, json_t *r)
     if (f->prof) json_object_set_new(r, "samples", json_integer(f->prof->meta.samples));
 }
 
-void lsp_feat_free(struct server *s)
+static void run_free_state(struct server *s, void *self)
 {
+    (void)self;
     struct lsp_feat *f = s->feat;
     if (!f) return;
     /* runs still closing (no loop to finish them) are leaked on purpose only
-     * without a loop; with one, lsp_feat_close + uv_run finished them. The
+     * without a loop; with one, run_close + uv_run finished them. The
      * same for a load: with a loop it has ended; without, it ran in place */
     if (f->load) f->load->srv = NULL;
     profile_free(f->prof);
@@ -954,3 +878,25 @@ void lsp_feat_free(struct server *s)
     free(f);
     s->feat = NULL;
 }
+
+static const struct lsp_command run_commands[] = {
+    {"hotline.run", cmd_run},
+    {"hotline.stop", cmd_stop},
+    {"hotline.clear", cmd_clear},
+    {"hotline.showProfile", cmd_show},
+    {NULL, NULL},
+};
+
+const struct lsp_provider lsp_run_provider = {
+    .name = "run",
+    .init = run_init,
+    .initialize = run_initialize,
+    .initialized = run_initialized,
+    .shutdown = run_shutdown,
+    .commands = run_commands,
+    .settings_changed = run_settings_changed,
+    .output_live = run_output_live,
+    .debug_state = run_debug_state,
+    .close = run_close,
+    .free = run_free_state,
+};

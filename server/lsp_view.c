@@ -127,44 +127,14 @@ static double stat_get(const struct agent_stats *st, const char *json_key)
     return i < 0 ? 0 : st->v[i];
 }
 
-/* The lens answer is written straight into a text buffer: a file with
- * thousands of functions gives thousands of lenses (~200 bytes each), and
- * building and dumping them as a jansson tree cost ~25 ms per request. */
-struct lensbuf {
-    char *p; /* owned */
-    size_t n, cap;
-    int oom;
-};
+/* The lens answer is written straight into a text buffer (struct lsp_buf,
+ * which the core joins): a file with thousands of functions gives thousands
+ * of lenses (~200 bytes each), and building and dumping them as a jansson
+ * tree cost ~25 ms per request. */
 
-static char *lb_room(struct lensbuf *b, size_t need)
-{
-    if (b->oom) return NULL;
-    if (b->cap - b->n < need) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap - b->n < need)
-            cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = 1;
-            return NULL;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    return b->p + b->n;
-}
+#define LB_LIT(b, lit) lsp_buf_put((b), (lit), sizeof(lit) - 1)
 
-static void lb_put(struct lensbuf *b, const char *s, size_t n)
-{
-    char *w = lb_room(b, n);
-    if (!w) return;
-    memcpy(w, s, n);
-    b->n += n;
-}
-
-#define LB_LIT(b, lit) lb_put((b), (lit), sizeof(lit) - 1)
-
-static void lb_long(struct lensbuf *b, long v)
+static void lb_long(struct lsp_buf *b, long v)
 {
     char tmp[24];
     char *e = tmp + sizeof tmp, *q = e;
@@ -173,7 +143,7 @@ static void lb_long(struct lensbuf *b, long v)
         *--q = (char)('0' + u % 10);
     while (u /= 10);
     if (v < 0) *--q = '-';
-    lb_put(b, q, (size_t)(e - q));
+    lsp_buf_put(b, q, (size_t)(e - q));
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
@@ -199,12 +169,12 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 }
 
 /* s as a JSON string, quotes included; invalid UTF-8 becomes U+FFFD. */
-static void lb_str(struct lensbuf *b, const char *s)
+static void lb_str(struct lsp_buf *b, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     size_t n = strlen(s);
     /* worst case: every byte as \u00XX */
-    char *w = lb_room(b, 6 * n + 2), *w0 = w;
+    char *w = lsp_buf_room(b, 6 * n + 2), *w0 = w;
     if (!w) return;
     const unsigned char *q = (const unsigned char *)s, *e = q + n;
     *w++ = '"';
@@ -234,12 +204,12 @@ static void lb_str(struct lensbuf *b, const char *s)
 
 /* "%.0f" of x without printf (the lens titles have four numbers each):
  * nearbyint rounds half to even like printf does. */
-static void lb_pct(struct lensbuf *b, double x)
+static void lb_pct(struct lsp_buf *b, double x)
 {
     if (!(x >= 0 && x < 1e15)) { /* negative, huge, NaN: printf decides */
         char tmp[64];
         int k = snprintf(tmp, sizeof tmp, "%.0f", x);
-        if (k > 0) lb_put(b, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
+        if (k > 0) lsp_buf_put(b, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
         return;
     }
     lb_long(b, (long)nearbyint(x));
@@ -247,7 +217,7 @@ static void lb_pct(struct lensbuf *b, double x)
 
 /* " · +120 MB kept" / " · 243 MB alloc" suffix of the lens title, without
  * printf (no "+" on memory only allocated: it would read as kept) */
-static void lb_memory(struct lensbuf *b, const struct agent_stats *st)
+static void lb_memory(struct lsp_buf *b, const struct agent_stats *st)
 {
     double kept = stat_get(st, "kept_mb"), alloc = stat_get(st, "alloc_mb");
     double v = kept >= 0.5 ? kept : alloc >= 0.5 ? alloc : -1;
@@ -278,7 +248,7 @@ static void lb_memory(struct lensbuf *b, const struct agent_stats *st)
 #define VIEW_KIND_MIN 0.20
 #define VIEW_KIND_RUN 5.0
 
-static void lb_share(struct lensbuf *b, const struct profile *p, const struct agent_stats *st)
+static void lb_share(struct lsp_buf *b, const struct profile *p, const struct agent_stats *st)
 {
     static const struct {
         int stat;
@@ -303,13 +273,13 @@ static void lb_share(struct lensbuf *b, const struct profile *p, const struct ag
         /* no time: only memory to say */
     } else if (nshown <= 1) {
         LB_LIT(b, " ");
-        lb_put(b, kinds[top].word, strlen(kinds[top].word));
+        lsp_buf_put(b, kinds[top].word, strlen(kinds[top].word));
     } else {
         for (int j = 0; j < nshown; j++) {
             LB_LIT(b, " \u00b7 ");
             lb_pct(b, st->v[kinds[shown[j]].stat] * k);
             LB_LIT(b, " ");
-            lb_put(b, kinds[shown[j]].abbr, strlen(kinds[shown[j]].abbr));
+            lsp_buf_put(b, kinds[shown[j]].abbr, strlen(kinds[shown[j]].abbr));
         }
     }
     lb_memory(b, st);
@@ -317,7 +287,7 @@ static void lb_share(struct lensbuf *b, const struct profile *p, const struct ag
 
 /* The title of a lens, "⏱ 12% · 10 py · 2 native · +120 MB kept" (see
  * lb_share), as a JSON string (its characters need no escaping). */
-static void lb_title(struct lensbuf *b, const struct profile *p, const struct agent_stats *st)
+static void lb_title(struct lsp_buf *b, const struct profile *p, const struct agent_stats *st)
 {
     LB_LIT(b, "\"\u23f1 ");
     lb_share(b, p, st);
@@ -328,11 +298,11 @@ static void lb_title(struct lensbuf *b, const struct profile *p, const struct ag
  * {"range":..,"command":{"title":..,"command":"hotline.showProfile",
  *  "arguments":[{"uri":..,"line":..,"function":..}]}}. title: NULL for the
  * profile title of st; juri: the document URI already as a JSON string. */
-static void lb_lens(struct lensbuf *b, long line, const char *title, const struct profile *p,
+static void lb_lens(struct lsp_buf *b, long line, const char *title, const struct profile *p,
                     const struct agent_stats *st, const char *juri, size_t njuri, int pline,
                     const char *fn)
 {
-    if (b->n > 1) LB_LIT(b, ",");
+    lsp_buf_sep(b);
     LB_LIT(b, "{\"range\":{\"start\":{\"line\":");
     lb_long(b, line);
     LB_LIT(b, ",\"character\":0},\"end\":{\"line\":");
@@ -343,7 +313,7 @@ static void lb_lens(struct lensbuf *b, long line, const char *title, const struc
     else
         lb_title(b, p, st);
     LB_LIT(b, ",\"command\":\"hotline.showProfile\",\"arguments\":[{\"uri\":");
-    lb_put(b, juri, njuri);
+    lsp_buf_put(b, juri, njuri);
     LB_LIT(b, ",\"line\":");
     lb_long(b, pline > 0 ? pline - 1 : 0);
     if (fn) {
@@ -374,7 +344,7 @@ static int is_class_line(const struct view *v, long cur, const char *name, size_
 /* One lens per class: the sum of its methods (qualified names "Class.method"),
  * over the nearest `class Class` line above the first method. */
 static void class_lenses(const struct view *v, const struct profile *p, const int32_t *inv,
-                         struct lensbuf *out, const char *juri, size_t njuri)
+                         struct lsp_buf *out, const char *juri, size_t njuri)
 {
     struct cls {
         const char *qual; /* borrowed from a func name */
@@ -417,12 +387,12 @@ static void class_lenses(const struct view *v, const struct profile *p, const in
 }
 
 /* The profile lenses of the view, appended to b. */
-static void view_lenses(struct server *s, struct view *v, struct lensbuf *b)
+static void view_lenses(struct server *s, struct view *v, struct lsp_buf *b)
 {
     const struct profile *p = s->feat->prof;
     /* ~220 bytes a lens: one allocation instead of a chain of reallocs */
-    if (!lb_room(b, (v->pf->nfuncs + 8) * 256)) return;
-    struct lensbuf ju = {0};
+    if (!lsp_buf_room(b, (v->pf->nfuncs + 8) * 256)) return;
+    struct lsp_buf ju = {0};
     lb_str(&ju, v->d->uri);
     if (ju.oom) {
         b->oom = 1;
@@ -447,45 +417,15 @@ static void view_lenses(struct server *s, struct view *v, struct lensbuf *b)
     free(ju.p);
 }
 
-char *lsp_feat_code_lens_json(struct server *s, json_t *params, const json_t *first, size_t *len)
+/* textDocument/codeLens, joined by the core: the profile lenses of
+ * params.textDocument appended to out. */
+static void view_code_lens(struct server *s, void *self, json_t *params, struct lsp_buf *out)
 {
-    struct lensbuf b = {0};
+    (void)self;
     struct view v = {0};
-    LB_LIT(&b, "[");
-    size_t i;
-    json_t *l;
-    json_array_foreach(first, i, l) {
-        char *t = json_dumps(l, JSON_COMPACT);
-        if (!t) {
-            b.oom = 1;
-            break;
-        }
-        if (b.n > 1) LB_LIT(&b, ",");
-        lb_put(&b, t, strlen(t));
-        free(t);
-    }
-    if (lsp__setting_bool(s, "lenses.enabled", 1) && !view_open(s, params, &v))
-        view_lenses(s, &v, &b);
+    if (lsp_setting_bool(s, "lenses.enabled", 1) && !view_open(s, params, &v))
+        view_lenses(s, &v, out);
     view_close(&v);
-    LB_LIT(&b, "]");
-    if (b.oom) {
-        free(b.p);
-        return NULL;
-    }
-    *len = b.n;
-    return b.p;
-}
-
-void lsp_feat_code_lens(struct server *s, json_t *id, json_t *params)
-{
-    size_t len;
-    char *text = lsp_feat_code_lens_json(s, params, NULL, &len);
-    if (!text) {
-        lsp_reply_error(s, id, RPC_INTERNAL_ERROR, "out of memory");
-        return;
-    }
-    lsp_reply_raw(s, id, text, len);
-    free(text);
 }
 
 /* ---- inlay hints ---- */
@@ -523,11 +463,12 @@ static void breakdown(const struct profile *p, const struct agent_stats *st, cha
     }
 }
 
-void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
+static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *params)
 {
+    (void)self;
     struct view v = {0};
     json_t *out = json_array();
-    int on = lsp__setting_bool(s, "hints.enabled", 1);
+    int on = lsp_setting_bool(s, "hints.enabled", 1);
     if (!on || view_open(s, params, &v)) {
         view_close(&v);
         lsp_reply(s, id, out);
@@ -543,9 +484,9 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
         l1--; /* the range ends at the start of line l1: its end-of-line hint is outside */
     if (l0 < 0) l0 = 0;
     if (l1 >= (json_int_t)v.d->nlines) l1 = (json_int_t)v.d->nlines - 1;
-    double threshold = lsp__setting_num(s, "hints.threshold", 1.0);
+    double threshold = lsp_setting_num(s, "hints.threshold", 1.0);
     const struct profile *p = s->feat->prof;
-    struct lensbuf lb = {0};
+    struct lsp_buf lb = {0};
     for (json_int_t cur = l0; cur <= l1 && json_array_size(out) < VIEW_MAX_HINTS; cur++) {
         int pl = profiled_line(&v, (uint32_t)cur);
         const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
@@ -559,9 +500,9 @@ void lsp_feat_inlay_hint(struct server *s, json_t *id, json_t *params)
         char tip[512];
         /* "▌42% waiting · +5 MB kept": the bar, then the lens wording */
         lb.n = 0;
-        lb_put(&lb, bar(share), strlen(bar(share)));
+        lsp_buf_put(&lb, bar(share), strlen(bar(share)));
         lb_share(&lb, p, st);
-        lb_put(&lb, "", 1);
+        lsp_buf_put(&lb, "", 1);
         if (lb.oom) break;
         breakdown(p, st, tip, sizeof tip);
         json_array_append_new(out, json_pack("{s:{s:I, s:i}, s:s, s:b, s:{s:s, s:s}, s:{s:i, s:f}}",
@@ -620,10 +561,11 @@ static void spark(const struct profile *p, const struct prof_file *pf, int line,
                  hi_mb, t1 - t0);
 }
 
-void lsp_feat_hover(struct server *s, json_t *id, json_t *params)
+static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
 {
+    (void)self;
     struct view v = {0};
-    int on = lsp__setting_bool(s, "hover.enabled", 1);
+    int on = lsp_setting_bool(s, "hover.enabled", 1);
     if (!on || view_open(s, params, &v)) {
         view_close(&v);
         lsp_reply(s, id, json_null());
@@ -771,7 +713,7 @@ void lsp__publish_diagnostics(struct server *s, const json_t *live)
     json_t *by_uri = json_object();
     size_t nof;
     struct open_file *of = open_files(s, &nof);
-    int hot = (int)lsp__setting_num(s, "diagnostics.hotLines", 0);
+    int hot = (int)lsp_setting_num(s, "diagnostics.hotLines", 0);
     if (f->prof && hot > 0) {
         struct prof_line_ref refs[VIEW_MAX_DIAG_LINES];
         size_t n = profile_top_lines(f->prof, refs,
@@ -786,7 +728,7 @@ void lsp__publish_diagnostics(struct server *s, const json_t *live)
     }
     const char *lpath;
     json_t *leaks;
-    json_object_foreach(lsp__setting_bool(s, "diagnostics.leaks", 1) ? f->leaks : NULL, lpath,
+    json_object_foreach(lsp_setting_bool(s, "diagnostics.leaks", 1) ? f->leaks : NULL, lpath,
                         leaks)
     {
         const struct prof_file *pf = f->prof ? profile_file(f->prof, lpath) : NULL;
@@ -886,3 +828,46 @@ char *lsp__profile_summary(struct server *s, const char *path, int line)
     buf[n] = 0;
     return buf;
 }
+
+/* ---- the provider ---- */
+
+static void view_initialize(struct server *s, void *self, json_t *caps)
+{
+    (void)s, (void)self;
+    json_object_set_new(caps, "inlayHintProvider", json_pack("{s:b}", "resolveProvider", 0));
+    json_object_set_new(caps, "hoverProvider", json_true());
+}
+
+static void view_doc_opened(struct server *s, void *self, struct doc *d)
+{
+    (void)self;
+    lsp_feat_doc_opened(s, d);
+}
+
+static void view_doc_edited(struct server *s, void *self, struct doc *d, const struct doc_edit *e)
+{
+    (void)self;
+    lsp_feat_doc_edited(s, d, e);
+}
+
+static void view_doc_closed(struct server *s, void *self, const char *uri)
+{
+    (void)self;
+    lsp_feat_doc_closed(s, uri);
+}
+
+static const struct lsp_method view_methods[] = {
+    {"textDocument/inlayHint", view_inlay_hint, NULL},
+    {"textDocument/hover", view_hover, NULL},
+    {NULL, NULL, NULL},
+};
+
+const struct lsp_provider lsp_view_provider = {
+    .name = "view",
+    .initialize = view_initialize,
+    .methods = view_methods,
+    .code_lens = view_code_lens,
+    .doc_opened = view_doc_opened,
+    .doc_edited = view_doc_edited,
+    .doc_closed = view_doc_closed,
+};

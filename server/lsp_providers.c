@@ -1,0 +1,16 @@
+/* The features of `hotline lsp`, one struct lsp_provider each
+ * (lsp_provider.h). A new feature is one file that defines its provider,
+ * plus one line here. The order matters only where answers are joined:
+ * commands are listed, and code lenses and actions come, in this order. */
+#include "lsp_provider.h"
+
+extern const struct lsp_provider lsp_run_provider;      /* lsp_run.c */
+extern const struct lsp_provider lsp_optimize_provider; /* lsp_optimize.c */
+extern const struct lsp_provider lsp_view_provider;     /* lsp_view.c */
+
+const struct lsp_provider *const lsp_providers[] = {
+    &lsp_run_provider,
+    &lsp_optimize_provider, /* its before/after lenses go above the profile's */
+    &lsp_view_provider,
+    NULL,
+};
