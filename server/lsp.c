@@ -703,14 +703,17 @@ static void n_progress_cancel(struct server *s, json_t *params)
     lsp_progress_cancel(s, json_string_value(json_object_get(params, "token")));
 }
 
+/* Document sync: the profile view's anchors first, then the providers. */
 static void doc_hook_opened(struct server *s, struct doc *d)
 {
+    lsp_pview_doc_opened(s, d);
     FOR_PROVIDERS(s, i, p, self)
     if (p->doc_opened) p->doc_opened(s, self, d);
 }
 
 static void doc_hook_closed(struct server *s, const char *uri)
 {
+    lsp_pview_doc_closed(s, uri);
     FOR_PROVIDERS(s, i, p, self)
     if (p->doc_closed) p->doc_closed(s, self, uri);
 }
@@ -1016,6 +1019,7 @@ static void n_did_change(struct server *s, json_t *params)
             doc_desync(s, uri, rc); /* d is gone; later changes cannot apply either */
             return;
         }
+        lsp_pview_doc_edited(s, d, &edit);
         FOR_PROVIDERS(s, k, p, self)
         if (p->doc_edited) p->doc_edited(s, self, d, &edit);
     }
@@ -1109,6 +1113,7 @@ void lsp_server_free(struct server *s)
     FOR_PROVIDERS(s, i, p, self)
     if (p->free) p->free(s, self);
     memset(s->pself, 0, sizeof s->pself);
+    lsp_pview_free(&s->view);
     doc_store_free(&s->docs);
     json_decref(s->client_caps);
     json_decref(s->init_options);

@@ -16,9 +16,8 @@
 #include "framing.h"
 #include "lsp_call.h"
 #include "lsp_provider.h"
+#include "lsp_pview.h"
 #include "position.h"
-
-struct lsp_feat;
 
 /* A request of ours awaiting its answer (lsp_call.c) */
 struct lsp_pending {
@@ -89,7 +88,7 @@ struct server {
     struct lsp_pending calls[LSP_MAX_CALLS]; /* lsp_call: awaiting an answer */
     int ncalls;
     struct lsp_progress *progresses; /* borrowed list: started, not yet ended */
-    struct lsp_feat *feat; /* owned: profile features (lsp_feat.h) */
+    struct lsp_pview view; /* the profile shown (lsp_pview.h) */
     /* the providers' states, in the order of lsp_providers[] */
     void *pself[LSP_MAX_PROVIDERS];
 };

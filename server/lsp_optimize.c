@@ -26,8 +26,8 @@
 #include "jsonrpc.h"
 #include "llm.h"
 #include "lsp.h"
-#include "lsp_feat.h"
 #include "prompt_template.h"
+#include "summary.h"
 #include "uri.h"
 
 #define OPT_PROC_MAX_OUT ((size_t)1 << 20)
@@ -136,45 +136,21 @@ static int is_block_header(const char *t, size_t len)
            starts_kw(t, len, "async");
 }
 
-static int stat_idx(const char *json_key)
-{
-    for (int i = 0; i < AGENT_NSTATS; i++)
-        if (!strcmp(agent_stat_descs[i].json, json_key)) return i;
-    return -1;
-}
-
 /* The profile's record for a document's path, found by that path or by its
- * real path (lsp__profile_file, as the hints do): a run through a symlinked
- * folder names the file otherwise than the editor may. NULL: none. */
+ * real path (as the hints do): a run through a symlinked folder names the
+ * file otherwise than the editor may. NULL: none. */
 static const struct prof_file *prof_file(struct server *s, const char *path)
 {
-    return s->feat && path ? lsp__profile_file(s->feat, path) : NULL;
+    return path ? lsp_pview_file(s, path) : NULL;
 }
 
-/* The profiled line (1-based) shown at document line cur, 0 when none: the
- * anchor must vouch for it and its text must still hash the same. */
-static int profiled_line(struct server *s, struct doc *d, const char *path, uint32_t cur)
+/* The stats of the profiled line shown at document line cur of d (the
+ * core's one query, lsp_profiled_line), or NULL. */
+static const struct agent_stats *line_stats(struct server *s, struct doc *d, uint32_t cur)
 {
-    struct lsp_feat *f = s->feat;
-    const struct prof_file *pf = prof_file(s, path);
-    if (!pf) return 0;
-    path = pf->path; /* snapshots and anchors go by the store's name */
-    struct lsp_snap *sn = lsp__snap_get(f, path);
-    struct lsp_anchor *a = sn ? lsp__anchor_get(s, d, path) : NULL;
-    if (!a || cur >= a->n || a->map[cur] < 0) return 0;
-    uint32_t o = (uint32_t)a->map[cur];
-    size_t len;
-    const char *t = doc_line(d, cur, &len);
-    if (o >= sn->nlines || !t || lsp__line_hash(t, len) != sn->lines[o]) return 0;
-    return (int)o + 1;
-}
-
-static const struct agent_stats *line_stats(struct server *s, struct doc *d, const char *path,
-                                            uint32_t cur)
-{
-    int pl = profiled_line(s, d, path, cur);
-    const struct prof_file *pf = pl ? prof_file(s, path) : NULL;
-    return pf ? profile_file_line(pf, pl) : NULL;
+    const struct prof_file *pf;
+    int pl = lsp_profiled_line(s, d, cur, &pf);
+    return pl ? profile_file_line(pf, pl) : NULL;
 }
 
 /* ---- the region ---------------------------------------------------------- */
@@ -345,27 +321,31 @@ static void scan_imports(struct doc *d, const unsigned char *st, char **imports,
 
 /* The per-line profile table of the region (new text); *before gets the
  * seconds charged to its lines. */
-static char *profile_table(struct server *s, struct doc *d, const char *path, uint32_t l0,
-                           uint32_t l1, double *before, char *total, size_t tn)
+static char *profile_table(struct server *s, struct doc *d, uint32_t l0, uint32_t l1,
+                           double *before, char *total, size_t tn)
 {
-    const struct profile *p = s->feat ? s->feat->prof : NULL;
-    static const char *const extra[][2] = {
-        {"alloc_mb", "alloc MB"}, {"kept_mb", "kept MB"}, {"copy_mb_s", "copy MB/s"},
-        {"gpu_percent", "GPU %"}, {"gpu_mb", "GPU MB"},
+    const struct profile *p = lsp_pview_profile(s);
+    static const struct {
+        int stat;
+        const char *name;
+    } extra[] = {
+        {AGENT_STAT_ALLOC, "alloc MB"}, {AGENT_STAT_KEPT, "kept MB"},
+        {AGENT_STAT_COPYRATE, "copy MB/s"}, {AGENT_STAT_GPUPCT, "GPU %"},
+        {AGENT_STAT_GPUMB, "GPU MB"},
     };
     int idx[5], nx = 0;
     const char *names[5];
     for (size_t i = 0; i < 5; i++) {
-        int k = stat_idx(extra[i][0]);
-        if (k < 0 || !p) continue;
+        int k = extra[i].stat;
+        if (!p) continue;
         int any = 0; /* a column only when some line of the region has the value */
         for (uint32_t l = l0; l < l1; l++) {
-            const struct agent_stats *st = line_stats(s, d, path, l);
+            const struct agent_stats *st = line_stats(s, d, l);
             if (st && st->v[k] > 0) any = 1;
         }
         if (any) {
             idx[nx] = k;
-            names[nx++] = extra[i][1];
+            names[nx++] = extra[i].name;
         }
     }
     size_t cap = 256 + (size_t)(l1 - l0) * 400, n = 0;
@@ -383,7 +363,7 @@ static char *profile_table(struct server *s, struct doc *d, const char *path, ui
     for (uint32_t l = l0; l < l1 && n < cap - 1; l++) {
         size_t len;
         const char *t = doc_line(d, l, &len);
-        const struct agent_stats *st = line_stats(s, d, path, l);
+        const struct agent_stats *st = line_stats(s, d, l);
         char code[120];
         size_t w = lead_ws(t, len), cl = len - w;
         while (cl && t[w + cl - 1] == '\r')
@@ -402,7 +382,7 @@ static char *profile_table(struct server *s, struct doc *d, const char *path, ui
         *before += agent_stats_time(st);
         samples += st->v[AGENT_STAT_N];
         n += (size_t)snprintf(out + n, cap - n, "| %u | %.1f | %.3f | %.3f | %.3f", l + 1,
-                              lsp__share(p, st), st->v[AGENT_STAT_PY], st->v[AGENT_STAT_NAT],
+                              summary_share(p, st), st->v[AGENT_STAT_PY], st->v[AGENT_STAT_NAT],
                               st->v[AGENT_STAT_SYS]);
         for (int i = 0; i < nx && n < cap - 1; i++)
             n += (size_t)snprintf(out + n, cap - n, " | %.1f", st->v[idx[i]]);
@@ -786,7 +766,7 @@ static void on_probed(struct opt_op *op, int64_t status, const char *out)
         json_decref(j);
         return;
     }
-    if (!pv && s->feat && s->feat->prof) pv = s->feat->prof->meta.python_version;
+    if (!pv && lsp_pview_profile(s)) pv = lsp_pview_profile(s)->meta.python_version;
     if (pv) snprintf(python, sizeof python, "%s", pv);
     const char *k;
     json_t *v;
@@ -808,7 +788,7 @@ static void on_probed(struct opt_op *op, int64_t status, const char *out)
         op_fail(op, "the document was closed");
         return;
     }
-    char *table = profile_table(s, d, op->path, op->l0, op->l1, &op->before_s, total, sizeof total);
+    char *table = profile_table(s, d, op->l0, op->l1, &op->before_s, total, sizeof total);
     const char *keys[] = {"file",   "python",  "libraries",  "imports",   "context",
                           "region", "profile", "first_line", "last_line", "total"};
     const char *vals[] = {base_name(op->path),
@@ -1167,8 +1147,8 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
     op->context = dup_lines(d, r0 > LSP_OPT_CONTEXT_LINES ? r0 - LSP_OPT_CONTEXT_LINES : 0, r0);
     scan_imports(d, st, &op->imports, &op->modules);
     free(st);
-    op->runs_at = s->feat ? s->feat->runs_started : 0;
-    const char *prog = s->feat && s->feat->prof ? s->feat->prof->meta.program : NULL;
+    op->runs_at = (int)s->view.gen;
+    const char *prog = lsp_pview_profile(s) ? lsp_pview_profile(s)->meta.program : NULL;
     op->program = prog && prog[0] == '/' ? strdup(prog) : NULL;
     op->next = o->ops;
     o->ops = op;
@@ -1225,8 +1205,9 @@ static void opt_code_action(struct server *s, void *self, json_t *params, json_t
                 !json_is_false(json_object_get(llm_settings(s), "enabled"));
     if (offer && l0 == l1 && c0 == c1) { /* a cursor: only on a hot line */
         const struct agent_stats *st =
-            l0 < (json_int_t)d->nlines ? line_stats(s, d, path, (uint32_t)l0) : NULL;
-        offer = st && lsp__share(s->feat->prof, st) >= lsp_setting_num(s, "hints.threshold", 1);
+            l0 < (json_int_t)d->nlines ? line_stats(s, d, (uint32_t)l0) : NULL;
+        offer = st && summary_share(lsp_pview_profile(s), st) >=
+                          lsp_setting_num(s, "hints.threshold", 1);
     }
     if (offer && !llm_describe(&desc, llm_settings(s), err, sizeof err)) {
         char title[400];
@@ -1290,17 +1271,18 @@ static json_t *done_lens(struct server *s, struct opt_done *dn, struct doc *d)
     for (const char *q = dn->code; *q; q++)
         nl += *q == '\n';
     if (dn->code[strlen(dn->code) - 1] != '\n') nl++;
-    struct lsp_feat *f = s->feat;
+    const struct lsp_pview *pv = &s->view;
+    int later = (int)pv->gen > dn->runs_at; /* a profile newer than the suggestion */
     char title[300];
     json_t *cmd = NULL;
-    if (f && f->run && f->runs_started > dn->runs_at) {
+    if (pv->running && later) {
         snprintf(title, sizeof title, "Hotline: measuring\u2026 (was %.2f s)", dn->before_s);
-    } else if (f && f->prof && f->runs_started > dn->runs_at) {
+    } else if (pv->prof && later) {
         double after = 0;
         int vouched = 0;
         for (uint32_t l = line; l < line + nl; l++) {
-            if (profiled_line(s, d, dn->path, l)) vouched++;
-            const struct agent_stats *st = line_stats(s, d, dn->path, l);
+            if (lsp_profiled_line(s, d, l, NULL)) vouched++;
+            const struct agent_stats *st = line_stats(s, d, l);
             if (st) after += agent_stats_time(st);
         }
         if (!vouched)
@@ -1323,7 +1305,7 @@ static json_t *done_lens(struct server *s, struct opt_done *dn, struct doc *d)
         snprintf(title, sizeof title, "Hotline: Verify \u2014 re-run to compare (was %.2f s)",
                  dn->before_s);
     }
-    if (!(f && f->run)) {
+    if (!pv->running) {
         char *puri = dn->program ? lsp_path_to_uri(dn->program) : NULL;
         cmd = json_pack("{s:s, s:s, s:[{s:s}]}", "title", title, "command", "hotline.run",
                         "arguments", "uri", puri ? puri : dn->uri);

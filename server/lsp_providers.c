@@ -7,10 +7,12 @@
 extern const struct lsp_provider lsp_run_provider;      /* lsp_run.c */
 extern const struct lsp_provider lsp_optimize_provider; /* lsp_optimize.c */
 extern const struct lsp_provider lsp_view_provider;     /* lsp_view.c */
+extern const struct lsp_provider lsp_diagnostics_provider; /* lsp_diagnostics.c */
 
 const struct lsp_provider *const lsp_providers[] = {
     &lsp_run_provider,
     &lsp_optimize_provider, /* its before/after lenses go above the profile's */
     &lsp_view_provider,
+    &lsp_diagnostics_provider,
     NULL,
 };

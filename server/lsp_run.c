@@ -22,15 +22,19 @@
 
 #include "jsonrpc.h"
 #include "lsp.h"
-#include "lsp_feat.h"
+#include "memprof.h"
+#include "session.h"
+#include "summary.h"
 #include "uri.h"
 
 #define RUN_MAX_ARGS 256
+#define LSP_EXEC_MIN_MS 50 /* hotline/executing: at most 20 per second */
+#define LSP_TICK_MS 250    /* progress, refresh requests, fallback diagnostic */
 
 struct lsp_run {
     struct session sess;
     struct server *srv;    /* borrowed */
-    struct profile *store; /* borrowed: f->prof (the feature state owns it) */
+    struct profile *store; /* borrowed: the profile view's (the core owns it) */
     char *uri, *path;      /* owned: the program's file */
     char *main_dir;        /* owned: directory of the program, resolved (user frames) */
     char *main_dir_given;  /* owned: the same as given */
@@ -41,12 +45,34 @@ struct lsp_run {
     json_t *now;        /* owned latest resolved `now`, or NULL */
     int now_fresh;
     int exec_sent;     /* a hotline/executing with a uri was sent */
-    json_t *live_diag; /* owned, the fallback diagnostic last published, or NULL */
-    int live_changed;  /* live_diag not yet published */
+    int live_changed; /* the live line (s->view.live) not yet published */
     int stop_requested;
     json_t *pending; /* owned hotline.run arguments to start after this run (restart) */
     struct lsp_run *next;
 };
+
+struct lsp_load;
+
+/* The provider's state. */
+struct run_state {
+    struct lsp_run *run;     /* owned until its session closed; NULL when idle */
+    struct lsp_run *closing; /* runs whose session is closing (list through run->next) */
+    int runs_started;
+    struct lsp_load *load; /* loading <root>/.hotline on the thread pool, or NULL */
+    int initialized;       /* the client sent `initialized` */
+    /* refresh throttling */
+    int dirty; /* profile changed since the last refresh request */
+    uint64_t last_refresh_ns;
+    int exiting;
+};
+
+extern const struct lsp_provider lsp_run_provider;
+
+/* Borrowed: this provider's state in s. */
+static struct run_state *run_of(struct server *s)
+{
+    return lsp_provider_self(s, &lsp_run_provider);
+}
 
 static uint64_t ms_since(uint64_t ns)
 {
@@ -106,9 +132,9 @@ static int make_hotline_dir(const char *dir)
 
 static void save_profile(struct server *s)
 {
-    struct lsp_feat *f = s->feat;
+    const struct profile *prof = lsp_pview_profile(s);
     char dir[PATH_MAX], path[PATH_MAX + 32];
-    if (!f->prof || !lsp_setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
+    if (!prof || !lsp_setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
     int rc = make_hotline_dir(dir);
     if (rc) {
         lsp_log(s, LSP_MSG_WARNING, "not saving the profile: %s: %s", dir,
@@ -116,14 +142,14 @@ static void save_profile(struct server *s)
         return;
     }
     snprintf(path, sizeof path, "%s/profile.json", dir);
-    rc = profile_save(f->prof, path);
+    rc = profile_save(prof, path);
     if (rc) {
         lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", path, strerror(-rc));
         return;
     }
     /* the sources as profiled, for stale detection after a restart */
     snprintf(path, sizeof path, "%s/sources.json", dir);
-    json_t *j = lsp__snaps_to_json(f);
+    json_t *j = anchor_snaps_to_json(&s->view.as);
     rc = j ? profile_save_json(j, path, JSON_COMPACT) : -ENOMEM;
     if (rc) lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", path, strerror(-rc));
     json_decref(j);
@@ -138,13 +164,13 @@ static void save_profile(struct server *s)
  * waits for it) lets the process exit. Freed in load_after only. */
 struct lsp_load {
     uv_work_t req;
-    struct server *srv; /* borrowed; NULL once lsp_feat_free let go */
+    struct server *srv; /* borrowed; NULL once the provider's free let go */
     char dir[PATH_MAX];
     int discard;
     atomic_int cancel; /* set on the loop thread, read by the worker */
     /* results (worker -> loop thread) */
     struct profile *prof;   /* owned until handed over */
-    struct lsp_feat snaps;  /* only .snaps / .nsnaps: owned until handed over */
+    struct anchor_set snaps; /* only snapshots: owned until handed over */
     json_t *leaks;          /* owned until handed over */
     int missing;            /* no profile.json: nothing to say */
     char err[2 * PATH_MAX + 256]; /* why profile.json was refused: "<path>: <why>" */
@@ -179,7 +205,7 @@ static void load_read(struct lsp_load *ld)
             snprintf(ld->err, sizeof ld->err, "%s: %s", path, err);
         return;
     }
-    ld->leaks = lsp__leaks_json(ld->prof);
+    ld->leaks = memprof_leaks_all_json(ld->prof);
     if (atomic_load(&ld->cancel)) return;
     snprintf(path, sizeof path, "%s/sources.json", ld->dir);
     char *text;
@@ -188,7 +214,7 @@ static void load_read(struct lsp_load *ld)
         return; /* no snapshots: every line shows as stale, nothing wrong is drawn */
     json_t *j = json_loadb(text, len, 0, NULL);
     free(text);
-    if (json_is_object(j)) lsp__snaps_from_json(&ld->snaps, j);
+    if (json_is_object(j)) anchor_snaps_from_json(&ld->snaps, j);
     json_decref(j);
 }
 
@@ -208,7 +234,7 @@ static void load_work(uv_work_t *req)
 static void load_free(struct lsp_load *ld)
 {
     profile_free(ld->prof);
-    lsp__snaps_clear(&ld->snaps);
+    anchor_snaps_clear(&ld->snaps);
     json_decref(ld->leaks);
     free(ld);
 }
@@ -217,7 +243,7 @@ static void load_after(uv_work_t *req, int status)
 {
     struct lsp_load *ld = req->data;
     struct server *s = ld->srv;
-    struct lsp_feat *f = s ? s->feat : NULL;
+    struct run_state *f = s ? run_of(s) : NULL;
     if (f) f->load = NULL;
     if (!f || f->exiting || ld->discard || status < 0 || atomic_load(&ld->cancel)) {
         load_free(ld);
@@ -228,16 +254,8 @@ static void load_after(uv_work_t *req, int status)
         load_free(ld);
         return;
     }
-    profile_free(f->prof);
-    f->prof = ld->prof;
+    lsp_pview_replace(s, ld->prof, &ld->snaps, ld->leaks);
     ld->prof = NULL;
-    lsp__anchors_clear(f);
-    lsp__snaps_clear(f);
-    f->snaps = ld->snaps.snaps;
-    f->nsnaps = ld->snaps.nsnaps;
-    ld->snaps.snaps = NULL;
-    json_decref(f->leaks);
-    f->leaks = ld->leaks;
     ld->leaks = NULL;
     lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", ld->dir);
     load_free(ld);
@@ -247,7 +265,7 @@ static void load_after(uv_work_t *req, int status)
 
 static void load_profile(struct server *s)
 {
-    struct lsp_feat *f = s->feat;
+    struct run_state *f = run_of(s);
     char dir[PATH_MAX];
     if (!lsp_setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
     struct lsp_load *ld = calloc(1, sizeof *ld);
@@ -267,13 +285,13 @@ static void load_profile(struct server *s)
 
 /* A run or hotline.clear replaces the profile: a load still under way must
  * not bring the old one back. */
-static void load_discard(struct lsp_feat *f)
+static void load_discard(struct run_state *f)
 {
     if (f->load) f->load->discard = 1;
 }
 
 /* Shutdown or exit: the profile will never be shown, stop loading it. */
-static void load_cancel(struct lsp_feat *f)
+static void load_cancel(struct run_state *f)
 {
     if (!f->load) return;
     atomic_store(&f->load->cancel, 1);
@@ -286,31 +304,20 @@ static void hottest_line(struct server *s, char *buf, size_t n)
 {
     struct prof_line_ref top;
     buf[0] = 0;
-    struct lsp_feat *f = s->feat;
-    if (f->prof && profile_top_lines(f->prof, &top, 1) == 1) {
+    const struct profile *prof = lsp_pview_profile(s);
+    if (prof && profile_top_lines(prof, &top, 1) == 1) {
         const char *base = strrchr(top.file->path, '/');
         snprintf(buf, n, " · hottest %s:%d (%.0f%%)", base ? base + 1 : top.file->path, top.line,
-                 lsp__share(f->prof, top.st));
+                 summary_share(prof, top.st));
     }
 }
 
 static void send_refresh(struct server *s)
 {
-    struct lsp_feat *f = s->feat;
+    struct run_state *f = run_of(s);
     f->dirty = 0;
     f->last_refresh_ns = uv_hrtime();
-    if (json_is_true(lsp_client_cap(s, "workspace.inlayHint.refreshSupport")))
-        lsp_call(s, "workspace/inlayHint/refresh", NULL, NULL, NULL);
-    if (json_is_true(lsp_client_cap(s, "workspace.codeLens.refreshSupport")))
-        lsp_call(s, "workspace/codeLens/refresh", NULL, NULL, NULL);
-    lsp__publish_diagnostics(s, f->run ? f->run->live_diag : NULL);
-}
-
-void lsp__diagnostics_update(struct server *s)
-{
-    struct lsp_feat *f = s->feat;
-    if (f->initialized && s->state == LSP_RUNNING)
-        lsp__publish_diagnostics(s, f->run ? f->run->live_diag : NULL);
+    lsp_pview_updated(s, LSP_PV_DATA); /* refresh requests, diagnostics */
 }
 
 static int under(const char *file, const char *dir)
@@ -410,26 +417,27 @@ static void on_tick(uv_timer_t *t)
             r->exec_sent = 1;
         }
         if (!s->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
-            json_decref(r->live_diag);
-            r->live_diag = live_diagnostic(s, r, exec);
+            lsp_pview_set_live(s, live_diagnostic(s, r, exec));
             r->live_changed = 1;
         }
         json_decref(exec);
     }
-    if (ms_since(s->feat->last_refresh_ns) >= LSP_TICK_MS) {
+    struct run_state *f = run_of(s);
+    const struct profile *prof = lsp_pview_profile(s);
+    if (ms_since(f->last_refresh_ns) >= LSP_TICK_MS) {
         if (lsp_progress_begun(&r->progress)) {
             char msg[256], hot[160];
             hottest_line(s, hot, sizeof hot);
             snprintf(msg, sizeof msg, "%.1f s · %lld samples%s",
                      (double)(uv_hrtime() - r->start_ns) / 1e9,
-                     s->feat->prof ? s->feat->prof->meta.samples : 0, hot);
+                     prof ? prof->meta.samples : 0, hot);
             lsp_progress_report(s, &r->progress, msg);
         }
-        if (s->feat->dirty) {
+        if (f->dirty) {
             send_refresh(s); /* publishes the live line too */
         } else {
-            if (r->live_changed) lsp__publish_diagnostics(s, r->live_diag);
-            s->feat->last_refresh_ns = uv_hrtime();
+            if (r->live_changed) lsp_pview_updated(s, LSP_PV_LIVE);
+            f->last_refresh_ns = uv_hrtime();
         }
         r->live_changed = 0;
     }
@@ -441,7 +449,7 @@ static void on_delta(struct session *ss, void *ud)
 {
     (void)ss;
     struct lsp_run *r = ud;
-    r->srv->feat->dirty = 1;
+    run_of(r->srv)->dirty = 1;
 }
 
 static void on_now(struct session *ss, const json_t *now, void *ud)
@@ -467,7 +475,6 @@ static void run_free(struct lsp_run *r)
     free(r->main_dir);
     free(r->main_dir_given);
     json_decref(r->now);
-    json_decref(r->live_diag);
     json_decref(r->pending);
     free(r);
 }
@@ -483,7 +490,7 @@ static void on_tick_closed(uv_handle_t *h)
 static void on_sess_closed(struct session *ss)
 {
     struct lsp_run *r = (struct lsp_run *)ss;
-    struct lsp_feat *f = r->srv->feat;
+    struct run_state *f = run_of(r->srv);
     for (struct lsp_run **pp = &f->closing; *pp; pp = &(*pp)->next)
         if (*pp == r) {
             *pp = r->next;
@@ -495,8 +502,12 @@ static void on_sess_closed(struct session *ss)
 /* Detach r from the server and close it (kills the program if still running). */
 static void run_retire(struct server *s, struct lsp_run *r)
 {
-    struct lsp_feat *f = s->feat;
-    if (f->run == r) f->run = NULL;
+    struct run_state *f = run_of(s);
+    if (f->run == r) {
+        f->run = NULL;
+        lsp_pview_set_running(s, 0);
+        lsp_pview_set_live(s, NULL);
+    }
     lsp_progress_drop(s, &r->progress); /* a cancel can no longer reach r */
     if (r->tick_open && !uv_is_closing((uv_handle_t *)&r->tick))
         uv_close((uv_handle_t *)&r->tick, on_tick_closed);
@@ -512,7 +523,7 @@ static void on_exit_cb(struct session *ss, void *ud)
 {
     struct lsp_run *r = ud;
     struct server *s = r->srv;
-    struct lsp_feat *f = s->feat;
+    struct run_state *f = run_of(s);
     uv_timer_stop(&r->tick);
     {
         struct prof_meta *m = &r->store->meta;
@@ -545,12 +556,10 @@ static void on_exit_cb(struct session *ss, void *ud)
         if (m->samples == 0 && ss->nconns_total == 0)
             lsp_log(s, LSP_MSG_WARNING, "the profiler agent never connected: no profile");
         save_profile(s);
-        lsp__leaks_update(f);
+        lsp_pview_set_leaks(s, memprof_leaks_all_json(lsp_pview_profile(s)));
     }
     lsp_progress_end(s, &r->progress, r->stop_requested ? "stopped" : "done");
     if (r->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
-    json_decref(r->live_diag);
-    r->live_diag = NULL;
     json_t *pending = r->pending;
     r->pending = NULL;
     run_retire(s, r);
@@ -583,7 +592,7 @@ static char **str_array(json_t *a, int *n, char **extra, int nextra)
  * errors then go to showMessage. 0 or negative errno. */
 static int start_run(struct server *s, json_t *id, json_t *a)
 {
-    struct lsp_feat *f = s->feat;
+    struct run_state *f = run_of(s);
     const char *uri = json_string_value(json_object_get(a, "uri"));
     const char *module = json_string_value(json_object_get(a, "module"));
     const char *python = json_string_value(json_object_get(a, "python"));
@@ -662,16 +671,13 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     /* the new profile replaces the old one from now on (a run that is still
      * closing has had its on_exit: it no longer touches its store) */
     load_discard(f);
-    profile_free(f->prof);
-    f->prof = store;
-    lsp__leaks_update(f);
+    lsp_pview_replace(s, store, NULL, NULL);
     r->store = store;
-    lsp__anchors_clear(f);
-    lsp__snaps_clear(f);
     if (path) { /* the program as it is now on disk is what gets profiled */
-        lsp__snap_get(f, path);
+        lsp_pview_snapshot(s, path);
     }
     f->run = r;
+    lsp_pview_set_running(s, 1);
     f->runs_started++;
     r->start_ns = uv_hrtime();
     /* the tick only paces live updates (hotline/executing, progress): without
@@ -695,8 +701,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
 
 static void cmd_run(struct server *s, void *self, json_t *id, json_t *a)
 {
-    (void)self;
-    struct lsp_feat *f = s->feat;
+    struct run_state *f = self;
     if (!s->loop) {
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot run programs");
         return;
@@ -726,8 +731,8 @@ static void cmd_run(struct server *s, void *self, json_t *id, json_t *a)
 
 static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
 {
-    (void)self, (void)a;
-    struct lsp_run *r = s->feat->run;
+    (void)a;
+    struct lsp_run *r = ((struct run_state *)self)->run;
     if (!r) {
         lsp_reply(s, id, json_pack("{s:b}", "stopped", 0));
         return;
@@ -739,18 +744,14 @@ static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
 
 static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
 {
-    (void)self, (void)a;
-    struct lsp_feat *f = s->feat;
+    (void)a;
+    struct run_state *f = self;
     if (f->run) {
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "a program is running: stop it first");
         return;
     }
     load_discard(f);
-    profile_free(f->prof);
-    f->prof = NULL;
-    lsp__leaks_update(f);
-    lsp__anchors_clear(f);
-    lsp__snaps_clear(f);
+    lsp_pview_replace(s, NULL, NULL, NULL);
     char dir[PATH_MAX], path[PATH_MAX + 32];
     struct stat st;
     if (!hotline_dir(s, dir, sizeof dir) && !real_dir(dir, &st)) { /* not through a symlink */
@@ -770,8 +771,8 @@ static void cmd_show(struct server *s, void *self, json_t *id, json_t *a)
     const char *uri = json_string_value(json_object_get(a, "uri"));
     json_t *line = json_object_get(a, "line");
     char *path = uri ? lsp_uri_to_path(uri) : NULL;
-    char *text = lsp__profile_summary(
-        s, path, json_is_integer(line) ? (int)json_integer_value(line) + 1 : 0);
+    char *text = summary_text(
+        lsp_pview_profile(s), path, json_is_integer(line) ? (int)json_integer_value(line) + 1 : 0);
     free(path);
     if (!text) {
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "no profile yet: run a program first");
@@ -784,8 +785,9 @@ static void cmd_show(struct server *s, void *self, json_t *id, json_t *a)
 
 static void run_output_live(struct server *s, void *self, int on)
 {
-    (void)self;
-    struct lsp_run *r = s->feat ? s->feat->run : NULL;
+    (void)s;
+    struct run_state *f = self;
+    struct lsp_run *r = f ? f->run : NULL;
     if (r && !r->sess.exited) session_request_now(&r->sess, on ? 20 : 0);
 }
 
@@ -802,11 +804,9 @@ static void on_progress_cancel(struct server *s, void *data)
 
 static int run_init(struct server *s, void **self)
 {
-    (void)self;
-    s->feat = calloc(1, sizeof *s->feat);
-    if (!s->feat) return -ENOMEM;
-    s->feat->diag_uris = json_array();
-    return s->feat->diag_uris ? 0 : -ENOMEM;
+    (void)s;
+    *self = calloc(1, sizeof(struct run_state));
+    return *self ? 0 : -ENOMEM;
 }
 
 static void run_initialize(struct server *s, void *self, json_t *caps)
@@ -817,22 +817,20 @@ static void run_initialize(struct server *s, void *self, json_t *caps)
 
 static void run_initialized(struct server *s, void *self)
 {
-    (void)self;
-    if (!s->feat) return;
-    s->feat->initialized = 1; /* a profile still loading is published when it is in */
-    if (s->feat->prof) lsp__publish_diagnostics(s, NULL);
+    (void)s;
+    struct run_state *f = self;
+    f->initialized = 1; /* a profile still loading is published when it is in */
 }
 
 static void run_shutdown(struct server *s, void *self)
 {
-    (void)self;
-    if (s->feat) load_cancel(s->feat);
+    (void)s;
+    if (self) load_cancel(self);
 }
 
 static void run_close(struct server *s, void *self)
 {
-    (void)self;
-    struct lsp_feat *f = s->feat;
+    struct run_state *f = self;
     if (!f) return;
     f->exiting = 1;
     load_cancel(f); /* the loop waits for the worker, which now ends at once */
@@ -844,39 +842,32 @@ static void run_close(struct server *s, void *self)
 
 static void run_settings_changed(struct server *s, void *self)
 {
-    (void)self;
-    if (s->feat && (s->feat->prof || s->feat->run)) send_refresh(s);
+    struct run_state *f = self;
+    if (lsp_pview_profile(s) || f->run) send_refresh(s);
 }
 
 static void run_debug_state(struct server *s, void *self, json_t *r)
 {
-    (void)self;
-    struct lsp_feat *f = s->feat;
-    json_object_set_new(r, "profile", json_boolean(f->prof != NULL));
+    struct run_state *f = self;
+    const struct profile *prof = lsp_pview_profile(s);
+    json_object_set_new(r, "profile", json_boolean(prof != NULL));
     if (f->run)
         json_object_set_new(
             r, "run",
             json_pack("{s:i, s:b}", "pid", f->run->sess.pid, "running", !f->run->sess.exited));
-    if (f->prof) json_object_set_new(r, "samples", json_integer(f->prof->meta.samples));
+    if (prof) json_object_set_new(r, "samples", json_integer(prof->meta.samples));
 }
 
 static void run_free_state(struct server *s, void *self)
 {
-    (void)self;
-    struct lsp_feat *f = s->feat;
+    (void)s;
+    struct run_state *f = self;
     if (!f) return;
     /* runs still closing (no loop to finish them) are leaked on purpose only
      * without a loop; with one, run_close + uv_run finished them. The
      * same for a load: with a loop it has ended; without, it ran in place */
     if (f->load) f->load->srv = NULL;
-    profile_free(f->prof);
-    lsp__anchors_clear(f);
-    lsp__snaps_clear(f);
-    json_decref(f->diag_uris);
-    json_decref(f->leaks);
-    json_decref(f->real_paths);
     free(f);
-    s->feat = NULL;
 }
 
 static const struct lsp_command run_commands[] = {

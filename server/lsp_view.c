@@ -1,10 +1,9 @@
 /* Showing the profile: code lenses over functions and the module, inlay hints
  * at the end of hot lines, hovers with the full breakdown and the call stacks
- * that reached a line, diagnostics (likely leaks, optional hot lines, the
- * live line for clients without hotline/executing), and the text summary of
- * hotline.showProfile. Everything is computed on request from the profile
- * store and the document's anchor (lsp_anchor.c): nothing is cached, so what
- * is shown is always the latest data. */
+ * that reached a line.
+ * The diagnostics are their own provider (lsp_diagnostics.c). Everything is
+ * computed on request from the core's profile view (lsp_pview.h): nothing
+ * is cached, so what is shown is always the latest data. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,75 +12,40 @@
 
 #include "lsp.h"
 #include "jsonrpc.h"
-#include "lsp_feat.h"
 #include "memprof.h"
+#include "summary.h"
 #include "uri.h"
 
 #define VIEW_HOVER_STACKS 3
-#define VIEW_MAX_DIAG_LINES 100
 #define VIEW_MAX_HINTS 5000  /* hints in one answer (editors ask for the visible range) */
 #define VIEW_MAX_CLASSES 256 /* class lenses per file */
 #define VIEW_CLASS_SCAN 5000 /* lines searched upwards for `class X` */
-#define VIEW_DOCS_URL "https://github.com/hotline-profiler/hotline/blob/main/docs/lsp.md"
 
-double lsp__share(const struct profile *p, const struct agent_stats *st)
+/* The document of params.textDocument as the profile sees it; 0 or -ENOENT
+ * (nothing to show). */
+static int view_open(struct server *s, json_t *params, struct lsp_docview *v)
 {
-    double total = agent_stats_time(&p->total);
-    return total > 0 ? 100.0 * agent_stats_time(st) / total : 0;
-}
-
-/* Everything a request on one document needs; 0 or -ENOENT (nothing to show). */
-struct view {
-    struct doc *d;
-    char *path; /* owned */
-    const struct prof_file *pf;
-    struct lsp_snap *snap;
-    struct lsp_anchor *a;
-};
-
-static int view_open(struct server *s, json_t *params, struct view *v)
-{
-    memset(v, 0, sizeof *v);
     const char *uri =
         json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
-    struct lsp_feat *f = s->feat;
-    if (!uri || !f->prof) return -ENOENT;
-    v->d = doc_find(&s->docs, uri);
-    v->path = lsp_uri_to_path(uri);
-    if (!v->d || !v->path || !(v->pf = lsp__profile_file(f, v->path))) return -ENOENT;
-    if (strcmp(v->path, v->pf->path)) { /* the same file under the store's name */
-        free(v->path);
-        v->path = strdup(v->pf->path);
-        if (!v->path) return -ENOMEM;
-    }
-    v->snap = lsp__snap_get(f, v->path);
-    v->a = lsp__anchor_get(s, v->d, v->path);
-    return v->snap && v->a ? 0 : -ENOENT;
+    return lsp_docview_open(s, uri ? doc_find(&s->docs, uri) : NULL, v);
 }
 
-static void view_close(struct view *v)
+static int profiled_line(const struct lsp_docview *v, uint32_t cur)
 {
-    free(v->path);
-}
-
-/* The profiled line (1-based, as in the store) shown at document line cur, or
- * 0 when nothing belongs there. */
-static int profiled_line(const struct view *v, uint32_t cur)
-{
-    return lsp__anchor_line(v->a, v->snap, v->d, cur);
+    return lsp_docview_line(v, cur);
 }
 
 /* Document line (0-based) where profiled line `line` (1-based) is now, or -1. */
 /* inv (may be NULL): profiled line (0-based) -> document line, -1 if gone;
  * built once per request by invert() so that many lookups stay linear. */
-static long current_line_inv(const struct view *v, const int32_t *inv, int line)
+static long current_line_inv(const struct lsp_docview *v, const int32_t *inv, int line)
 {
     if (line < 1 || (size_t)line > v->snap->nlines || inv[line - 1] < 0) return -1;
     return profiled_line(v, (uint32_t)inv[line - 1]) == line ? inv[line - 1] : -1;
 }
 
 /* New array of snap->nlines entries (caller frees), or NULL. */
-static int32_t *invert(const struct view *v)
+static int32_t *invert(const struct lsp_docview *v)
 {
     int32_t *inv = malloc((v->snap->nlines ? v->snap->nlines : 1) * sizeof *inv);
     if (!inv) return NULL;
@@ -93,15 +57,9 @@ static int32_t *invert(const struct view *v)
     return inv;
 }
 
-static long current_line(const struct view *v, int line)
+static long current_line(const struct lsp_docview *v, int line)
 {
-    int32_t want = line - 1;
-    if (want >= 0 && (size_t)want < v->a->n && v->a->map[want] == want &&
-        profiled_line(v, (uint32_t)want) == line)
-        return want; /* the common case: nothing moved */
-    for (size_t i = 0; i < v->a->n; i++)
-        if (v->a->map[i] == want) return profiled_line(v, (uint32_t)i) == line ? (long)i : -1;
-    return -1;
+    return lsp_docview_find(v, line);
 }
 
 static const struct agent_stats *line_stats(const struct prof_file *pf, int line)
@@ -110,22 +68,6 @@ static const struct agent_stats *line_stats(const struct prof_file *pf, int line
 }
 
 /* ---- code lenses ---- */
-
-/* Memory fields arrive as new AGENT_STATS rows (docs/profile-format.md,
- * "Adding a measurement"); they are looked up by their profile key so that
- * this file lights up without a change when they exist. -1: not there. */
-static int stat_index(const char *json_key)
-{
-    for (int i = 0; i < AGENT_NSTATS; i++)
-        if (!strcmp(agent_stat_descs[i].json, json_key)) return i;
-    return -1;
-}
-
-static double stat_get(const struct agent_stats *st, const char *json_key)
-{
-    int i = stat_index(json_key);
-    return i < 0 ? 0 : st->v[i];
-}
 
 /* The lens answer is written straight into a text buffer (struct lsp_buf,
  * which the core joins): a file with thousands of functions gives thousands
@@ -219,7 +161,7 @@ static void lb_pct(struct lsp_buf *b, double x)
  * printf (no "+" on memory only allocated: it would read as kept) */
 static void lb_memory(struct lsp_buf *b, const struct agent_stats *st)
 {
-    double kept = stat_get(st, "kept_mb"), alloc = stat_get(st, "alloc_mb");
+    double kept = st->v[AGENT_STAT_KEPT], alloc = st->v[AGENT_STAT_ALLOC];
     double v = kept >= 0.5 ? kept : alloc >= 0.5 ? alloc : -1;
     if (v < 0) return;
     if (kept >= 0.5)
@@ -267,7 +209,7 @@ static void lb_share(struct lsp_buf *b, const struct profile *p, const struct ag
         double pct = nearbyint(v * k);
         if (t > 0 && (v >= VIEW_KIND_MIN * t || pct >= VIEW_KIND_RUN) && pct >= 1) shown[nshown++] = i;
     }
-    lb_pct(b, lsp__share(p, st));
+    lb_pct(b, summary_share(p, st));
     LB_LIT(b, "%");
     if (t <= 0) {
         /* no time: only memory to say */
@@ -325,7 +267,7 @@ static void lb_lens(struct lsp_buf *b, long line, const char *title, const struc
 
 /* Is document line `cur` `class <name>` (name = last component of a dotted
  * qualified name prefix)? */
-static int is_class_line(const struct view *v, long cur, const char *name, size_t n)
+static int is_class_line(const struct lsp_docview *v, long cur, const char *name, size_t n)
 {
     size_t len;
     const char *t = doc_line(v->d, (uint32_t)cur, &len), *e;
@@ -343,7 +285,7 @@ static int is_class_line(const struct view *v, long cur, const char *name, size_
 
 /* One lens per class: the sum of its methods (qualified names "Class.method"),
  * over the nearest `class Class` line above the first method. */
-static void class_lenses(const struct view *v, const struct profile *p, const int32_t *inv,
+static void class_lenses(const struct lsp_docview *v, const struct profile *p, const int32_t *inv,
                          struct lsp_buf *out, const char *juri, size_t njuri)
 {
     struct cls {
@@ -387,9 +329,9 @@ static void class_lenses(const struct view *v, const struct profile *p, const in
 }
 
 /* The profile lenses of the view, appended to b. */
-static void view_lenses(struct server *s, struct view *v, struct lsp_buf *b)
+static void view_lenses(struct server *s, struct lsp_docview *v, struct lsp_buf *b)
 {
-    const struct profile *p = s->feat->prof;
+    const struct profile *p = lsp_pview_profile(s);
     /* ~220 bytes a lens: one allocation instead of a chain of reallocs */
     if (!lsp_buf_room(b, (v->pf->nfuncs + 8) * 256)) return;
     struct lsp_buf ju = {0};
@@ -398,7 +340,7 @@ static void view_lenses(struct server *s, struct view *v, struct lsp_buf *b)
         b->oom = 1;
         return;
     }
-    if (lsp__snap_stale(v->snap))
+    if (anchor_snap_stale(v->snap))
         lb_lens(b, 0, "\u26a0 profile is stale \u2014 re-run", p, NULL, ju.p, ju.n, 0, NULL);
     lb_lens(b, 0, NULL, p, &v->pf->total, ju.p, ju.n, 0, "<module>");
     int32_t *inv = invert(v);
@@ -422,10 +364,9 @@ static void view_lenses(struct server *s, struct view *v, struct lsp_buf *b)
 static void view_code_lens(struct server *s, void *self, json_t *params, struct lsp_buf *out)
 {
     (void)self;
-    struct view v = {0};
+    struct lsp_docview v;
     if (lsp_setting_bool(s, "lenses.enabled", 1) && !view_open(s, params, &v))
         view_lenses(s, &v, out);
-    view_close(&v);
 }
 
 /* ---- inlay hints ---- */
@@ -438,40 +379,14 @@ static const char *bar(double pct)
     return b[i < 0 ? 0 : i > 7 ? 7 : i];
 }
 
-static void breakdown(const struct profile *p, const struct agent_stats *st, char *buf, size_t n)
-{
-    double t = agent_stats_time(st);
-    double cpu = st->v[AGENT_STAT_CPU], busy = st->v[AGENT_STAT_PY] + st->v[AGENT_STAT_NAT];
-    int k = snprintf(buf, n,
-                     "%.1f%% of the run (%.3f s, %.0f samples)\n"
-                     "- python %.3f s\n- native %.3f s\n- system/waiting %.3f s\n- cpu %.3f s%s",
-                     lsp__share(p, st), t, st->v[AGENT_STAT_N], st->v[AGENT_STAT_PY],
-                     st->v[AGENT_STAT_NAT], st->v[AGENT_STAT_SYS], cpu,
-                     busy > 0 && cpu > busy * 1.2 ? " (multi-core native code)" : "");
-    static const char *const mem[][2] = {
-        {"alloc_mb", "allocated %.1f MB"}, {"freed_mb", "freed %.1f MB"},
-        {"kept_mb", "kept %.1f MB"},       {"peak_mb", "peak %.1f MB"},
-        {"copy_mb", "copied %.1f MB"},     {"copy_mb_s", "copies %.1f MB/s"},
-        {"gpu_percent", "GPU %.0f%%"},
-        {"gpu_mb", "GPU memory %.1f MB"},
-    };
-    for (size_t i = 0; i < sizeof mem / sizeof *mem && k > 0 && (size_t)k < n; i++) {
-        int idx = stat_index(mem[i][0]);
-        if (idx < 0 || st->v[idx] <= 0) continue;
-        k += snprintf(buf + k, n - (size_t)k, "\n- ");
-        if ((size_t)k < n) k += snprintf(buf + k, n - (size_t)k, mem[i][1], st->v[idx]);
-    }
-}
-
 static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *params)
 {
     (void)self;
-    struct view v = {0};
+    struct lsp_docview v = {0};
     json_t *out = json_array();
     int on = lsp_setting_bool(s, "hints.enabled", 1);
     if (!on || view_open(s, params, &v)) {
-        view_close(&v);
-        lsp_reply(s, id, out);
+            lsp_reply(s, id, out);
         return;
     }
     json_int_t l0 = 0, l1 = (json_int_t)v.d->nlines - 1;
@@ -485,13 +400,13 @@ static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *pa
     if (l0 < 0) l0 = 0;
     if (l1 >= (json_int_t)v.d->nlines) l1 = (json_int_t)v.d->nlines - 1;
     double threshold = lsp_setting_num(s, "hints.threshold", 1.0);
-    const struct profile *p = s->feat->prof;
+    const struct profile *p = lsp_pview_profile(s);
     struct lsp_buf lb = {0};
     for (json_int_t cur = l0; cur <= l1 && json_array_size(out) < VIEW_MAX_HINTS; cur++) {
         int pl = profiled_line(&v, (uint32_t)cur);
         const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
         if (!st) continue;
-        double share = lsp__share(p, st);
+        double share = summary_share(p, st);
         if (share < threshold) continue;
         size_t len;
         const char *text = doc_line(v.d, (uint32_t)cur, &len);
@@ -504,7 +419,7 @@ static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *pa
         lb_share(&lb, p, st);
         lsp_buf_put(&lb, "", 1);
         if (lb.oom) break;
-        breakdown(p, st, tip, sizeof tip);
+        summary_breakdown(p, st, tip, sizeof tip);
         json_array_append_new(out, json_pack("{s:{s:I, s:i}, s:s, s:b, s:{s:s, s:s}, s:{s:i, s:f}}",
                                              "position", "line", cur, "character",
                                              (int)pos_line_units(text, len, s->enc), "label", lb.p,
@@ -512,7 +427,6 @@ static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *pa
                                              "value", tip, "data", "line", pl, "share", share));
     }
     free(lb.p);
-    view_close(&v);
     lsp_reply(s, id, out);
 }
 
@@ -564,11 +478,10 @@ static void spark(const struct profile *p, const struct prof_file *pf, int line,
 static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
 {
     (void)self;
-    struct view v = {0};
+    struct lsp_docview v = {0};
     int on = lsp_setting_bool(s, "hover.enabled", 1);
     if (!on || view_open(s, params, &v)) {
-        view_close(&v);
-        lsp_reply(s, id, json_null());
+            lsp_reply(s, id, json_null());
         return;
     }
     json_int_t line = -1;
@@ -576,20 +489,18 @@ static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
     int pl = line >= 0 ? profiled_line(&v, (uint32_t)line) : 0;
     const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
     if (!st) {
-        view_close(&v);
-        lsp_reply(s, id, json_null());
+            lsp_reply(s, id, json_null());
         return;
     }
-    const struct profile *p = s->feat->prof;
+    const struct profile *p = lsp_pview_profile(s);
     size_t cap = 8192, n = 0;
     char *md = malloc(cap);
     if (!md) {
-        view_close(&v);
-        lsp_reply(s, id, json_null());
+            lsp_reply(s, id, json_null());
         return;
     }
     char tmp[1024];
-    breakdown(p, st, tmp, sizeof tmp);
+    summary_breakdown(p, st, tmp, sizeof tmp);
     n += (size_t)snprintf(md + n, cap - n, "**Hotline** \u2014 line %d\n\n%s\n", pl, tmp);
     spark(p, v.pf, pl, tmp, sizeof tmp);
     if (n < cap) n += (size_t)snprintf(md + n, cap - n, "%s", tmp);
@@ -611,222 +522,6 @@ static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
     md[n] = 0;
     lsp_reply(s, id, json_pack("{s:{s:s, s:s}}", "contents", "kind", "markdown", "value", md));
     free(md);
-    view_close(&v);
-}
-
-/* ---- diagnostics ---- */
-
-static json_t *diag(long line, int severity, const char *code, const char *msg)
-{
-    return json_pack("{s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:i, s:s, s:s, s:s, s:{s:s}}", "range",
-                     "start", "line", (json_int_t)line, "character", 0, "end", "line",
-                     (json_int_t)line, "character", 0, "severity", severity, "source", "hotline",
-                     "code", code, "message", msg, "codeDescription", "href", VIEW_DOCS_URL);
-}
-
-json_t *lsp__leaks_json(const struct profile *p)
-{
-    /* the same lists as the per-file `leaks` of the saved profile
-     * (docs/profile-format.md), without writing the whole profile */
-    json_t *leaks = NULL;
-    for (size_t i = 0; i < p->nfiles; i++) {
-        json_t *l = memprof_leaks_json(p, p->files[i]->path);
-        if (!l) continue;
-        if (!leaks) leaks = json_object();
-        json_object_set_new(leaks, p->files[i]->path, l);
-    }
-    return leaks;
-}
-
-void lsp__leaks_update(struct lsp_feat *f)
-{
-    json_decref(f->leaks);
-    f->leaks = f->prof ? lsp__leaks_json(f->prof) : NULL;
-}
-
-static json_t *uri_list(json_t *by_uri, const char *uri)
-{
-    json_t *a = json_object_get(by_uri, uri);
-    if (!a) {
-        a = json_array();
-        json_object_set_new(by_uri, uri, a);
-    }
-    return a;
-}
-
-/* An open document and the profiled file it is (NULL: none). */
-struct open_file {
-    struct doc *d;
-    const struct prof_file *pf;
-};
-
-/* The open documents (new array, *n entries; NULL when none or ENOMEM),
- * each with its profiled file found by path or by real path
- * (lsp__profile_file), so that diagnostics go to the URI the client has
- * open: after a run through a symlinked folder the profile names the file
- * by the symlinked path while the editor may show it by its real path. */
-static struct open_file *open_files(struct server *s, size_t *n)
-{
-    *n = 0;
-    struct open_file *of = s->docs.count ? malloc(s->docs.count * sizeof *of) : NULL;
-    if (!of) return NULL;
-    for (size_t b = 0; b < s->docs.nbuckets; b++)
-        for (struct doc *d = s->docs.buckets[b]; d && *n < s->docs.count; d = d->next) {
-            char *path = lsp_uri_to_path(d->uri);
-            of[*n].d = d;
-            of[*n].pf = path ? lsp__profile_file(s->feat, path) : NULL;
-            (*n)++;
-            free(path);
-        }
-    return of;
-}
-
-/* Add a diagnostic on profiled line `line` (1-based) of pf (stored as path)
- * to by_uri: on every open document that is this file, where the line is
- * still the profiled one (anchor and snapshot); when none is open, under the
- * file's own URI at the profiled line. */
-static void add_line_diag(struct server *s, json_t *by_uri, const struct open_file *of, size_t nof,
-                          const struct prof_file *pf, const char *path, int line, int severity,
-                          const char *code, const char *msg)
-{
-    struct lsp_feat *f = s->feat;
-    int open = 0;
-    for (size_t k = 0; pf && k < nof; k++) {
-        if (of[k].pf != pf) continue;
-        open = 1;
-        struct view v = {.d = of[k].d, .pf = pf};
-        v.snap = lsp__snap_get(f, pf->path);
-        v.a = v.snap ? lsp__anchor_get(s, v.d, pf->path) : NULL;
-        long cur = v.a ? current_line(&v, line) : -1;
-        if (cur >= 0)
-            json_array_append_new(uri_list(by_uri, v.d->uri), diag(cur, severity, code, msg));
-    }
-    if (open || line < 1) return;
-    char *uri = lsp_path_to_uri(path);
-    if (uri) json_array_append_new(uri_list(by_uri, uri), diag(line - 1, severity, code, msg));
-    free(uri);
-}
-
-void lsp__publish_diagnostics(struct server *s, const json_t *live)
-{
-    struct lsp_feat *f = s->feat;
-    json_t *by_uri = json_object();
-    size_t nof;
-    struct open_file *of = open_files(s, &nof);
-    int hot = (int)lsp_setting_num(s, "diagnostics.hotLines", 0);
-    if (f->prof && hot > 0) {
-        struct prof_line_ref refs[VIEW_MAX_DIAG_LINES];
-        size_t n = profile_top_lines(f->prof, refs,
-                                     hot > VIEW_MAX_DIAG_LINES ? VIEW_MAX_DIAG_LINES : (size_t)hot);
-        for (size_t i = 0; i < n; i++) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "hot line #%zu: %.1f%% of the run", i + 1,
-                     lsp__share(f->prof, refs[i].st));
-            add_line_diag(s, by_uri, of, nof, refs[i].file, refs[i].file->path, refs[i].line, 3,
-                          "hot-line", msg);
-        }
-    }
-    const char *lpath;
-    json_t *leaks;
-    json_object_foreach(lsp_setting_bool(s, "diagnostics.leaks", 1) ? f->leaks : NULL, lpath,
-                        leaks)
-    {
-        const struct prof_file *pf = f->prof ? profile_file(f->prof, lpath) : NULL;
-        size_t i;
-        json_t *e;
-        json_array_foreach(leaks, i, e)
-        {
-            if (i >= VIEW_MAX_DIAG_LINES) break;
-            int line = (int)json_integer_value(json_object_get(e, "line"));
-            char msg[256];
-            snprintf(msg, sizeof msg,
-                     "likely leak: memory grows %.2f MB/s here, %.1f MB still held at the end "
-                     "(likelihood %.0f%%)",
-                     json_number_value(json_object_get(e, "rate_mb_s")),
-                     json_number_value(json_object_get(e, "kept_mb")),
-                     100 * json_number_value(json_object_get(e, "likelihood")));
-            add_line_diag(s, by_uri, of, nof, pf, lpath, line, 2, "leak", msg);
-        }
-    }
-    const char *luri = live ? json_string_value(json_object_get(live, "uri")) : NULL;
-    if (luri) {
-        /* the running line: on the open document that is that file, when one is */
-        char *path = lsp_uri_to_path(luri);
-        const struct prof_file *pf = path ? lsp__profile_file(f, path) : NULL;
-        for (size_t k = 0; pf && k < nof; k++)
-            if (of[k].pf == pf) {
-                luri = of[k].d->uri;
-                break;
-            }
-        free(path);
-        json_t *d = json_copy((json_t *)live); /* "uri" routes it; not part of a Diagnostic */
-        json_object_del(d, "uri");
-        json_array_append_new(uri_list(by_uri, luri), d);
-    }
-    free(of);
-    /* clear the URIs that had diagnostics and have none now */
-    size_t i;
-    json_t *u;
-    json_array_foreach(f->diag_uris, i, u)
-    {
-        if (!json_object_get(by_uri, json_string_value(u)))
-            lsp_notify(s, "textDocument/publishDiagnostics",
-                       json_pack("{s:O, s:[]}", "uri", u, "diagnostics"));
-    }
-    json_array_clear(f->diag_uris);
-    const char *k;
-    json_t *list;
-    json_object_foreach(by_uri, k, list)
-    {
-        json_array_append_new(f->diag_uris, json_string(k));
-        lsp_notify(s, "textDocument/publishDiagnostics",
-                   json_pack("{s:s, s:O}", "uri", k, "diagnostics", list));
-    }
-    json_decref(by_uri);
-}
-
-/* ---- summary ---- */
-
-char *lsp__profile_summary(struct server *s, const char *path, int line)
-{
-    struct lsp_feat *f = s->feat;
-    const struct profile *p = f->prof;
-    if (!p) return NULL;
-    size_t cap = 16384, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) return NULL;
-#define OUT(...)                                                                                   \
-    do {                                                                                           \
-        if (n < cap) n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__);                         \
-    } while (0)
-    const struct prof_meta *m = &p->meta;
-    OUT("Hotline profile: %s\n%.2f s elapsed, %lld samples, %s\n", m->program ? m->program : "?",
-        m->elapsed_s, m->samples, m->reason ? m->reason : "running");
-    OUT("python %.2f s, native %.2f s, system %.2f s\n", p->total.v[AGENT_STAT_PY],
-        p->total.v[AGENT_STAT_NAT], p->total.v[AGENT_STAT_SYS]);
-    if (path && line > 0) {
-        const struct agent_stats *st = profile_line(p, path, line);
-        if (st) {
-            char tmp[512];
-            breakdown(p, st, tmp, sizeof tmp);
-            OUT("\n%s:%d\n%s\n", path, line, tmp);
-        }
-    }
-    struct prof_func_ref fr[10];
-    size_t nf = profile_top_funcs(p, fr, 10);
-    OUT("\nTop functions:\n");
-    for (size_t i = 0; i < nf; i++)
-        OUT("  %5.1f%%  %s (%s:%d)\n", lsp__share(p, &fr[i].fn->st), fr[i].fn->name,
-            fr[i].file->path, fr[i].fn->first_line);
-    struct prof_line_ref lr[10];
-    size_t nl = profile_top_lines(p, lr, 10);
-    OUT("\nTop lines:\n");
-    for (size_t i = 0; i < nl; i++)
-        OUT("  %5.1f%%  %s:%d\n", lsp__share(p, lr[i].st), lr[i].file->path, lr[i].line);
-#undef OUT
-    if (n >= cap) n = cap - 1;
-    buf[n] = 0;
-    return buf;
 }
 
 /* ---- the provider ---- */
@@ -836,24 +531,6 @@ static void view_initialize(struct server *s, void *self, json_t *caps)
     (void)s, (void)self;
     json_object_set_new(caps, "inlayHintProvider", json_pack("{s:b}", "resolveProvider", 0));
     json_object_set_new(caps, "hoverProvider", json_true());
-}
-
-static void view_doc_opened(struct server *s, void *self, struct doc *d)
-{
-    (void)self;
-    lsp_feat_doc_opened(s, d);
-}
-
-static void view_doc_edited(struct server *s, void *self, struct doc *d, const struct doc_edit *e)
-{
-    (void)self;
-    lsp_feat_doc_edited(s, d, e);
-}
-
-static void view_doc_closed(struct server *s, void *self, const char *uri)
-{
-    (void)self;
-    lsp_feat_doc_closed(s, uri);
 }
 
 static const struct lsp_method view_methods[] = {
@@ -867,7 +544,4 @@ const struct lsp_provider lsp_view_provider = {
     .initialize = view_initialize,
     .methods = view_methods,
     .code_lens = view_code_lens,
-    .doc_opened = view_doc_opened,
-    .doc_edited = view_doc_edited,
-    .doc_closed = view_doc_closed,
 };

@@ -324,6 +324,18 @@ json_t *memprof_leaks_json(const struct profile *p, const char *path)
     return a;
 }
 
+json_t *memprof_leaks_all_json(const struct profile *p)
+{
+    json_t *leaks = NULL;
+    for (size_t i = 0; p && i < p->nfiles; i++) {
+        json_t *l = memprof_leaks_json(p, p->files[i]->path);
+        if (!l) continue;
+        if (!leaks) leaks = json_object();
+        json_object_set_new(leaks, p->files[i]->path, l);
+    }
+    return leaks;
+}
+
 void memprof_json_file(const struct profile *p, const char *path, json_t *fileobj)
 {
     json_t *a = memprof_leaks_json(p, path);

@@ -62,6 +62,11 @@ void memprof_json_file(const struct profile *p, const char *path, json_t *fileob
 /* New reference: the `leaks` list of one file as the profile writes it, or
  * NULL when it has none. */
 json_t *memprof_leaks_json(const struct profile *p, const char *path);
+/* New {path: leaks list} of every file of p (borrowed, may be NULL) that
+ * has one, the same lists as the saved profile's per-file `leaks`, without
+ * writing the whole profile; NULL when none. Touches nothing else (the
+ * loader calls it off the loop thread). */
+json_t *memprof_leaks_all_json(const struct profile *p);
 /* Read back what the three writers wrote (path interned). Malformed
  * memory entries are skipped (they are optional). */
 void memprof_load_top(struct profile *p, const json_t *root);

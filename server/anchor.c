@@ -1,11 +1,14 @@
-/* Keeping profile data on the right lines. A snapshot (struct lsp_snap)
+/* Keeping profile data on the right lines. A snapshot (struct anchor_snap)
  * records what each profiled file looked like when it was profiled: a hash of
- * the whole file and of every line. An anchor (struct lsp_anchor) maps each
+ * the whole file and of every line. An anchor (struct anchor_map) maps each
  * line of an open document to the profiled line it came from, following the
  * incremental edits (struct doc_edit) the editor sends; a changed or inserted
  * line maps to -1. A hint is drawn only where the map says so AND the line's
  * text still hashes to the profiled line's hash, so no hint can land on a
- * line it does not belong to. */
+ * line it does not belong to.
+ *
+ * This module takes a profile store and documents; it never sees struct
+ * server (the core's profile view, lsp_pview.c, holds the one set). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,9 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "lsp.h"
-#include "lsp_feat.h"
-#include "uri.h"
+#include "anchor.h"
 
 /* An mtime this close to the time it was checked proves nothing: the file
  * can be rewritten with as many bytes within one timestamp tick (a few ms,
@@ -39,7 +40,7 @@ static uint64_t hash64(const char *p, size_t n)
     return h;
 }
 
-uint32_t lsp__line_hash(const char *p, size_t n)
+uint32_t anchor_line_hash(const char *p, size_t n)
 {
     uint32_t h = 2166136261u;
     while (n > 0 && p[n - 1] == '\r') /* CRLF files: the line without its CR */
@@ -50,56 +51,56 @@ uint32_t lsp__line_hash(const char *p, size_t n)
 }
 
 /* Map every profiled file whose real path differs from its stored path. */
-static void real_paths_rebuild(struct lsp_feat *f)
+static void real_paths_rebuild(struct anchor_set *as, const struct profile *p, unsigned long gen)
 {
-    if (!f->real_paths) f->real_paths = json_object();
-    if (!f->real_paths) return;
-    json_object_clear(f->real_paths);
+    if (!as->real_paths) as->real_paths = json_object();
+    if (!as->real_paths) return;
+    json_object_clear(as->real_paths);
     char real[PATH_MAX];
-    for (size_t i = 0; i < f->prof->nfiles; i++) {
-        const char *p = f->prof->files[i]->path;
-        if (realpath(p, real) && strcmp(real, p))
-            json_object_set_new(f->real_paths, real, json_string(p));
+    for (size_t i = 0; i < p->nfiles; i++) {
+        const char *fp = p->files[i]->path;
+        if (realpath(fp, real) && strcmp(real, fp))
+            json_object_set_new(as->real_paths, real, json_string(fp));
     }
-    f->real_for = f->prof;
-    f->real_nfiles = f->prof->nfiles;
-    f->real_run = f->runs_started;
+    as->real_for = p;
+    as->real_nfiles = p->nfiles;
+    as->real_gen = gen;
 }
 
-const struct prof_file *lsp__profile_file(struct lsp_feat *f, const char *path)
+const struct prof_file *anchor_profile_file(struct anchor_set *as, const struct profile *p,
+                                            unsigned long gen, const char *path)
 {
-    if (!f->prof || !path) return NULL;
-    const struct prof_file *pf = profile_file(f->prof, path);
+    if (!p || !path) return NULL;
+    const struct prof_file *pf = profile_file(p, path);
     char real[PATH_MAX];
     if (pf || !realpath(path, real)) return pf;
-    if ((pf = profile_file(f->prof, real))) return pf; /* stored by its real path */
-    /* rebuilt when the profile changed (a new run, or another profile: the
-     * run counter tells a new profile at a freed one's address) or grew (a
-     * run adds files as it goes) */
-    if (f->real_for != f->prof || f->real_nfiles != f->prof->nfiles ||
-        f->real_run != f->runs_started)
-        real_paths_rebuild(f);
-    const char *stored = json_string_value(json_object_get(f->real_paths, real));
-    return stored ? profile_file(f->prof, stored) : NULL;
+    if ((pf = profile_file(p, real))) return pf; /* stored by its real path */
+    /* rebuilt when the profile changed (another one: the generation tells a
+     * new profile at a freed one's address) or grew (a run adds files as it
+     * goes) */
+    if (as->real_for != p || as->real_nfiles != p->nfiles || as->real_gen != gen)
+        real_paths_rebuild(as, p, gen);
+    const char *stored = json_string_value(json_object_get(as->real_paths, real));
+    return stored ? profile_file(p, stored) : NULL;
 }
 
-static void snap_free(struct lsp_snap *sn)
+static void snap_free(struct anchor_snap *sn)
 {
     free(sn->path);
     free(sn->lines);
     free(sn);
 }
 
-static struct lsp_snap *snap_find(struct lsp_feat *f, const char *path)
+static struct anchor_snap *snap_find(struct anchor_set *f, const char *path)
 {
-    for (struct lsp_snap *sn = f->snaps; sn; sn = sn->next)
+    for (struct anchor_snap *sn = f->snaps; sn; sn = sn->next)
         if (!strcmp(sn->path, path)) return sn;
     return NULL;
 }
 
-static void snap_unlink(struct lsp_feat *f, struct lsp_snap *sn)
+static void snap_unlink(struct anchor_set *f, struct anchor_snap *sn)
 {
-    for (struct lsp_snap **pp = &f->snaps; *pp; pp = &(*pp)->next)
+    for (struct anchor_snap **pp = &f->snaps; *pp; pp = &(*pp)->next)
         if (*pp == sn) {
             *pp = sn->next;
             f->nsnaps--;
@@ -110,7 +111,7 @@ static void snap_unlink(struct lsp_feat *f, struct lsp_snap *sn)
 
 /* One hash per line; lines end as in the document store (pos_line_break:
  * "\n", "\r\n" or a lone "\r"), so that both number lines alike. */
-static int fill_lines(struct lsp_snap *sn, const char *text, size_t len)
+static int fill_lines(struct anchor_snap *sn, const char *text, size_t len)
 {
     size_t n = 1;
     for (size_t i = 0; i < len; i++)
@@ -121,7 +122,7 @@ static int fill_lines(struct lsp_snap *sn, const char *text, size_t len)
     for (size_t i = 0; i <= len; i++) {
         size_t b = i < len ? pos_line_break(text, len, i) : 1;
         if (b) {
-            sn->lines[k++] = lsp__line_hash(text + start, i - start);
+            sn->lines[k++] = anchor_line_hash(text + start, i - start);
             i += b - 1;
             start = i + 1;
         }
@@ -131,13 +132,13 @@ static int fill_lines(struct lsp_snap *sn, const char *text, size_t len)
     return 0;
 }
 
-struct lsp_snap *lsp__snap_from_text(struct lsp_feat *f, const char *path, const char *text,
+struct anchor_snap *anchor_snap_from_text(struct anchor_set *f, const char *path, const char *text,
                                      size_t len)
 {
-    struct lsp_snap *old = snap_find(f, path);
+    struct anchor_snap *old = snap_find(f, path);
     if (old) snap_unlink(f, old);
-    if (f->nsnaps >= LSP_FEAT_MAX_SNAPS) return NULL;
-    struct lsp_snap *sn = calloc(1, sizeof *sn);
+    if (f->nsnaps >= ANCHOR_MAX_SNAPS) return NULL;
+    struct anchor_snap *sn = calloc(1, sizeof *sn);
     if (!sn) return NULL;
     sn->path = strdup(path);
     if (!sn->path || fill_lines(sn, text, len)) {
@@ -163,7 +164,7 @@ static char *read_file(const char *path, size_t *len)
     if (!fp) return NULL;
     struct stat st;
     if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode) ||
-        (size_t)st.st_size > LSP_FEAT_SNAP_MAX_BYTES) {
+        (size_t)st.st_size > ANCHOR_SNAP_MAX_BYTES) {
         fclose(fp);
         return NULL;
     }
@@ -175,19 +176,19 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
-struct lsp_snap *lsp__snap_get(struct lsp_feat *f, const char *path)
+struct anchor_snap *anchor_snap_get(struct anchor_set *f, const char *path)
 {
-    struct lsp_snap *sn = snap_find(f, path);
+    struct anchor_snap *sn = snap_find(f, path);
     if (sn) return sn;
     size_t len;
     char *text = read_file(path, &len);
     if (!text) return NULL;
-    sn = lsp__snap_from_text(f, path, text, len);
+    sn = anchor_snap_from_text(f, path, text, len);
     free(text);
     return sn;
 }
 
-int lsp__snap_stale(struct lsp_snap *sn)
+int anchor_snap_stale(struct anchor_snap *sn)
 {
     struct stat st;
     if (stat(sn->path, &st))
@@ -205,10 +206,10 @@ int lsp__snap_stale(struct lsp_snap *sn)
     return sn->disk_stale;
 }
 
-void lsp__snaps_clear(struct lsp_feat *f)
+void anchor_snaps_clear(struct anchor_set *f)
 {
     while (f->snaps) {
-        struct lsp_snap *sn = f->snaps;
+        struct anchor_snap *sn = f->snaps;
         f->snaps = sn->next;
         snap_free(sn);
     }
@@ -216,10 +217,10 @@ void lsp__snaps_clear(struct lsp_feat *f)
 }
 
 /* {"path": {"hash": "hex", "lines": [n, ...]}} */
-json_t *lsp__snaps_to_json(struct lsp_feat *f)
+json_t *anchor_snaps_to_json(struct anchor_set *f)
 {
     json_t *o = json_object();
-    for (struct lsp_snap *sn = f->snaps; sn; sn = sn->next) {
+    for (struct anchor_snap *sn = f->snaps; sn; sn = sn->next) {
         char hex[32];
         snprintf(hex, sizeof hex, "%016llx", (unsigned long long)sn->hash);
         json_t *lines = json_array();
@@ -230,7 +231,7 @@ json_t *lsp__snaps_to_json(struct lsp_feat *f)
     return o;
 }
 
-void lsp__snaps_from_json(struct lsp_feat *f, const json_t *j)
+void anchor_snaps_from_json(struct anchor_set *f, const json_t *j)
 {
     const char *path;
     json_t *v;
@@ -238,8 +239,8 @@ void lsp__snaps_from_json(struct lsp_feat *f, const json_t *j)
     {
         const char *hex = json_string_value(json_object_get(v, "hash"));
         json_t *lines = json_object_get(v, "lines");
-        if (!hex || !json_is_array(lines) || f->nsnaps >= LSP_FEAT_MAX_SNAPS) continue;
-        struct lsp_snap *sn = calloc(1, sizeof *sn);
+        if (!hex || !json_is_array(lines) || f->nsnaps >= ANCHOR_MAX_SNAPS) continue;
+        struct anchor_snap *sn = calloc(1, sizeof *sn);
         size_t n = json_array_size(lines);
         if (!sn) return;
         sn->path = strdup(path);
@@ -261,30 +262,30 @@ void lsp__snaps_from_json(struct lsp_feat *f, const json_t *j)
 
 /* ---- anchors ---- */
 
-static void anchor_free(struct lsp_anchor *a)
+static void anchor_free(struct anchor_map *a)
 {
     free(a->uri);
     free(a->map);
     free(a);
 }
 
-void lsp__anchors_clear(struct lsp_feat *f)
+void anchor_maps_clear(struct anchor_set *f)
 {
-    while (f->anchors) {
-        struct lsp_anchor *a = f->anchors;
-        f->anchors = a->next;
+    while (f->maps) {
+        struct anchor_map *a = f->maps;
+        f->maps = a->next;
         anchor_free(a);
     }
 }
 
-static struct lsp_anchor *anchor_find(struct lsp_feat *f, const char *uri)
+static struct anchor_map *anchor_find(struct anchor_set *f, const char *uri)
 {
-    for (struct lsp_anchor *a = f->anchors; a; a = a->next)
+    for (struct anchor_map *a = f->maps; a; a = a->next)
         if (!strcmp(a->uri, uri)) return a;
     return NULL;
 }
 
-static int anchor_reserve(struct lsp_anchor *a, size_t n)
+static int anchor_reserve(struct anchor_map *a, size_t n)
 {
     if (n <= a->cap) return 0;
     size_t cap = a->cap ? a->cap : 64;
@@ -297,12 +298,11 @@ static int anchor_reserve(struct lsp_anchor *a, size_t n)
     return 0;
 }
 
-struct lsp_anchor *lsp__anchor_of(struct lsp_feat *f, struct doc *d, const char *path)
+struct anchor_map *anchor_of(struct anchor_set *f, struct doc *d, const char *path)
 {
-    struct lsp_anchor *a = anchor_find(f, d->uri);
+    struct anchor_map *a = anchor_find(f, d->uri);
     if (a) return a;
-    if (!f->prof) return NULL;
-    struct lsp_snap *sn = lsp__snap_get(f, path);
+    struct anchor_snap *sn = anchor_snap_get(f, path);
     if (!sn) return NULL;
     a = calloc(1, sizeof *a);
     if (!a || !(a->uri = strdup(d->uri)) || anchor_reserve(a, d->nlines)) {
@@ -315,59 +315,36 @@ struct lsp_anchor *lsp__anchor_of(struct lsp_feat *f, struct doc *d, const char 
     int same = hash64(d->text, d->len) == sn->hash;
     for (size_t i = 0; i < a->n; i++)
         a->map[i] = same ? (int32_t)i : -1;
-    a->next = f->anchors;
-    f->anchors = a;
+    a->next = f->maps;
+    f->maps = a;
     return a;
 }
 
-struct lsp_anchor *lsp__anchor_get(struct server *s, struct doc *d, const char *path)
+void anchor_drop(struct anchor_set *f, const char *uri)
 {
-    return lsp__anchor_of(s->feat, d, path);
-}
-
-void lsp__anchor_drop(struct lsp_feat *f, const char *uri)
-{
-    for (struct lsp_anchor **pp = &f->anchors; *pp; pp = &(*pp)->next)
+    for (struct anchor_map **pp = &f->maps; *pp; pp = &(*pp)->next)
         if (!strcmp((*pp)->uri, uri)) {
-            struct lsp_anchor *a = *pp;
+            struct anchor_map *a = *pp;
             *pp = a->next;
             anchor_free(a);
             return;
         }
 }
 
-int lsp__anchor_line(const struct lsp_anchor *a, const struct lsp_snap *sn, const struct doc *d,
+int anchor_line(const struct anchor_map *a, const struct anchor_snap *sn, const struct doc *d,
                      uint32_t cur)
 {
     if (cur >= a->n || cur >= d->nlines || a->map[cur] < 0) return 0;
     uint32_t o = (uint32_t)a->map[cur];
     size_t len;
     const char *text = doc_line(d, cur, &len);
-    if (o >= sn->nlines || !text || lsp__line_hash(text, len) != sn->lines[o]) return 0;
+    if (o >= sn->nlines || !text || anchor_line_hash(text, len) != sn->lines[o]) return 0;
     return (int)o + 1;
 }
 
-void lsp_feat_doc_opened(struct server *s, struct doc *d)
+void anchor_edited(struct anchor_set *f, const struct doc *d, const struct doc_edit *e)
 {
-    struct lsp_feat *f = s->feat;
-    lsp__anchor_drop(f, d->uri); /* reopened: start again from its text */
-    char *path = lsp_uri_to_path(d->uri);
-    const struct prof_file *pf = path ? lsp__profile_file(f, path) : NULL;
-    if (pf) lsp__anchor_get(s, d, pf->path);
-    /* the profile names it otherwise (a symlink): its diagnostics move from
-     * the profile's URI to this one */
-    if (pf && strcmp(path, pf->path)) lsp__diagnostics_update(s);
-    free(path);
-}
-
-void lsp_feat_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e)
-{
-    lsp__anchor_edited(s->feat, d, e);
-}
-
-void lsp__anchor_edited(struct lsp_feat *f, const struct doc *d, const struct doc_edit *e)
-{
-    struct lsp_anchor *a = anchor_find(f, d->uri);
+    struct anchor_map *a = anchor_find(f, d->uri);
     if (!a) return;
     if (e->whole) {
         /* full replacement: nothing can be mapped, even the profiled text
@@ -391,14 +368,11 @@ void lsp__anchor_edited(struct lsp_feat *f, const struct doc *d, const struct do
     a->n = n;
 }
 
-void lsp_feat_doc_closed(struct server *s, const char *uri)
+void anchor_set_clear(struct anchor_set *f)
 {
-    struct lsp_feat *f = s->feat;
-    lsp__anchor_drop(f, uri);
-    /* opened under another name than the profile's: its diagnostics go
-     * back to the profile's URI (this one is cleared) */
-    char *path = lsp_uri_to_path(uri);
-    const struct prof_file *pf = path ? lsp__profile_file(f, path) : NULL;
-    if (pf && strcmp(path, pf->path)) lsp__diagnostics_update(s);
-    free(path);
+    anchor_maps_clear(f);
+    anchor_snaps_clear(f);
+    json_decref(f->real_paths);
+    f->real_paths = NULL;
+    f->real_for = NULL;
 }
