@@ -1,4 +1,4 @@
-/* Anchoring (server/anchor.c, docs/lsp.md "Anchoring"): a hint is on the
+/* Anchoring (server/anchor/anchor.c, docs/lsp.md "Anchoring"): a hint is on the
  * line it was profiled on, wherever edits moved that line, or absent. Each
  * case takes a snapshot of the profiled text, opens a document, applies real
  * edits through the document store (doc_apply_change gives the struct
@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "document.h"
-#include "anchor.h"
+#include "text/document.h"
+#include "anchor/anchor.h"
 
 #define URI "file:///nonexistent/hotline-anchor/a.py"
 #define PATH "/nonexistent/hotline-anchor/a.py" /* no file: the snapshot is all there is */

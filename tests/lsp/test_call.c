@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "lsp.h"
+#include "core/lsp.h"
 
 static char out[1 << 20];
 static size_t nout;

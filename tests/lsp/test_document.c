@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "document.h"
+#include "text/document.h"
 
 static int failures;
 #define CHECK(c)                                                                                   \

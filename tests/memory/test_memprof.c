@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memprof.h"
-#include "profile.h"
+#include "store/memprof.h"
+#include "store/profile.h"
 
 static int fails;
 

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memprof.h"
-#include "profile.h"
+#include "store/memprof.h"
+#include "store/profile.h"
 #include "run_check.h"
 
 static int feed(struct prof_conn *c, const char *line)
