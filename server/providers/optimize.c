@@ -25,6 +25,7 @@
 
 #include "jsonrpc.h"
 #include "llm/llm.h"
+#include "proc/helper.h"
 #include "core/lsp.h"
 #include "llm/prompt_template.h"
 #include "store/summary.h"
@@ -33,7 +34,7 @@
 #define OPT_PROC_MAX_OUT ((size_t)1 << 20)
 #define OPT_MAX_EXPLANATION 3000
 
-struct opt_proc;
+struct opt_op;
 
 struct opt_op {
     struct server *srv;
@@ -50,7 +51,8 @@ struct opt_op {
     char *program; /* owned: the profiled program's path (for Verify), or NULL */
     struct llm_call call;
     struct llm_req *req;
-    struct opt_proc *proc;
+    struct proc_helper *proc; /* the helper running for this op, or NULL */
+    void (*next_step)(struct opt_op *op, int64_t status, const char *out);
     char *code, *explanation; /* owned, from the answer */
     char *raw;                /* owned: the code block as the model wrote it */
     json_t *edit;             /* owned WorkspaceEdit once checked */
@@ -398,176 +400,31 @@ static char *profile_table(struct server *s, struct doc *d, uint32_t l0, uint32_
 
 /* ---- subprocesses (probe, parse check) ----------------------------------- */
 
-typedef void (*proc_done_fn)(struct opt_op *op, int64_t status, const char *out);
+typedef void (*opt_done_fn)(struct opt_op *op, int64_t status, const char *out);
 
-struct opt_proc {
-    uv_process_t proc;
-    uv_pipe_t in, out;
-    uv_timer_t timer;
-    uv_write_t wr;
-    char *input;
-    char *buf;
-    size_t len;
-    int open, exited, eof;
-    int64_t status;
-    struct opt_op *op; /* borrowed; NULL once detached (the op is gone) */
-    proc_done_fn done;
-};
-
-static void proc_closed(uv_handle_t *h)
+/* What proc_helper hands back goes to the step that started it (op->next_step). */
+static void proc_done(void *data, int64_t status, const char *out)
 {
-    struct opt_proc *p = h->data;
-    if (--p->open == 0) {
-        free(p->input);
-        free(p->buf);
-        free(p);
-    }
-}
-
-static void proc_close_all(struct opt_proc *p)
-{
-    uv_handle_t *hs[] = {(uv_handle_t *)&p->proc, (uv_handle_t *)&p->in, (uv_handle_t *)&p->out,
-                         (uv_handle_t *)&p->timer};
-    for (size_t i = 0; i < 4; i++)
-        if (!uv_is_closing(hs[i])) uv_close(hs[i], proc_closed);
-}
-
-static void proc_maybe_done(struct opt_proc *p)
-{
-    if (!p->exited || !p->eof) return;
-    uv_timer_stop(&p->timer);
-    struct opt_op *op = p->op;
-    p->op = NULL;
-    if (p->buf) p->buf[p->len] = 0;
-    if (op) {
-        op->proc = NULL;
-        p->done(op, p->status, p->buf ? p->buf : "");
-    }
-    proc_close_all(p);
-}
-
-static void proc_on_exit(uv_process_t *h, int64_t status, int sig)
-{
-    struct opt_proc *p = h->data;
-    p->exited = 1;
-    p->status = sig ? -sig : status;
-    proc_maybe_done(p);
-}
-
-static void proc_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
-{
-    (void)want;
-    struct opt_proc *p = h->data;
-    if (!p->buf) p->buf = malloc(OPT_PROC_MAX_OUT + 1);
-    size_t room = p->buf ? OPT_PROC_MAX_OUT - p->len : 0;
-    *b = uv_buf_init(room ? p->buf + p->len : NULL, (unsigned)room);
-}
-
-static void proc_on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
-{
-    (void)b;
-    struct opt_proc *p = st->data;
-    if (n > 0) p->len += (size_t)n;
-    if (n < 0 || p->len >= OPT_PROC_MAX_OUT) {
-        uv_read_stop(st);
-        p->eof = 1;
-        proc_maybe_done(p);
-    }
-}
-
-static void proc_on_write(uv_write_t *w, int status)
-{
-    (void)status;
-    struct opt_proc *p = w->data;
-    if (!uv_is_closing((uv_handle_t *)&p->in)) uv_close((uv_handle_t *)&p->in, proc_closed);
-}
-
-/* Kill the helper's whole process group (proc_start gives it its own): a
- * grandchild that inherited stdout would otherwise keep the pipe open, no
- * EOF would come and the operation would hang after the child itself died
- * (or had already exited). A descendant that leaves the group (setsid) is
- * out of reach, as for any process-group kill. */
-static void proc_on_timeout(uv_timer_t *t)
-{
-    struct opt_proc *p = t->data;
-    if (p->proc.pid > 0) kill(-p->proc.pid, SIGKILL);
+    struct opt_op *op = data;
+    op->proc = NULL;
+    op->next_step(op, status, out);
 }
 
 /* Run `python -I -c script` from "/" with input (stolen) on stdin;
  * done(op, status, stdout) later. -I keeps the script's and the working
  * directory off sys.path (a json.py in the workspace is not imported), and
  * ignores PYTHON* variables and the user site; "/" is a directory nobody's
- * project lives in. 0 or negative errno (then done is never called). */
-static int proc_start(struct opt_op *op, const char *script, char *input, proc_done_fn done)
+ * project lives in. The helper has its own process group, killed whole at
+ * the timeout (proc/helper.h). 0 or negative errno (then done is never
+ * called). */
+static int proc_start(struct opt_op *op, const char *script, char *input, opt_done_fn done)
 {
-    struct server *s = op->srv;
-    struct opt_proc *p = calloc(1, sizeof *p);
-    if (!p) {
-        free(input);
-        return -ENOMEM;
-    }
-    p->op = op;
-    p->done = done;
-    p->input = input;
     char pybuf[4096];
-    char *argv[] = {(char *)python_exe(s, pybuf, sizeof pybuf), "-I", "-c", (char *)script, NULL};
-    /* handles initialised in order; on a failure only those are closed */
-    uv_handle_t *hs[] = {(uv_handle_t *)&p->in, (uv_handle_t *)&p->out, (uv_handle_t *)&p->timer};
-    int ninit = 0, rc = uv_pipe_init(s->loop, &p->in, 0);
-    if (!rc) ninit++, rc = uv_pipe_init(s->loop, &p->out, 0);
-    if (!rc) ninit++, rc = uv_timer_init(s->loop, &p->timer);
-    if (rc) {
-        p->op = NULL;
-        p->open = ninit;
-        for (int i = 0; i < ninit; i++) {
-            hs[i]->data = p;
-            uv_close(hs[i], proc_closed);
-        }
-        if (!ninit) {
-            free(p->input);
-            free(p);
-        }
-        return rc;
-    }
-    p->in.data = p->out.data = p->timer.data = p->proc.data = p->wr.data = p;
-    p->open = 3;
-    uv_stdio_container_t io[3] = {
-        {.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&p->in},
-        {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&p->out},
-        {.flags = UV_IGNORE},
-    };
-    uv_process_options_t o = {.file = argv[0],
-                              .args = argv,
-                              .cwd = "/",
-                              .exit_cb = proc_on_exit,
-                              .stdio = io,
-                              .stdio_count = 3,
-                              /* detached: setsid, so the helper leads its
-                               * own process group (see proc_on_timeout) */
-                              .flags = UV_PROCESS_WINDOWS_HIDE | UV_PROCESS_DETACHED};
-    rc = p->input ? uv_spawn(s->loop, &p->proc, &o) : -ENOMEM;
-    if (rc) {
-        p->op = NULL;
-        /* A failed uv_spawn still leaves the handle to close; without input
-         * uv_spawn never ran, the handle is uninitialised and uv_close on it
-         * would assert. */
-        p->open = p->input ? 4 : 3;
-        if (p->input) uv_close((uv_handle_t *)&p->proc, proc_closed);
-        uv_close((uv_handle_t *)&p->in, proc_closed);
-        uv_close((uv_handle_t *)&p->out, proc_closed);
-        uv_close((uv_handle_t *)&p->timer, proc_closed);
-        return rc;
-    }
-    p->open = 4;
-    uv_buf_t b = uv_buf_init(p->input, (unsigned)strlen(p->input));
-    if (uv_write(&p->wr, (uv_stream_t *)&p->in, &b, 1, proc_on_write))
-        uv_close((uv_handle_t *)&p->in, proc_closed);
-    if (uv_read_start((uv_stream_t *)&p->out, proc_alloc, proc_on_read))
-        p->eof = 1; /* nothing can be read: done comes at exit, with no output */
-    if (uv_timer_start(&p->timer, proc_on_timeout, LSP_OPT_PROC_TIMEOUT_MS, 0))
-        kill(-p->proc.pid, SIGKILL); /* uncapped it could run forever: stop it now */
-    op->proc = p;
-    return 0;
+    char *argv[] = {(char *)python_exe(op->srv, pybuf, sizeof pybuf), "-I", "-c", (char *)script,
+                    NULL};
+    op->next_step = done;
+    return proc_helper_start(op->srv->loop, argv, "/", input, LSP_OPT_PROC_TIMEOUT_MS,
+                             OPT_PROC_MAX_OUT, proc_done, op, &op->proc);
 }
 
 /* ---- ops: lifecycle ------------------------------------------------------ */
@@ -593,7 +450,7 @@ static void op_free(struct opt_op *op)
             break;
         }
     if (op->req) llm_cancel(op->req);
-    if (op->proc) op->proc->op = NULL; /* detached: frees itself */
+    if (op->proc) proc_helper_detach(op->proc); /* frees itself */
     llm_call_free(&op->call);
     json_decref(op->id);
     json_decref(op->action);
