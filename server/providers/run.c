@@ -52,6 +52,7 @@ struct lsp_run {
 };
 
 struct lsp_load;
+struct lsp_save;
 
 /* The provider's state. */
 struct run_state {
@@ -59,6 +60,7 @@ struct run_state {
     struct lsp_run *closing; /* runs whose session is closing (list through run->next) */
     int runs_started;
     struct lsp_load *load; /* loading <root>/.hotline on the thread pool, or NULL */
+    struct lsp_save *save, *save_next; /* saving it there (in flight, waiting) */
     int initialized;       /* the client sent `initialized` */
     /* refresh throttling */
     int dirty; /* profile changed since the last refresh request */
@@ -130,10 +132,97 @@ static int make_hotline_dir(const char *dir)
     return 0;
 }
 
+/* One save of <root>/.hotline. The snapshot is taken on the loop thread
+ * (profile_to_json and the sources' JSON: trees that share nothing with the
+ * store, which the next run goes on filling); writing, fsync and rename run
+ * on the thread pool, so a big profile does not stop the loop. At most one
+ * save is in flight; a newer one waits in run_state.save_next (replacing an
+ * older waiting one), so the last profile is the one left on disk.
+ * hotline.clear drops the waiting one and marks the one in flight, whose
+ * files are removed again when it lands. Freed in save_after only. */
+struct lsp_save {
+    uv_work_t req;
+    struct server *srv; /* borrowed; NULL once the provider let go */
+    char dir[PATH_MAX];
+    json_t *profile, *sources; /* owned snapshots */
+    int rc;                    /* of the file that failed, or 0 */
+    char failed[PATH_MAX + 32];
+    int cleared; /* hotline.clear came while it was in flight */
+};
+
+static void save_free(struct lsp_save *sv)
+{
+    json_decref(sv->profile);
+    json_decref(sv->sources);
+    free(sv);
+}
+
+static void save_write(struct lsp_save *sv)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/profile.json", sv->dir);
+    sv->rc = sv->profile ? profile_save_json(sv->profile, path, PROFILE_SAVE_FLAGS) : -ENOMEM;
+    if (!sv->rc) { /* the sources as profiled, for stale detection after a restart */
+        snprintf(path, sizeof path, "%s/sources.json", sv->dir);
+        sv->rc = sv->sources ? profile_save_json(sv->sources, path, JSON_COMPACT) : -ENOMEM;
+    }
+    if (sv->rc) snprintf(sv->failed, sizeof sv->failed, "%s", path);
+}
+
+static void save_work(uv_work_t *req)
+{
+    save_write(req->data);
+}
+
+static void clear_files(struct server *s);
+static void save_queue(struct server *s, struct lsp_save *sv);
+
+static void save_after(uv_work_t *req, int status)
+{
+    struct lsp_save *sv = req->data;
+    struct server *s = sv->srv;
+    struct run_state *f = s ? run_of(s) : NULL;
+    if (f && f->save == sv) f->save = NULL;
+    if (s && status == 0 && sv->rc)
+        lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", sv->failed, strerror(-sv->rc));
+    if (s && sv->cleared) clear_files(s); /* it landed after hotline.clear */
+    save_free(sv);
+    if (f && f->save_next) {
+        struct lsp_save *next = f->save_next;
+        f->save_next = NULL;
+        save_queue(s, next);
+    }
+}
+
+static void save_queue(struct server *s, struct lsp_save *sv)
+{
+    struct run_state *f = run_of(s);
+    if (!s->loop) { /* no loop (fuzzing): in place */
+        save_write(sv);
+        if (sv->rc)
+            lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", sv->failed, strerror(-sv->rc));
+        save_free(sv);
+        return;
+    }
+    if (f->save) { /* one at a time, the newest next */
+        if (f->save_next) save_free(f->save_next);
+        f->save_next = sv;
+        return;
+    }
+    f->save = sv;
+    if (uv_queue_work(s->loop, &sv->req, save_work, save_after)) {
+        f->save = NULL; /* the thread pool refused: write it here rather than lose it */
+        save_write(sv);
+        if (sv->rc)
+            lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", sv->failed, strerror(-sv->rc));
+        save_free(sv);
+    }
+}
+
 static void save_profile(struct server *s)
 {
     const struct profile *prof = lsp_pview_profile(s);
-    char dir[PATH_MAX], path[PATH_MAX + 32];
+    char dir[PATH_MAX];
     if (!prof || !lsp_setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
     int rc = make_hotline_dir(dir);
     if (rc) {
@@ -141,18 +230,17 @@ static void save_profile(struct server *s)
                 rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
         return;
     }
-    snprintf(path, sizeof path, "%s/profile.json", dir);
-    rc = profile_save(prof, path);
-    if (rc) {
-        lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", path, strerror(-rc));
+    struct lsp_save *sv = calloc(1, sizeof *sv);
+    if (!sv) {
+        lsp_log(s, LSP_MSG_WARNING, "cannot save the profile: %s", strerror(ENOMEM));
         return;
     }
-    /* the sources as profiled, for stale detection after a restart */
-    snprintf(path, sizeof path, "%s/sources.json", dir);
-    json_t *j = anchor_snaps_to_json(&s->view.as);
-    rc = j ? profile_save_json(j, path, JSON_COMPACT) : -ENOMEM;
-    if (rc) lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", path, strerror(-rc));
-    json_decref(j);
+    sv->srv = s;
+    sv->req.data = sv;
+    snprintf(sv->dir, sizeof sv->dir, "%s", dir);
+    sv->profile = profile_to_json(prof);
+    sv->sources = anchor_snaps_to_json(&s->view.as);
+    save_queue(s, sv);
 }
 
 /* One load of <root>/.hotline: the worker fills a fresh profile, snapshots
@@ -752,16 +840,25 @@ static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
     }
     load_discard(f);
     lsp_pview_replace(s, NULL, NULL, NULL);
+    if (f->save_next) save_free(f->save_next);
+    f->save_next = NULL;
+    if (f->save) f->save->cleared = 1;
+    clear_files(s);
+    send_refresh(s);
+    lsp_reply(s, id, json_pack("{s:b}", "cleared", 1));
+}
+
+/* Remove <root>/.hotline/{profile,sources}.json (not through a symlink). */
+static void clear_files(struct server *s)
+{
     char dir[PATH_MAX], path[PATH_MAX + 32];
     struct stat st;
-    if (!hotline_dir(s, dir, sizeof dir) && !real_dir(dir, &st)) { /* not through a symlink */
+    if (!hotline_dir(s, dir, sizeof dir) && !real_dir(dir, &st)) {
         snprintf(path, sizeof path, "%s/profile.json", dir);
         unlink(path);
         snprintf(path, sizeof path, "%s/sources.json", dir);
         unlink(path);
     }
-    send_refresh(s);
-    lsp_reply(s, id, json_pack("{s:b}", "cleared", 1));
 }
 
 /* hotline.showProfile; a (borrowed, may be NULL): {"uri", "line"}. */
@@ -867,6 +964,8 @@ static void run_free_state(struct server *s, void *self)
      * without a loop; with one, run_close + uv_run finished them. The
      * same for a load: with a loop it has ended; without, it ran in place */
     if (f->load) f->load->srv = NULL;
+    if (f->save) f->save->srv = NULL; /* lands on its own, freed in save_after */
+    if (f->save_next) save_free(f->save_next);
     free(f);
 }
 

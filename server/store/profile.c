@@ -1208,8 +1208,7 @@ int profile_save(const struct profile *p, const char *path)
 {
     json_t *root = profile_to_json(p);
     if (!root) return -ENOMEM;
-    int rc = profile_save_json(root, path,
-                               JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+    int rc = profile_save_json(root, path, PROFILE_SAVE_FLAGS);
     json_decref(root);
     return rc;
 }

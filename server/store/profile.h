@@ -197,6 +197,9 @@ struct profile *profile_from_json_cancellable(const json_t *root, const atomic_i
  * with O_EXCL so that nothing already there, a symlink included, is
  * followed; mode 0600: the profile holds the program's argv), fsync, rename
  * over path. 0 or -errno. */
+/* How profile_save formats the file (for a profile_to_json snapshot saved
+ * with profile_save_json elsewhere, e.g. on another thread). */
+#define PROFILE_SAVE_FLAGS (JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10))
 int profile_save(const struct profile *p, const char *path);
 /* The same for any JSON value (borrowed), dumped with jansson's flags. */
 int profile_save_json(const json_t *root, const char *path, size_t flags);
