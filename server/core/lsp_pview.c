@@ -62,7 +62,7 @@ int lsp_profiled_line(struct server *s, struct doc *d, uint32_t cur, const struc
 /* ---- writing ---- */
 
 void lsp_pview_replace(struct server *s, struct profile *p, struct anchor_set *snaps,
-                       json_t *leaks)
+                       struct memprof_leak_set *leaks)
 {
     struct lsp_pview *v = &s->view;
     profile_free(v->prof);
@@ -74,7 +74,7 @@ void lsp_pview_replace(struct server *s, struct profile *p, struct anchor_set *s
         snaps->snaps = NULL;
         snaps->nsnaps = 0;
     }
-    json_decref(v->leaks);
+    memprof_leak_set_free(v->leaks);
     v->leaks = leaks;
     v->gen++;
 }
@@ -84,9 +84,9 @@ void lsp_pview_snapshot(struct server *s, const char *path)
     anchor_snap_get(&s->view.as, path);
 }
 
-void lsp_pview_set_leaks(struct server *s, json_t *leaks)
+void lsp_pview_set_leaks(struct server *s, struct memprof_leak_set *leaks)
 {
-    json_decref(s->view.leaks);
+    memprof_leak_set_free(s->view.leaks);
     s->view.leaks = leaks;
 }
 
@@ -141,7 +141,8 @@ void lsp_pview_free(struct lsp_pview *v)
     profile_free(v->prof);
     v->prof = NULL;
     anchor_set_clear(&v->as);
-    json_decref(v->leaks);
+    memprof_leak_set_free(v->leaks);
     json_decref(v->live);
-    v->leaks = v->live = NULL;
+    v->leaks = NULL;
+    v->live = NULL;
 }

@@ -17,6 +17,7 @@
 
 #include "anchor/anchor.h"
 #include "text/document.h"
+#include "store/memprof.h"
 #include "store/profile.h"
 
 struct server;
@@ -26,7 +27,7 @@ struct lsp_pview {
     struct anchor_set as; /* its snapshots and anchors */
     unsigned long gen;    /* +1 each time the profile is replaced (run, load, clear) */
     int running;          /* a program is filling prof now */
-    json_t *leaks;        /* owned {path: [leak...]} (memprof_leaks_json), or NULL */
+    struct memprof_leak_set *leaks; /* owned likely leaks of prof, or NULL */
     json_t *live;         /* owned: the running line as a diagnostic + "uri", or NULL */
 };
 
@@ -70,10 +71,10 @@ int lsp_profiled_line(struct server *s, struct doc *d, uint32_t cur,
  * (taken, may be NULL: none) and leaks (stolen, may be NULL); the old
  * profile, snapshots and anchors go; gen moves on. */
 void lsp_pview_replace(struct server *s, struct profile *p, struct anchor_set *snaps,
-                       json_t *leaks);
+                       struct memprof_leak_set *leaks);
 /* Snapshot path from disk now (the program as it is when run). */
 void lsp_pview_snapshot(struct server *s, const char *path);
-void lsp_pview_set_leaks(struct server *s, json_t *leaks /*stolen*/);
+void lsp_pview_set_leaks(struct server *s, struct memprof_leak_set *leaks /*stolen*/);
 void lsp_pview_set_live(struct server *s, json_t *live /*stolen, may be NULL*/);
 void lsp_pview_set_running(struct server *s, int running);
 /* Tell everyone: with LSP_PV_DATA the client is asked to refresh hints and

@@ -5,6 +5,7 @@
  * live line changed (profile_updated), and when a document opened or closed
  * under another name than the profile's moves a file's diagnostics. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,26 +114,22 @@ static void publish(struct server *s, struct diag_state *f)
                           "hot-line", msg);
         }
     }
-    const char *lpath;
-    json_t *leaks;
-    json_object_foreach(lsp_setting_bool(s, "diagnostics.leaks", 1) ? s->view.leaks : NULL, lpath,
-                        leaks)
-    {
-        const struct prof_file *pf = prof ? profile_file(prof, lpath) : NULL;
-        size_t i;
-        json_t *e;
-        json_array_foreach(leaks, i, e)
-        {
-            if (i >= DIAG_MAX_LINES) break;
-            int line = (int)json_integer_value(json_object_get(e, "line"));
+    /* read from memprof's own records (taken when the profile was last
+     * completed), not through their JSON */
+    const struct memprof_leak_set *ls =
+        lsp_setting_bool(s, "diagnostics.leaks", 1) ? s->view.leaks : NULL;
+    for (size_t k = 0; ls && k < ls->n; k++) {
+        const struct memprof_leak_file *lf = &ls->files[k];
+        const struct prof_file *pf = prof ? profile_file(prof, lf->path) : NULL;
+        for (size_t i = 0; i < lf->n && i < DIAG_MAX_LINES; i++) {
+            const struct memprof_leak *e = &lf->l[i];
             char msg[256];
+            /* the likelihood as the saved profile rounds it (2 decimals) */
             snprintf(msg, sizeof msg,
                      "likely leak: memory grows %.2f MB/s here, %.1f MB still held at the end "
                      "(likelihood %.0f%%)",
-                     json_number_value(json_object_get(e, "rate_mb_s")),
-                     json_number_value(json_object_get(e, "kept_mb")),
-                     100 * json_number_value(json_object_get(e, "likelihood")));
-            add_line_diag(s, by_uri, of, nof, pf, lpath, line, 2, "leak", msg);
+                     e->rate_mb_s, e->kept_mb, 100 * (round(e->likelihood * 100) / 100));
+            add_line_diag(s, by_uri, of, nof, pf, lf->path, e->line, 2, "leak", msg);
         }
     }
     const char *luri = live ? json_string_value(json_object_get(live, "uri")) : NULL;

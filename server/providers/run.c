@@ -259,7 +259,7 @@ struct lsp_load {
     /* results (worker -> loop thread) */
     struct profile *prof;   /* owned until handed over */
     struct anchor_set snaps; /* only snapshots: owned until handed over */
-    json_t *leaks;          /* owned until handed over */
+    struct memprof_leak_set *leaks; /* owned until handed over */
     int missing;            /* no profile.json: nothing to say */
     char err[2 * PATH_MAX + 256]; /* why profile.json was refused: "<path>: <why>" */
 };
@@ -293,7 +293,7 @@ static void load_read(struct lsp_load *ld)
             snprintf(ld->err, sizeof ld->err, "%s: %s", path, err);
         return;
     }
-    ld->leaks = memprof_leaks_all_json(ld->prof);
+    ld->leaks = memprof_leak_set_new(ld->prof);
     if (atomic_load(&ld->cancel)) return;
     snprintf(path, sizeof path, "%s/sources.json", ld->dir);
     char *text;
@@ -323,7 +323,7 @@ static void load_free(struct lsp_load *ld)
 {
     profile_free(ld->prof);
     anchor_snaps_clear(&ld->snaps);
-    json_decref(ld->leaks);
+    memprof_leak_set_free(ld->leaks);
     free(ld);
 }
 
@@ -644,7 +644,7 @@ static void on_exit_cb(struct session *ss, void *ud)
         if (m->samples == 0 && ss->nconns_total == 0)
             lsp_log(s, LSP_MSG_WARNING, "the profiler agent never connected: no profile");
         save_profile(s);
-        lsp_pview_set_leaks(s, memprof_leaks_all_json(lsp_pview_profile(s)));
+        lsp_pview_set_leaks(s, memprof_leak_set_new(lsp_pview_profile(s)));
     }
     lsp_progress_end(s, &r->progress, r->stop_requested ? "stopped" : "done");
     if (r->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));

@@ -309,7 +309,7 @@ void memprof_json_line(const struct profile *p, const char *path, int line, json
     if (e && e->tl.n) json_object_set_new(lineobj, "memory_timeline", tl_json(&e->tl));
 }
 
-#define LEAKS_PER_FILE 100
+#define LEAKS_PER_FILE MEMPROF_LEAKS_PER_FILE
 
 json_t *memprof_leaks_json(const struct profile *p, const char *path)
 {
@@ -324,16 +324,31 @@ json_t *memprof_leaks_json(const struct profile *p, const char *path)
     return a;
 }
 
-json_t *memprof_leaks_all_json(const struct profile *p)
+struct memprof_leak_set *memprof_leak_set_new(const struct profile *p)
 {
-    json_t *leaks = NULL;
+    struct memprof_leak_set *ls = NULL;
+    struct memprof_leak_file one;
     for (size_t i = 0; p && i < p->nfiles; i++) {
-        json_t *l = memprof_leaks_json(p, p->files[i]->path);
-        if (!l) continue;
-        if (!leaks) leaks = json_object();
-        json_object_set_new(leaks, p->files[i]->path, l);
+        one.path = p->files[i]->path;
+        one.n = memprof_leaks(p, one.path, one.l, MEMPROF_LEAKS_PER_FILE);
+        if (!one.n) continue;
+        if (!ls && !(ls = calloc(1, sizeof *ls))) return NULL;
+        struct memprof_leak_file *nf = realloc(ls->files, (ls->n + 1) * sizeof *nf);
+        if (!nf) {
+            memprof_leak_set_free(ls);
+            return NULL;
+        }
+        ls->files = nf;
+        ls->files[ls->n++] = one;
     }
-    return leaks;
+    return ls;
+}
+
+void memprof_leak_set_free(struct memprof_leak_set *ls)
+{
+    if (!ls) return;
+    free(ls->files);
+    free(ls);
 }
 
 void memprof_json_file(const struct profile *p, const char *path, json_t *fileobj)

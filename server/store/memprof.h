@@ -62,11 +62,24 @@ void memprof_json_file(const struct profile *p, const char *path, json_t *fileob
 /* New reference: the `leaks` list of one file as the profile writes it, or
  * NULL when it has none. */
 json_t *memprof_leaks_json(const struct profile *p, const char *path);
-/* New {path: leaks list} of every file of p (borrowed, may be NULL) that
- * has one, the same lists as the saved profile's per-file `leaks`, without
- * writing the whole profile; NULL when none. Touches nothing else (the
- * loader calls it off the loop thread). */
-json_t *memprof_leaks_all_json(const struct profile *p);
+/* The likely leaks of every file of a profile, taken at one moment
+ * (memprof_leaks per file, at most MEMPROF_LEAKS_PER_FILE each, the lists
+ * the saved profile's per-file `leaks` hold). */
+#define MEMPROF_LEAKS_PER_FILE 100
+struct memprof_leak_file {
+    const char *path; /* borrowed: the profile's name for the file */
+    size_t n;
+    struct memprof_leak l[MEMPROF_LEAKS_PER_FILE];
+};
+struct memprof_leak_set {
+    size_t n;
+    struct memprof_leak_file *files; /* owned, n entries, in the profile's file order */
+};
+/* New set for p (borrowed, may be NULL; the set borrows its paths, so it
+ * must not outlive p), or NULL when no file has a leak (or ENOMEM). Touches
+ * nothing else: the loader calls it off the loop thread. */
+struct memprof_leak_set *memprof_leak_set_new(const struct profile *p);
+void memprof_leak_set_free(struct memprof_leak_set *ls);
 /* Read back what the three writers wrote (path interned). Malformed
  * memory entries are skipped (they are optional). */
 void memprof_load_top(struct profile *p, const json_t *root);
