@@ -17,6 +17,7 @@
 
 #include "hotline_version.h"
 #include "jsonrpc.h"
+#include "core/registry.h"
 #include "core/uri.h"
 
 typedef void (*core_request_fn)(struct server *s, json_t *id, json_t *params);
@@ -31,9 +32,6 @@ static void n_did_open(struct server *s, json_t *params);
 static void n_did_change(struct server *s, json_t *params);
 static void n_did_close(struct server *s, json_t *params);
 static void n_did_change_configuration(struct server *s, json_t *params);
-static void h_execute_command(struct server *s, json_t *id, json_t *params);
-static void h_code_lens(struct server *s, json_t *id, json_t *params);
-static void h_code_action(struct server *s, json_t *id, json_t *params);
 static void n_progress_cancel(struct server *s, json_t *params);
 
 /* The core's own methods; the joined ones (executeCommand, codeLens,
@@ -45,9 +43,9 @@ static const struct {
     {"initialize", h_initialize},
     {"shutdown", h_shutdown},
     {"hotline/debug/state", h_debug_state},
-    {"workspace/executeCommand", h_execute_command},
-    {"textDocument/codeLens", h_code_lens},
-    {"textDocument/codeAction", h_code_action},
+    {"workspace/executeCommand", lsp_registry_execute_command},
+    {"textDocument/codeLens", lsp_registry_code_lens},
+    {"textDocument/codeAction", lsp_registry_code_action},
 };
 
 static const struct {
@@ -62,32 +60,6 @@ static const struct {
     {"workspace/didChangeConfiguration", n_did_change_configuration},
     {"window/workDoneProgress/cancel", n_progress_cancel},
 };
-
-/* Every listed provider p with its state self, in list order. */
-#define FOR_PROVIDERS(s, i, p, self)                                                               \
-    for (size_t i = 0; lsp_providers[i]; i++)                                                      \
-        for (const struct lsp_provider *p = lsp_providers[i]; p; p = NULL)                         \
-            for (void *self = (s)->pself[i]; p; p = NULL)
-
-void *lsp_provider_self(struct server *s, const struct lsp_provider *want)
-{
-    FOR_PROVIDERS(s, i, p, self)
-    if (p == want) return self;
-    return NULL;
-}
-
-/* The provider method entry for method (of the given kind), or NULL. */
-static const struct lsp_method *provider_method(struct server *s, const char *method, int request,
-                                                void **selfp)
-{
-    FOR_PROVIDERS(s, i, p, self)
-    for (const struct lsp_method *m = p->methods; m && m->method; m++)
-        if (!strcmp(m->method, method) && (request ? m->request != NULL : m->notify != NULL)) {
-            *selfp = self;
-            return m;
-        }
-    return NULL;
-}
 
 /* ---- output ------------------------------------------------------------ */
 
@@ -338,43 +310,6 @@ int lsp_setting_bool(struct server *s, const char *path, int dflt)
     return json_is_boolean(v) ? json_is_true(v) : dflt;
 }
 
-/* ---- answer buffers (lsp_provider.h) ---------------------------------- */
-
-char *lsp_buf_room(struct lsp_buf *b, size_t need)
-{
-    if (b->oom) return NULL;
-    if (b->cap - b->n < need) {
-        if (need > LSP_BUF_MAX - b->n) {
-            b->oom = 1;
-            return NULL;
-        }
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap - b->n < need)
-            cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = 1;
-            return NULL;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    return b->p + b->n;
-}
-
-void lsp_buf_put(struct lsp_buf *b, const char *str, size_t n)
-{
-    char *w = lsp_buf_room(b, n);
-    if (!w) return;
-    memcpy(w, str, n);
-    b->n += n;
-}
-
-void lsp_buf_sep(struct lsp_buf *b)
-{
-    if (b->n > 1) lsp_buf_put(b, ",", 1);
-}
-
 /* ---- intake -------------------------------------------------------------- */
 
 static void handle(struct server *s, json_t *msg, int cancelled);
@@ -578,7 +513,7 @@ static void handle(struct server *s, json_t *msg, int cancelled)
                 return;
             }
         void *nself;
-        const struct lsp_method *nm = provider_method(s, method, 0, &nself);
+        const struct lsp_method *nm = lsp_registry_method(s, method, 0, &nself);
         if (nm) {
             nm->notify(s, nself, params);
             return;
@@ -605,7 +540,7 @@ static void handle(struct server *s, json_t *msg, int cancelled)
     for (size_t i = 0; i < sizeof request_table / sizeof *request_table && !core; i++)
         if (!strcmp(method, request_table[i].method)) core = request_table[i].request;
     void *rself = NULL;
-    const struct lsp_method *rm = core ? NULL : provider_method(s, method, 1, &rself);
+    const struct lsp_method *rm = core ? NULL : lsp_registry_method(s, method, 1, &rself);
     if (core || rm) {
         /* HOTLINE_LSP_TIMING=1: one stderr line per request with the time the
          * server spent on it (handler + encoding + handing the reply to the
@@ -622,80 +557,6 @@ static void handle(struct server *s, json_t *msg, int cancelled)
         return;
     }
     lsp_reply_error(s, id, RPC_METHOD_NOT_FOUND, "method not found: %s", method);
-}
-
-/* ---- joined methods ------------------------------------------------------ */
-
-/* initialize: each provider's own capabilities, then the joined ones. */
-static void join_capabilities(struct server *s, json_t *caps)
-{
-    json_t *cmds = json_array(), *kinds = json_array();
-    int lenses = 0, actions = 0;
-    void *rself;
-    int resolve = provider_method(s, "codeAction/resolve", 1, &rself) != NULL;
-    FOR_PROVIDERS(s, i, p, self) {
-        if (p->initialize) p->initialize(s, self, caps);
-        for (const struct lsp_command *c = p->commands; c && c->name; c++)
-            json_array_append_new(cmds, json_string(c->name));
-        for (const char *const *k = p->code_action_kinds; k && *k; k++)
-            json_array_append_new(kinds, json_string(*k));
-        lenses |= p->code_lens != NULL;
-        actions |= p->code_action != NULL;
-    }
-    if (json_array_size(cmds))
-        json_object_set_new(caps, "executeCommandProvider", json_pack("{s:O}", "commands", cmds));
-    if (lenses)
-        json_object_set_new(caps, "codeLensProvider", json_pack("{s:b}", "resolveProvider", 0));
-    if (actions)
-        json_object_set_new(caps, "codeActionProvider",
-                            json_pack("{s:O, s:b}", "codeActionKinds", kinds, "resolveProvider",
-                                      resolve));
-    json_decref(cmds);
-    json_decref(kinds);
-}
-
-/* workspace/executeCommand: to the provider that lists the command. */
-static void h_execute_command(struct server *s, json_t *id, json_t *params)
-{
-    const char *cmd = json_string_value(json_object_get(params, "command"));
-    json_t *args = json_object_get(params, "arguments");
-    json_t *a = json_is_array(args) ? json_array_get(args, 0) : NULL;
-    if (!cmd) {
-        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "executeCommand needs a command");
-        return;
-    }
-    FOR_PROVIDERS(s, i, p, self)
-    for (const struct lsp_command *c = p->commands; c && c->name; c++)
-        if (!strcmp(c->name, cmd)) {
-            c->run(s, self, id, a);
-            return;
-        }
-    lsp_reply_error(s, id, RPC_INVALID_PARAMS, "unknown command %s", cmd);
-}
-
-/* textDocument/codeLens: every provider's lenses, in list order, written
- * into one buffer (no jansson tree: thousands of lenses). */
-static void h_code_lens(struct server *s, json_t *id, json_t *params)
-{
-    struct lsp_buf b = {0};
-    lsp_buf_put(&b, "[", 1);
-    FOR_PROVIDERS(s, i, p, self)
-    if (p->code_lens) p->code_lens(s, self, params, &b);
-    lsp_buf_put(&b, "]", 1);
-    if (b.oom)
-        lsp_reply_error(s, id, RPC_INTERNAL_ERROR, "out of memory");
-    else
-        lsp_reply_raw(s, id, b.p, b.n);
-    free(b.p);
-}
-
-/* textDocument/codeAction: every provider's actions. */
-static void h_code_action(struct server *s, json_t *id, json_t *params)
-{
-    json_t *out = json_array();
-    FOR_PROVIDERS(s, i, p, self)
-    if (p->code_action) p->code_action(s, self, params, out);
-    lsp_reply(s, id, out);
 }
 
 static void n_progress_cancel(struct server *s, json_t *params)
@@ -863,7 +724,7 @@ static void h_initialize(struct server *s, json_t *id, json_t *params)
     const char *enc = choose_encoding(s);
     json_t *sync = json_pack("{s:b, s:i}", "openClose", 1, "change", 2);
     json_t *capabilities = json_pack("{s:s, s:o}", "positionEncoding", enc, "textDocumentSync", sync);
-    join_capabilities(s, capabilities);
+    lsp_registry_capabilities(s, capabilities);
     s->state = LSP_RUNNING;
     lsp_reply(s, id,
               json_pack("{s:o, s:{s:s, s:s}}", "capabilities", capabilities, "serverInfo", "name",

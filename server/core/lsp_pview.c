@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/lsp.h"
+#include "core/registry.h"
 #include "core/uri.h"
 
 const struct profile *lsp_pview_profile(struct server *s)
@@ -109,9 +110,8 @@ void lsp_pview_updated(struct server *s, int what)
         if (json_is_true(lsp_client_cap(s, "workspace.codeLens.refreshSupport")))
             lsp_call(s, "workspace/codeLens/refresh", NULL, NULL, NULL);
     }
-    for (size_t i = 0; lsp_providers[i]; i++)
-        if (lsp_providers[i]->profile_updated)
-            lsp_providers[i]->profile_updated(s, s->pself[i], what);
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->profile_updated) p->profile_updated(s, self, what);
 }
 
 /* ---- document sync ---- */
