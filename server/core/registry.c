@@ -27,7 +27,8 @@ const struct lsp_method *lsp_registry_method(struct server *s, const char *metho
     return NULL;
 }
 
-/* initialize: each provider's own capabilities, then the joined ones. */
+/* initialize: the joined capabilities, each provider's own, then
+ * codeActionProvider (in the order the answer always had them). */
 void lsp_registry_capabilities(struct server *s, json_t *caps)
 {
     json_t *cmds = json_array(), *kinds = json_array();
@@ -35,7 +36,7 @@ void lsp_registry_capabilities(struct server *s, json_t *caps)
     void *rself;
     int resolve = lsp_registry_method(s, "codeAction/resolve", 1, &rself) != NULL;
     FOR_PROVIDERS(s, i, p, self) {
-        if (p->initialize) p->initialize(s, self, caps);
+        (void)self;
         for (const struct lsp_command *c = p->commands; c && c->name; c++)
             json_array_append_new(cmds, json_string(c->name));
         for (const char *const *k = p->code_action_kinds; k && *k; k++)
@@ -47,6 +48,8 @@ void lsp_registry_capabilities(struct server *s, json_t *caps)
         json_object_set_new(caps, "executeCommandProvider", json_pack("{s:O}", "commands", cmds));
     if (lenses)
         json_object_set_new(caps, "codeLensProvider", json_pack("{s:b}", "resolveProvider", 0));
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->initialize) p->initialize(s, self, caps);
     if (actions)
         json_object_set_new(caps, "codeActionProvider",
                             json_pack("{s:O, s:b}", "codeActionKinds", kinds, "resolveProvider",
