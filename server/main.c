@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
+#include "core/lsp.h"
 #include "hotline_version.h"
 
 static const char usage[] =

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lsp.h"
+#include "core/lsp.h"
 
 static void sink(struct server *s, const char *buf, size_t len)
 {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "llm.h"
-#include "prompt_template.h"
+#include "llm/llm.h"
+#include "llm/prompt_template.h"
 
 
 static json_t *settings(const char *text)
@@ -286,7 +286,7 @@ static void test_scrub_and_fill(void)
     s = prompt_fill("{{", keys, vals, 2);
     CHECK(s && !strcmp(s, "{{"));
     free(s);
-    /* the template names every placeholder lsp_optimize.c fills */
+    /* the template names every placeholder providers/optimize.c fills */
     const char *need[] = {"{{file}}",      "{{python}}", "{{libraries}}", "{{imports}}",
                           "{{context}}",   "{{region}}", "{{profile}}",   "{{first_line}}",
                           "{{last_line}}", "{{total}}"};

@@ -1,9 +1,9 @@
-/* Anchoring (server/lsp_anchor.c, docs/lsp.md "Anchoring"): a hint is on the
+/* Anchoring (server/anchor/anchor.c, docs/lsp.md "Anchoring"): a hint is on the
  * line it was profiled on, wherever edits moved that line, or absent. Each
  * case takes a snapshot of the profiled text, opens a document, applies real
  * edits through the document store (doc_apply_change gives the struct
  * doc_edit the editor's didChange would) and checks, for every line of the
- * document, which profiled line lsp__anchor_line (the rule the lenses, hints
+ * document, which profiled line anchor_line (the rule the lenses, hints
  * and hovers use) draws there. Files profiled with duplicate lines make a map
  * that moved wrongly visible even where the line hash would still match. */
 #include <errno.h>
@@ -15,17 +15,17 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "document.h"
-#include "lsp_feat.h"
+#include "text/document.h"
+#include "anchor/anchor.h"
 
 #define URI "file:///nonexistent/hotline-anchor/a.py"
 #define PATH "/nonexistent/hotline-anchor/a.py" /* no file: the snapshot is all there is */
 
 struct fx {
-    struct lsp_feat f;
+    struct anchor_set f;
     struct doc_store ds;
     struct doc *d;
-    struct lsp_snap *sn;
+    struct anchor_snap *sn;
     const char *path;
 };
 
@@ -34,22 +34,19 @@ static void fx_open(struct fx *x, const char *path, const char *profiled, const 
 {
     memset(x, 0, sizeof *x);
     x->path = path;
-    x->f.prof = profile_new(); /* empty: anchors are made only while a profile is shown */
-    CHECK(x->f.prof != NULL);
-    x->sn = lsp__snap_from_text(&x->f, path, profiled, strlen(profiled));
+    x->sn = anchor_snap_from_text(&x->f, path, profiled, strlen(profiled));
     CHECK(x->sn != NULL);
     doc_store_init(&x->ds);
     CHECK(doc_open(&x->ds, URI, "python", 1, text, strlen(text)) == 0);
     x->d = doc_find(&x->ds, URI);
-    CHECK(x->d && lsp__anchor_of(&x->f, x->d, path) != NULL);
+    CHECK(x->d && anchor_of(&x->f, x->d, path) != NULL);
 }
 
 static void fx_close(struct fx *x)
 {
-    lsp__anchors_clear(&x->f);
-    lsp__snaps_clear(&x->f);
-    profile_free(x->f.prof);
-    json_decref(x->f.real_paths);
+    anchor_maps_clear(&x->f);
+    anchor_snaps_clear(&x->f);
+    anchor_set_clear(&x->f);
     doc_store_free(&x->ds);
 }
 
@@ -59,7 +56,7 @@ static void fx_edit(struct fx *x, uint32_t l0, uint32_t c0, uint32_t l1, uint32_
 {
     struct doc_edit e;
     CHECK(doc_apply_change(x->d, 1, l0, c0, l1, c1, text, strlen(text), enc, &e) == 0);
-    lsp__anchor_edited(&x->f, x->d, &e);
+    anchor_edited(&x->f, x->d, &e);
 }
 
 /* A didChange without a range: the whole text replaced. */
@@ -67,13 +64,13 @@ static void fx_replace(struct fx *x, const char *text)
 {
     struct doc_edit e;
     CHECK(doc_apply_change(x->d, 0, 0, 0, 0, 0, text, strlen(text), POS_UTF8, &e) == 0);
-    lsp__anchor_edited(&x->f, x->d, &e);
+    anchor_edited(&x->f, x->d, &e);
 }
 
 static int shown(struct fx *x, uint32_t line)
 {
-    struct lsp_anchor *a = lsp__anchor_of(&x->f, x->d, x->path);
-    return a ? lsp__anchor_line(a, x->sn, x->d, line) : 0;
+    struct anchor_map *a = anchor_of(&x->f, x->d, x->path);
+    return a ? anchor_line(a, x->sn, x->d, line) : 0;
 }
 
 /* want[i]: the profiled line (1-based) drawn at document line i, 0 = none. */
@@ -240,7 +237,7 @@ static void test_other_text(void)
 
     /* even lines that still match are not vouched for: the map is all -1 */
     fx_open(&x, PATH, PROG, "import os\ndef g(n):\n    total = 0\n");
-    struct lsp_anchor *a = lsp__anchor_of(&x.f, x.d, PATH);
+    struct anchor_map *a = anchor_of(&x.f, x.d, PATH);
     CHECK(a && a->n == 4);
     for (size_t i = 0; a && i < a->n; i++)
         CHECK(a->map[i] == -1);
@@ -254,8 +251,8 @@ static void test_other_text(void)
     fx_replace(&x, PROG);
     EXPECT(&x, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     /* closed and opened again as the profiled text: placed again */
-    lsp__anchor_drop(&x.f, URI);
-    CHECK(x.f.anchors == NULL);
+    anchor_drop(&x.f, URI);
+    CHECK(x.f.maps == NULL);
     CHECK(doc_open(&x.ds, URI, "python", 2, PROG, strlen(PROG)) == 0);
     x.d = doc_find(&x.ds, URI);
     EXPECT(&x, 1, 2, 3, 4, 5, 6, 7, 8, 9);
@@ -282,46 +279,45 @@ static void test_changed_on_disk(void)
     snprintf(path, sizeof path, "%s/a.py", dir);
     CHECK(write_file(path, PROG) == 0);
 
-    struct lsp_feat f;
+    struct anchor_set f;
     memset(&f, 0, sizeof f);
-    f.prof = profile_new();
-    struct lsp_snap *sn = lsp__snap_get(&f, path); /* as at run start */
+    struct anchor_snap *sn = anchor_snap_get(&f, path); /* as at run start */
     CHECK(sn && sn->nlines == 9);
-    CHECK(sn && lsp__snap_stale(sn) == 0);
-    CHECK(lsp__snap_get(&f, path) == sn); /* cached, not read again */
+    CHECK(sn && anchor_snap_stale(sn) == 0);
+    CHECK(anchor_snap_get(&f, path) == sn); /* cached, not read again */
 
     /* changed since the run (another size: the mtime may not have moved) */
     const char *later = "import os\n# new\ndef f(n):\n    total = 0\n";
     CHECK(write_file(path, later) == 0);
-    CHECK(sn && lsp__snap_stale(sn) == 1);
+    CHECK(sn && anchor_snap_stale(sn) == 1);
     struct doc_store ds;
     doc_store_init(&ds);
     CHECK(doc_open(&ds, URI, "python", 1, later, strlen(later)) == 0);
     struct doc *d = doc_find(&ds, URI);
-    struct lsp_anchor *a = lsp__anchor_of(&f, d, path);
+    struct anchor_map *a = anchor_of(&f, d, path);
     CHECK(a != NULL);
     for (uint32_t i = 0; a && sn && i < d->nlines; i++)
-        CHECK(lsp__anchor_line(a, sn, d, i) == 0);
+        CHECK(anchor_line(a, sn, d, i) == 0);
 
     /* saved snapshots (sources.json) check the disk on first use */
-    json_t *saved = lsp__snaps_to_json(&f);
-    lsp__anchors_clear(&f);
-    lsp__snaps_clear(&f);
-    lsp__snaps_from_json(&f, saved);
+    json_t *saved = anchor_snaps_to_json(&f);
+    anchor_maps_clear(&f);
+    anchor_snaps_clear(&f);
+    anchor_snaps_from_json(&f, saved);
     json_decref(saved);
     sn = f.snaps;
     CHECK(sn && f.nsnaps == 1 && sn->nlines == 9);
-    CHECK(sn && lsp__snap_stale(sn) == 1);
+    CHECK(sn && anchor_snap_stale(sn) == 1);
 
     /* back to the profiled text, on disk and in the editor */
     CHECK(write_file(path, PROG) == 0);
-    CHECK(sn && lsp__snap_stale(sn) == 0);
+    CHECK(sn && anchor_snap_stale(sn) == 0);
     CHECK(doc_open(&ds, URI, "python", 2, PROG, strlen(PROG)) == 0);
     d = doc_find(&ds, URI);
-    a = lsp__anchor_of(&f, d, path);
+    a = anchor_of(&f, d, path);
     CHECK(a != NULL);
     for (uint32_t i = 0; a && sn && i < d->nlines; i++)
-        CHECK(lsp__anchor_line(a, sn, d, i) == (int)i + 1);
+        CHECK(anchor_line(a, sn, d, i) == (int)i + 1);
 
     /* rewritten with as many bytes within the same timestamp tick (a file
      * system keeps mtimes to a few ms, some to 1 s): mtime and size match
@@ -334,21 +330,20 @@ static void test_changed_on_disk(void)
         struct timespec ts[2] = {{0, UTIME_OMIT},
                                  {sn->mtime_ns / 1000000000, sn->mtime_ns % 1000000000}};
         CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
-        CHECK(lsp__snap_stale(sn) == 1);
+        CHECK(anchor_snap_stale(sn) == 1);
         CHECK(write_file(path, PROG) == 0);
         CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
-        CHECK(lsp__snap_stale(sn) == 0);
+        CHECK(anchor_snap_stale(sn) == 0);
     }
     free(same_size);
 
     /* deleted: stale */
     CHECK(unlink(path) == 0);
-    CHECK(sn && lsp__snap_stale(sn) == 1);
+    CHECK(sn && anchor_snap_stale(sn) == 1);
     CHECK(rmdir(dir) == 0);
 
-    lsp__anchors_clear(&f);
-    lsp__snaps_clear(&f);
-    profile_free(f.prof);
+    anchor_maps_clear(&f);
+    anchor_snaps_clear(&f);
     doc_store_free(&ds);
 }
 
@@ -450,22 +445,20 @@ static void test_empty(void)
     fx_close(&x);
 
     /* a saved snapshot with no lines */
-    struct lsp_feat f;
+    struct anchor_set f;
     memset(&f, 0, sizeof f);
     json_t *j = json_pack("{s:{s:s, s:[]}}", PATH, "hash", "0", "lines");
-    lsp__snaps_from_json(&f, j);
+    anchor_snaps_from_json(&f, j);
     json_decref(j);
     CHECK(f.snaps && f.snaps->nlines == 0);
-    f.prof = profile_new();
     struct doc_store ds;
     doc_store_init(&ds);
     CHECK(doc_open(&ds, URI, NULL, 1, "", 0) == 0);
     struct doc *d = doc_find(&ds, URI);
-    struct lsp_anchor *a = lsp__anchor_of(&f, d, PATH);
-    CHECK(a && f.snaps && lsp__anchor_line(a, f.snaps, d, 0) == 0);
-    lsp__anchors_clear(&f);
-    lsp__snaps_clear(&f);
-    profile_free(f.prof);
+    struct anchor_map *a = anchor_of(&f, d, PATH);
+    CHECK(a && f.snaps && anchor_line(a, f.snaps, d, 0) == 0);
+    anchor_maps_clear(&f);
+    anchor_snaps_clear(&f);
     doc_store_free(&ds);
 }
 
@@ -521,15 +514,15 @@ static void test_two_documents(void)
     fx_open(&x, PATH, PROG, PROG);
     static const char *const uri2 = "file:///nonexistent/hotline-anchor/b.py";
     static const char *const path2 = "/nonexistent/hotline-anchor/b.py";
-    CHECK(lsp__snap_from_text(&x.f, path2, "b = 1\nb = 2\n", 12) != NULL);
-    x.sn = lsp__snap_get(&x.f, PATH); /* the list changed; the snapshot did not */
+    CHECK(anchor_snap_from_text(&x.f, path2, "b = 1\nb = 2\n", 12) != NULL);
+    x.sn = anchor_snap_get(&x.f, PATH); /* the list changed; the snapshot did not */
     CHECK(doc_open(&x.ds, uri2, NULL, 1, "b = 1\nb = 2\n", 12) == 0);
     struct doc *d2 = doc_find(&x.ds, uri2);
-    struct lsp_anchor *a2 = lsp__anchor_of(&x.f, d2, path2);
+    struct anchor_map *a2 = anchor_of(&x.f, d2, path2);
     CHECK(a2 != NULL);
     fx_edit(&x, 0, 0, 0, 0, "#\n", POS_UTF16);
     CHECK(a2 && a2->n == 3 && a2->map[0] == 0 && a2->map[1] == 1);
-    lsp__anchor_drop(&x.f, uri2);
+    anchor_drop(&x.f, uri2);
     EXPECT(&x, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
     fx_close(&x);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "document.h"
+#include "text/document.h"
 
 
 static struct doc *open_doc(struct doc_store *s, const char *text)

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "memprof.h"
-#include "profile.h"
+#include "store/memprof.h"
+#include "store/profile.h"
 
 
 #define N 50
@@ -124,6 +124,21 @@ int main(void)
             "3");
         CHECK(json_array_size(json_object_get(ln, "memory_timeline")) == 5);
         CHECK(fabs(json_number_value(json_object_get(ln, "kept_mb")) - 50) < 1e-9);
+        /* the leak set (what the editor's diagnostics read) holds the same
+         * leaks as the saved profile's list, without going through JSON */
+        struct memprof_leak_set *ls = memprof_leak_set_new(q);
+        CHECK(ls && ls->n == 1);
+        if (ls && ls->n == 1) {
+            json_t *e = json_array_get(lk, 0);
+            CHECK(!strcmp(ls->files[0].path, "/x/a.py") && ls->files[0].n == 1);
+            CHECK(ls->files[0].l[0].line == 3);
+            CHECK(fabs(ls->files[0].l[0].rate_mb_s -
+                       json_number_value(json_object_get(e, "rate_mb_s"))) < 1e-9);
+            CHECK(fabs(ls->files[0].l[0].kept_mb -
+                       json_number_value(json_object_get(e, "kept_mb"))) < 1e-9);
+        }
+        memprof_leak_set_free(ls);
+        CHECK(memprof_leak_set_new(NULL) == NULL); /* no profile, no leaks */
         json_decref(out);
         profile_free(q);
     } else {

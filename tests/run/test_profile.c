@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memprof.h"
-#include "profile.h"
 #include "check.h"
+#include "store/memprof.h"
+#include "store/profile.h"
 
 static int feed(struct prof_conn *c, const char *line)
 {

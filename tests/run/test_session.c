@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "session.h"
+#include "proc/session.h"
 
 struct ctx {
     struct session s;

@@ -15,6 +15,8 @@ write-file .hotline/profile.json "{\"version\": 1, \"program\": \"${WORK}/prog.p
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"workspace": {"applyEdit": true}}, "initializationOptions": {"llm": {"base_url": "${LLM_URL}/v1", "model": "test-model", "api_key_env": "HOTLINE_TEST_LLM_KEY"}}}}
 <-- {"id": 1}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
+# the saved profile loads off the event loop: wait until it is in
+<-- {"method": "window/logMessage", "params": {"message": "re:loaded the last profile"}}
 --> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py", "languageId": "python", "version": 1, "text": "import time\n\n\ndef work(n):\n    total = 0\n    for i in range(n):\n        doc = \"\"\"\nfor x in y:\n    pass\n\"\"\"\n        total += i * i + len(doc)\n    return total\n\n\ndef pick(n):\n    if n > 0:\n        r = 1\n    else:\n        r = 2\n    return r\n\nprint(work(10**6), pick(1))\ndata = sorted(\n    [3, 1, 2]\n)\n"}}}
 <!- {"method": "workspace/applyEdit", "params": {"edit": {"documentChanges": [{"textDocument": {"uri": "${WORK_URI}/prog.py"}, "edits": [{"range": {"start": {"line": 10}}}]}]}}}
 --> {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": {"command": "hotline.optimize", "arguments": [{"uri": "${WORK_URI}/prog.py", "range": {"start": {"line": 10, "character": 8}, "end": {"line": 10, "character": 8}}}]}}

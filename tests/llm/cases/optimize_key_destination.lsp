@@ -11,6 +11,8 @@ write-file .hotline/profile.json "{\"version\": 1, \"program\": \"${WORK}/prog.p
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"workspace": {"applyEdit": true}}, "initializationOptions": {"llm": {"base_url": "${LLM_URL}/v1", "model": "no-key-model"}}}}
 <-- {"id": 1}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
+# the saved profile loads off the event loop: wait until it is in
+<-- {"method": "window/logMessage", "params": {"message": "re:loaded the last profile"}}
 --> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py", "languageId": "python", "version": 1, "text": "import time\nimport json\n\ndef work(n):\n    total = 0\n    for i in range(n):\n        total += i * i\n    return total\n\nprint(work(10**6))\n"}}}
 --> {"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeAction", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "range": {"start": {"line": 6, "character": 4}, "end": {"line": 6, "character": 4}}, "context": {"diagnostics": []}}}
 <-- {"id": 2, "result": [{"title": "re:^Hotline: Optimize this \\(sends the code to 127\\.0\\.0\\.1:[0-9]+\\)$"}]}

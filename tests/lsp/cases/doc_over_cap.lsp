@@ -8,6 +8,8 @@ write-file .hotline/profile.json "{\"version\": 1, \"program\": \"${WORK}/prog.p
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"workspace": {"inlayHint": {"refreshSupport": true}}}}}
 <-- {"id": 1}
 --> {"jsonrpc":"2.0","method":"initialized","params":{}}
+# the saved profile loads off the event loop: wait until it is in
+<-- {"method": "window/logMessage", "params": {"message": "re:loaded the last profile"}}
 --> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py", "languageId": "python", "version": 1, "text": "import time\nx = sum(i * i for i in range(10**6))\nprint(x)\n"}}}
 --> {"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlayHint", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 100, "character": 0}}}}
 <-- {"id": 2, "result": [{"position": {"line": 1}}]}

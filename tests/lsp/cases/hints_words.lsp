@@ -9,6 +9,8 @@ write-file .hotline/profile.json "{\"version\": 1, \"program\": \"${WORK}/prog.p
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {}, "initializationOptions": {"hints": {"threshold": 1}}}}
 <-- {"id": 1, "result": {"capabilities": {}}}
 --> {"jsonrpc": "2.0", "method": "initialized", "params": {}}
+# the saved profile loads off the event loop: wait until it is in
+<-- {"method": "window/logMessage", "params": {"message": "re:loaded the last profile"}}
 --> {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py", "languageId": "python", "version": 1, "text": "import time\ndef main():\n    time.sleep(0.10)\n    x = sum(i * i for i in range(10**6))\n    y = heavy_native()\n    z = [bytearray(2**20) for _ in range(40)]\nmain()\n"}}}
 --> {"jsonrpc": "2.0", "id": 2, "method": "textDocument/inlayHint", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 100, "character": 0}}}}
 <-- {"id": 2, "result": [{"position": {"line": 2}, "label": "▏10% waiting"}, {"position": {"line": 3}, "label": "▎20% · 14 py · 5 native"}, {"position": {"line": 4}, "label": "▏10% native · +5 MB kept"}, {"position": {"line": 5}, "label": "▋60% · 54 py · 6 waiting · 40 MB alloc"}]}

@@ -1,4 +1,4 @@
-# lenses are serialised without jansson (lsp_view.c): non-ASCII function names
+# lenses are serialised without jansson (providers/view.c): non-ASCII function names
 # and document URIs (percent-encoded) must come back intact, titles well formed
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {}, "initializationOptions": {"hints": {"threshold": 10}}}}
 <-- {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["hotline.run","hotline.stop","hotline.clear","hotline.showProfile", "..."]}}}}

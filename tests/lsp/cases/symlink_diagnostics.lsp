@@ -3,7 +3,7 @@
 # diagnostics go to the URI the editor has open, and the symlinked URI,
 # which no document shows, is cleared (no second entry for the same file in
 # the problems list). Closing the document moves them back. The live line
-# of a run goes the same way (lsp__publish_diagnostics).
+# of a run goes the same way (providers/diagnostics.c).
 write-file real/prog.py "import time\n\ndef hot():\n    n = 0\n    while n < 10**6: n += 1\n    return n\n\nhot()\n"
 symlink link real
 write-file .hotline/profile.json "{\"version\": 1, \"program\": \"${WORK}/link/prog.py\", \"argv\": [], \"elapsed_s\": 1.0, \"interval_ms\": 10, \"samples\": 100, \"files\": {\"${WORK}/link/prog.py\": {\"lines\": {\"5\": {\"python_s\": 0.9, \"samples\": 90}, \"8\": {\"python_s\": 0.1, \"samples\": 10}}, \"functions\": [{\"name\": \"hot\", \"first_line\": 3, \"last_line\": 6, \"python_s\": 0.9, \"samples\": 90}]}}, \"stacks\": []}"

@@ -1,0 +1,11 @@
+/* Subcommands of the `hotline` executable. Each takes the arguments after its
+ * own name (argv[0] is the subcommand) and returns the process exit status. */
+#ifndef HOTLINE_CLI_H
+#define HOTLINE_CLI_H
+
+int cmd_run(int argc, char **argv);  /* server/cli/cmd_run.c */
+int cmd_view(int argc, char **argv); /* server/cli/cmd_view.c */
+/* `hotline lsp` is the core's own (cmd_lsp, core/lsp.h): the stdio
+ * transport, core/lsp_main.c */
+
+#endif

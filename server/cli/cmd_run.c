@@ -1,0 +1,259 @@
+/* cmd_run: `hotline run [options] [--] script.py [args...]` and
+ * `hotline run [options] -m module [args...]`. Runs the program under the
+ * agent (server/session.c) with its stdin/stdout/stderr untouched, then
+ * prints the report to stderr (stdout stays byte-identical to a plain run),
+ * optionally saves the JSON profile, and exits with the program's status, or
+ * dies of the program's signal. Options: docs/cli.md. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent_config.h"
+#include "cli/cli.h"
+#include "store/profile.h"
+#include "cli/report.h"
+#include "proc/session.h"
+
+#define RUN_MAX_GLOBS 64
+
+static const char run_usage[] =
+    "usage: hotline run [options] [--] script.py [args...]\n"
+    "       hotline run [options] -m module [args...]\n"
+    "\n"
+    "Runs the program under the Hotline profiler, then prints a per-line report\n"
+    "to stderr. The program's stdin/stdout/stderr and exit status are its own.\n"
+    "\n"
+    "options:\n"
+    "  --python PATH     interpreter (default: $VIRTUAL_ENV/bin/python, else python3)\n"
+    "  --json FILE       also save the profile as JSON (docs/profile-format.md)\n"
+    "  --interval MS     mean sampling interval in milliseconds (default 10)\n"
+    "  --profile-all     charge every file, libraries and stdlib included\n"
+    "  --include GLOB    profile files matching GLOB (repeatable)\n"
+    "  --exclude GLOB    do not charge files matching GLOB (repeatable)\n"
+    "  --top N           lines and functions shown in the report (default 10)\n"
+    "  --no-memory       no memory profiling\n"
+    "  -h, --help        this help\n";
+
+struct run_ctx {
+    uv_loop_t loop;
+    struct session s;
+    struct profile *p;
+    uv_signal_t sigs[3];
+    int tty_driven; /* the terminal delivers Ctrl-C to the program itself */
+    int errors;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("hotline run: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n\n", stderr);
+    fputs(run_usage, stderr);
+    return 2;
+}
+
+static void on_error(struct session *s, const char *msg, void *ud)
+{
+    (void)s;
+    struct run_ctx *c = ud;
+    if (c->errors++ < 20) fprintf(stderr, "hotline: %s\n", msg);
+}
+
+static void on_exit_cb(struct session *s, void *ud)
+{
+    struct run_ctx *c = ud;
+    (void)s;
+    for (int i = 0; i < 3; i++)
+        uv_close((uv_handle_t *)&c->sigs[i], NULL);
+    session_close(&c->s, NULL);
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+    struct run_ctx *c = h->data;
+    /* From a terminal, Ctrl-C / Ctrl-\ reach the whole foreground group, the
+     * program included: forwarding would deliver it twice. */
+    if ((sig == SIGINT || sig == SIGQUIT) && c->tty_driven) return;
+    session_signal(&c->s, sig);
+}
+
+static int is_tty_foreground(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (isatty(fd) && tcgetpgrp(fd) == getpgrp()) return 1;
+    return 0;
+}
+
+static int parse_num(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+static void die_like(int sig)
+{
+    fflush(stdout);
+    fflush(stderr);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct session_opts o;
+    memset(&o, 0, sizeof o);
+    o.memory = 1;
+    o.inherit_stdio = 1;
+    char *include[RUN_MAX_GLOBS], *exclude[RUN_MAX_GLOBS];
+    o.include = include;
+    o.exclude = exclude;
+    const char *json_out = NULL;
+    int top = REPORT_DEFAULT_TOP;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || !strcmp(a, "-")) break;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(run_usage, stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--profile-all")) {
+            o.profile_all = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-memory")) {
+            o.memory = 0;
+            continue;
+        }
+        if (!strcmp(a, "-m")) {
+            if (i + 1 >= argc) return usage_error("%s needs a module name", a);
+            o.module = argv[++i];
+            i++;
+            break;
+        }
+        /* options with a value: --opt VALUE or --opt=VALUE */
+        static const char *valued[] = {"--python",  "--json",    "--interval",
+                                       "--include", "--exclude", "--top"};
+        const char *name = NULL;
+        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
+            size_t n = strlen(valued[k]);
+            if (!strncmp(a, valued[k], n) && (a[n] == 0 || a[n] == '=')) {
+                name = valued[k];
+                val = a[n] == '=' ? a + n + 1 : NULL;
+            }
+        }
+        if (!name) return usage_error("unknown option '%s'", a);
+        if (!val) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", name);
+            val = argv[++i];
+        }
+        double d;
+        if (!strcmp(name, "--python")) {
+            o.python = val;
+        } else if (!strcmp(name, "--json")) {
+            json_out = val;
+        } else if (!strcmp(name, "--interval")) {
+            if (parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &d)) {
+                char fmt[80];
+                snprintf(fmt, sizeof fmt, "--interval wants milliseconds in %g..%g, not '%%s'",
+                         AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS);
+                return usage_error(fmt, val);
+            }
+            o.interval_ms = d;
+        } else if (!strcmp(name, "--top")) {
+            if (parse_num(val, 1, 100000, &d) || d != (int)d)
+                return usage_error("--top wants a whole number >= 1, not '%s'", val);
+            top = (int)d;
+        } else if (!strcmp(name, "--include")) {
+            if (o.ninclude == RUN_MAX_GLOBS)
+                return usage_error("too many --include (max 64) at '%s'", val);
+            include[o.ninclude++] = (char *)val;
+        } else {
+            if (o.nexclude == RUN_MAX_GLOBS)
+                return usage_error("too many --exclude (max 64) at '%s'", val);
+            exclude[o.nexclude++] = (char *)val;
+        }
+    }
+    if (!o.module) {
+        if (i >= argc) return usage_error("%s", "no script to run");
+        o.script = argv[i++];
+    }
+    o.args = argv + i;
+    o.nargs = argc - i;
+
+    struct run_ctx c;
+    memset(&c, 0, sizeof c);
+    c.p = profile_new();
+    if (!c.p || uv_loop_init(&c.loop)) {
+        fputs("hotline: out of memory\n", stderr);
+        profile_free(c.p);
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN); /* the child gets default dispositions back (libuv) */
+    c.tty_driven = is_tty_foreground();
+    struct session_cbs cbs = {.on_error = on_error, .on_exit = on_exit_cb};
+    int rc = session_start(&c.loop, &c.s, &o, &cbs, &c, c.p);
+    if (rc) {
+        fprintf(stderr, "hotline: %s\n", c.s.errmsg);
+        uv_run(&c.loop, UV_RUN_DEFAULT);
+        uv_loop_close(&c.loop);
+        profile_free(c.p);
+        return rc == UV_ENOENT || rc == UV_EACCES ? 127 : 1; /* like a shell */
+    }
+    const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    for (int k = 0; k < 3; k++) {
+        uv_signal_init(&c.loop, &c.sigs[k]);
+        c.sigs[k].data = &c;
+        uv_signal_start(&c.sigs[k], on_signal, sigs[k]);
+    }
+    uv_run(&c.loop, UV_RUN_DEFAULT);
+    uv_loop_close(&c.loop);
+
+    struct prof_meta *m = &c.p->meta;
+    m->elapsed_s = c.s.elapsed_s;
+    m->exit_status = c.s.exit_status;
+    m->exit_signal = c.s.term_signal;
+    char reason[64];
+    profile_describe_exit(m->exit_status, m->exit_signal, reason, sizeof reason);
+    profile_set_str(&m->reason, reason);
+
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+    /* no profile: no empty report; the agent's error (shown when it came,
+     * saying the program runs unprofiled) is the one line about it */
+    int none = c.s.nconns_total == 0 || (c.s.agent_error[0] && c.p->meta.samples == 0);
+    if (!(none && c.s.agent_error[0])) fputc('\n', stderr);
+    if (none && !c.s.agent_error[0])
+        fprintf(stderr, "hotline: no profile: the agent never connected (see docs/cli.md, "
+                        "\"no profile\")\n");
+    else if (!none)
+        report_print(stderr, c.p, top, cwd);
+    if (json_out) {
+        int e = profile_save(c.p, json_out);
+        if (e)
+            fprintf(stderr, "hotline: cannot write %s: %s\n", json_out, strerror(-e));
+        else
+            fprintf(stderr, "\n  profile saved to %s\n", json_out);
+    }
+    profile_free(c.p);
+    if (c.s.term_signal > 0) die_like(c.s.term_signal);
+    if (c.s.term_signal > 0) return 128 + c.s.term_signal;
+    return c.s.exit_status < 0 ? 1 : c.s.exit_status;
+}

@@ -1,0 +1,148 @@
+/* The profile view the core owns (lsp_pview.h). */
+#include "core/lsp_pview.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/lsp.h"
+#include "core/registry.h"
+#include "core/uri.h"
+
+const struct profile *lsp_pview_profile(struct server *s)
+{
+    return s->view.prof;
+}
+
+const struct prof_file *lsp_pview_file(struct server *s, const char *path)
+{
+    struct lsp_pview *v = &s->view;
+    return anchor_profile_file(&v->as, v->prof, v->gen, path);
+}
+
+int lsp_docview_open(struct server *s, struct doc *d, struct lsp_docview *v)
+{
+    memset(v, 0, sizeof *v);
+    if (!d || !s->view.prof) return -ENOENT;
+    char *path = lsp_uri_to_path(d->uri);
+    v->d = d;
+    v->pf = path ? lsp_pview_file(s, path) : NULL;
+    free(path);
+    if (!v->pf) return -ENOENT;
+    v->path = v->pf->path; /* the same file under the store's name */
+    v->snap = anchor_snap_get(&s->view.as, v->path);
+    v->a = v->snap ? anchor_of(&s->view.as, d, v->path) : NULL;
+    return v->snap && v->a ? 0 : -ENOENT;
+}
+
+int lsp_docview_line(const struct lsp_docview *v, uint32_t cur)
+{
+    return v->a && v->snap ? anchor_line(v->a, v->snap, v->d, cur) : 0;
+}
+
+long lsp_docview_find(const struct lsp_docview *v, int line)
+{
+    int32_t want = line - 1;
+    if (!v->a) return -1;
+    if (want >= 0 && (size_t)want < v->a->n && v->a->map[want] == want &&
+        lsp_docview_line(v, (uint32_t)want) == line)
+        return want; /* the common case: nothing moved */
+    for (size_t i = 0; i < v->a->n; i++)
+        if (v->a->map[i] == want) return lsp_docview_line(v, (uint32_t)i) == line ? (long)i : -1;
+    return -1;
+}
+
+int lsp_profiled_line(struct server *s, struct doc *d, uint32_t cur, const struct prof_file **pf)
+{
+    struct lsp_docview v;
+    int line = lsp_docview_open(s, d, &v) ? 0 : lsp_docview_line(&v, cur);
+    if (pf) *pf = line ? v.pf : NULL;
+    return line;
+}
+
+/* ---- writing ---- */
+
+void lsp_pview_replace(struct server *s, struct profile *p, struct anchor_set *snaps,
+                       struct memprof_leak_set *leaks)
+{
+    struct lsp_pview *v = &s->view;
+    profile_free(v->prof);
+    v->prof = p;
+    anchor_set_clear(&v->as);
+    if (snaps) { /* only the snapshots: anchors are made against the new ones */
+        v->as.snaps = snaps->snaps;
+        v->as.nsnaps = snaps->nsnaps;
+        snaps->snaps = NULL;
+        snaps->nsnaps = 0;
+    }
+    memprof_leak_set_free(v->leaks);
+    v->leaks = leaks;
+    v->gen++;
+}
+
+void lsp_pview_snapshot(struct server *s, const char *path)
+{
+    anchor_snap_get(&s->view.as, path);
+}
+
+void lsp_pview_set_leaks(struct server *s, struct memprof_leak_set *leaks)
+{
+    memprof_leak_set_free(s->view.leaks);
+    s->view.leaks = leaks;
+}
+
+void lsp_pview_set_live(struct server *s, json_t *live)
+{
+    json_decref(s->view.live);
+    s->view.live = live;
+}
+
+void lsp_pview_set_running(struct server *s, int running)
+{
+    s->view.running = running;
+}
+
+void lsp_pview_updated(struct server *s, int what)
+{
+    if (what & LSP_PV_DATA) {
+        if (json_is_true(lsp_client_cap(s, "workspace.inlayHint.refreshSupport")))
+            lsp_call(s, "workspace/inlayHint/refresh", NULL, NULL, NULL);
+        if (json_is_true(lsp_client_cap(s, "workspace.codeLens.refreshSupport")))
+            lsp_call(s, "workspace/codeLens/refresh", NULL, NULL, NULL);
+    }
+    FOR_PROVIDERS(s, i, p, self)
+    if (p->profile_updated) p->profile_updated(s, self, what);
+}
+
+/* ---- document sync ---- */
+
+void lsp_pview_doc_opened(struct server *s, struct doc *d)
+{
+    struct lsp_pview *v = &s->view;
+    anchor_drop(&v->as, d->uri); /* reopened: start again from its text */
+    char *path = lsp_uri_to_path(d->uri);
+    const struct prof_file *pf = path ? lsp_pview_file(s, path) : NULL;
+    if (pf) anchor_of(&v->as, d, pf->path);
+    free(path);
+}
+
+void lsp_pview_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e)
+{
+    anchor_edited(&s->view.as, d, e);
+}
+
+void lsp_pview_doc_closed(struct server *s, const char *uri)
+{
+    anchor_drop(&s->view.as, uri);
+}
+
+void lsp_pview_free(struct lsp_pview *v)
+{
+    profile_free(v->prof);
+    v->prof = NULL;
+    anchor_set_clear(&v->as);
+    memprof_leak_set_free(v->leaks);
+    json_decref(v->live);
+    v->leaks = NULL;
+    v->live = NULL;
+}

@@ -1,0 +1,90 @@
+/* The profile view: what the server shows, owned by the core (one per
+ * struct server, s->view). The profile store, the snapshots of the profiled
+ * sources and the anchors of open documents (anchor.h), the likely leaks,
+ * the live line of a running program, and a generation number.
+ *
+ * Every provider reads it; one query answers "which profiled line is at
+ * this document line" (lsp_docview_line). The run provider is its only
+ * writer (the lsp_pview_set_* and lsp_pview_replace calls) and tells the
+ * others with lsp_pview_updated, which reaches them through their
+ * profile_updated hook. The core keeps the anchors in step with document
+ * sync (lsp_pview_doc_*), before the providers' own document hooks. */
+#ifndef HOTLINE_LSP_PVIEW_H
+#define HOTLINE_LSP_PVIEW_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "anchor/anchor.h"
+#include "text/document.h"
+#include "store/memprof.h"
+#include "store/profile.h"
+
+struct server;
+
+struct lsp_pview {
+    struct profile *prof; /* owned: the profile shown (live during a run), or NULL */
+    struct anchor_set as; /* its snapshots and anchors */
+    unsigned long gen;    /* +1 each time the profile is replaced (run, load, clear) */
+    int running;          /* a program is filling prof now */
+    struct memprof_leak_set *leaks; /* owned likely leaks of prof, or NULL */
+    json_t *live;         /* owned: the running line as a diagnostic + "uri", or NULL */
+};
+
+/* profile_updated's `what` */
+#define LSP_PV_DATA 1 /* the profile changed: refresh hints and lenses, republish */
+#define LSP_PV_LIVE 2 /* only the live line moved */
+
+/* ---- reading (every provider) ---- */
+
+/* Borrowed: the profile shown, or NULL. */
+const struct profile *lsp_pview_profile(struct server *s);
+/* Borrowed: the profile's record for a document's path (by that path or its
+ * real path, anchor_profile_file), or NULL. */
+const struct prof_file *lsp_pview_file(struct server *s, const char *path);
+
+/* One open document as the profile sees it; all borrowed, valid until the
+ * next edit or profile change (the length of one request). */
+struct lsp_docview {
+    struct doc *d;
+    const struct prof_file *pf; /* its profiled file */
+    const char *path;           /* the store's name for it (pf->path) */
+    struct anchor_snap *snap;
+    struct anchor_map *a;
+};
+/* 0, or -ENOENT when the profile has nothing to draw on d. */
+int lsp_docview_open(struct server *s, struct doc *d, struct lsp_docview *v);
+/* THE query: the profiled line (1-based, as in the store) shown at
+ * document line cur, or 0 when nothing belongs there. */
+int lsp_docview_line(const struct lsp_docview *v, uint32_t cur);
+/* The other way: the document line (0-based) where profiled line `line`
+ * (1-based) is now, or -1. */
+long lsp_docview_find(const struct lsp_docview *v, int line);
+/* lsp_docview_open + lsp_docview_line in one: 0 when nothing belongs at cur;
+ * *pf (may be NULL) gets the profiled file. */
+int lsp_profiled_line(struct server *s, struct doc *d, uint32_t cur,
+                      const struct prof_file **pf);
+
+/* ---- writing (the run provider only) ---- */
+
+/* Show p (stolen, may be NULL) from now on, with the snapshots in snaps
+ * (taken, may be NULL: none) and leaks (stolen, may be NULL); the old
+ * profile, snapshots and anchors go; gen moves on. */
+void lsp_pview_replace(struct server *s, struct profile *p, struct anchor_set *snaps,
+                       struct memprof_leak_set *leaks);
+/* Snapshot path from disk now (the program as it is when run). */
+void lsp_pview_snapshot(struct server *s, const char *path);
+void lsp_pview_set_leaks(struct server *s, struct memprof_leak_set *leaks /*stolen*/);
+void lsp_pview_set_live(struct server *s, json_t *live /*stolen, may be NULL*/);
+void lsp_pview_set_running(struct server *s, int running);
+/* Tell everyone: with LSP_PV_DATA the client is asked to refresh hints and
+ * lenses, then every provider's profile_updated(what) runs. */
+void lsp_pview_updated(struct server *s, int what);
+
+/* ---- the core ---- */
+void lsp_pview_doc_opened(struct server *s, struct doc *d);
+void lsp_pview_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e);
+void lsp_pview_doc_closed(struct server *s, const char *uri);
+void lsp_pview_free(struct lsp_pview *v);
+
+#endif

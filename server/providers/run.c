@@ -1,0 +1,1058 @@
+/* Running a program from the editor: workspace/executeCommand hotline.run /
+ * stop / clear / showProfile, work-done progress while it runs (cancel stops
+ * it), the live "executing here" line (hotline/executing for clients that
+ * opted in, an Information diagnostic for the others), throttled refresh
+ * requests so hints and lenses follow the data, and persistence of the last
+ * profile under <root>/.hotline/. One run at a time per server (= workspace).
+ *
+ * Nothing here blocks: the program is a struct session on the server's loop.
+ * When the server exits every program it started is killed (session_close
+ * sends SIGKILL to its process group) and the loop runs until the session's
+ * handles are closed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <malloc.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jsonrpc.h"
+#include "core/lsp.h"
+#include "store/memprof.h"
+#include "proc/session.h"
+#include "store/summary.h"
+#include "core/uri.h"
+
+#define RUN_MAX_ARGS 256
+#define LSP_EXEC_MIN_MS 50 /* hotline/executing: at most 20 per second */
+#define LSP_TICK_MS 250    /* progress, refresh requests, fallback diagnostic */
+
+struct lsp_run {
+    struct session sess;
+    struct server *srv;    /* borrowed */
+    struct profile *store; /* borrowed: the profile view's (the core owns it) */
+    char *uri, *path;      /* owned: the program's file */
+    char *main_dir;        /* owned: directory of the program, resolved (user frames) */
+    char *main_dir_given;  /* owned: the same as given */
+    uv_timer_t tick;       /* LSP_EXEC_MIN_MS */
+    int tick_open;
+    uint64_t start_ns;
+    struct lsp_progress progress; /* cancellable: cancel stops the program */
+    json_t *now;        /* owned latest resolved `now`, or NULL */
+    int now_fresh;
+    int exec_sent;     /* a hotline/executing with a uri was sent */
+    int live_changed; /* the live line (s->view.live) not yet published */
+    int stop_requested;
+    json_t *pending; /* owned hotline.run arguments to start after this run (restart) */
+    struct lsp_run *next;
+};
+
+struct lsp_load;
+struct lsp_save;
+
+/* The provider's state. */
+struct run_state {
+    struct lsp_run *run;     /* owned until its session closed; NULL when idle */
+    struct lsp_run *closing; /* runs whose session is closing (list through run->next) */
+    int runs_started;
+    struct lsp_load *load; /* loading <root>/.hotline on the thread pool, or NULL */
+    struct lsp_save *save, *save_next; /* saving it there (in flight, waiting) */
+    int initialized;       /* the client sent `initialized` */
+    /* refresh throttling */
+    int dirty; /* profile changed since the last refresh request */
+    uint64_t last_refresh_ns;
+    int exiting;
+};
+
+extern const struct lsp_provider lsp_run_provider;
+
+/* Borrowed: this provider's state in s. */
+static struct run_state *run_of(struct server *s)
+{
+    return lsp_provider_self(s, &lsp_run_provider);
+}
+
+static uint64_t ms_since(uint64_t ns)
+{
+    return (uv_hrtime() - ns) / 1000000;
+}
+
+static void send_refresh(struct server *s);
+
+/* ---- persistence ------------------------------------------------------- */
+
+/* <root>/.hotline holds what a cloned repository may also carry: it is
+ * untrusted input. It must be a real directory (not a symlink); the files
+ * are opened without following a symlink, must be regular files (a FIFO or
+ * /dev/stdin would block forever) and are capped in size; the profile store
+ * caps what they hold. Loading runs on the thread pool so that initialize
+ * answers at once, whatever the files are. What we write there holds the
+ * program's argv and source: the directory is 0700, the files 0600, and a
+ * .gitignore of `*` keeps it out of commits. */
+
+static int hotline_dir(struct server *s, char *buf, size_t n)
+{
+    if (!s->root_path) return -ENOENT;
+    if ((size_t)snprintf(buf, n, "%s/.hotline", s->root_path) >= n) return -ENAMETOOLONG;
+    return 0;
+}
+
+/* 0 when dir is a directory and not a symlink; -ELOOP, -ENOTDIR, -errno. */
+static int real_dir(const char *dir, struct stat *st)
+{
+    if (lstat(dir, st)) return -errno;
+    if (S_ISLNK(st->st_mode)) return -ELOOP;
+    return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
+}
+
+/* Create <root>/.hotline (0700, with its .gitignore), or make an existing
+ * one private (older versions made it 0755). 0 or -errno. */
+static int make_hotline_dir(const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0700) && errno != EEXIST) return -errno;
+    int rc = real_dir(dir, &st);
+    if (rc) return rc;
+    if (st.st_uid == geteuid() && (st.st_mode & 077) && chmod(dir, 0700)) return -errno;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/.gitignore", dir) >= sizeof path)
+        return -ENAMETOOLONG;
+    /* only when missing: a .gitignore the user wrote stays theirs */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        static const char text[] = "# written by hotline: profiles hold argv and source\n*\n";
+        ssize_t w = write(fd, text, sizeof text - 1);
+        close(fd);
+        if (w != (ssize_t)sizeof text - 1) return -EIO;
+    }
+    return 0;
+}
+
+/* One save of <root>/.hotline. The snapshot is taken on the loop thread
+ * (profile_to_json and the sources' JSON: trees that share nothing with the
+ * store, which the next run goes on filling); writing, fsync and rename run
+ * on the thread pool, so a big profile does not stop the loop. At most one
+ * save is in flight; a newer one waits in run_state.save_next (replacing an
+ * older waiting one), so the last profile is the one left on disk.
+ * hotline.clear drops the waiting one and marks the one in flight, whose
+ * files are removed again when it lands. Freed in save_after only. */
+struct lsp_save {
+    uv_work_t req;
+    struct server *srv; /* borrowed; NULL once the provider let go */
+    char dir[PATH_MAX];
+    json_t *profile, *sources; /* owned snapshots */
+    int rc;                    /* of the file that failed, or 0 */
+    char failed[PATH_MAX + 32];
+    int cleared; /* hotline.clear came while it was in flight */
+};
+
+static void save_free(struct lsp_save *sv)
+{
+    json_decref(sv->profile);
+    json_decref(sv->sources);
+    free(sv);
+}
+
+static void save_write(struct lsp_save *sv)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/profile.json", sv->dir);
+    sv->rc = sv->profile ? profile_save_json(sv->profile, path, PROFILE_SAVE_FLAGS) : -ENOMEM;
+    if (!sv->rc) { /* the sources as profiled, for stale detection after a restart */
+        snprintf(path, sizeof path, "%s/sources.json", sv->dir);
+        sv->rc = sv->sources ? profile_save_json(sv->sources, path, JSON_COMPACT) : -ENOMEM;
+    }
+    if (sv->rc) snprintf(sv->failed, sizeof sv->failed, "%s", path);
+}
+
+static void save_work(uv_work_t *req)
+{
+    save_write(req->data);
+}
+
+static void clear_files(struct server *s);
+static void save_queue(struct server *s, struct lsp_save *sv);
+
+static void save_after(uv_work_t *req, int status)
+{
+    struct lsp_save *sv = req->data;
+    struct server *s = sv->srv;
+    struct run_state *f = s ? run_of(s) : NULL;
+    if (f && f->save == sv) f->save = NULL;
+    if (s && status == 0 && sv->rc)
+        lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", sv->failed, strerror(-sv->rc));
+    if (s && sv->cleared) clear_files(s); /* it landed after hotline.clear */
+    save_free(sv);
+    if (f && f->save_next) {
+        struct lsp_save *next = f->save_next;
+        f->save_next = NULL;
+        save_queue(s, next);
+    }
+}
+
+static void save_queue(struct server *s, struct lsp_save *sv)
+{
+    struct run_state *f = run_of(s);
+    if (!s->loop) { /* no loop (fuzzing): in place */
+        save_write(sv);
+        if (sv->rc)
+            lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", sv->failed, strerror(-sv->rc));
+        save_free(sv);
+        return;
+    }
+    if (f->save) { /* one at a time, the newest next */
+        if (f->save_next) save_free(f->save_next);
+        f->save_next = sv;
+        return;
+    }
+    f->save = sv;
+    if (uv_queue_work(s->loop, &sv->req, save_work, save_after)) {
+        f->save = NULL; /* the thread pool refused: write it here rather than lose it */
+        save_write(sv);
+        if (sv->rc)
+            lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", sv->failed, strerror(-sv->rc));
+        save_free(sv);
+    }
+}
+
+static void save_profile(struct server *s)
+{
+    const struct profile *prof = lsp_pview_profile(s);
+    char dir[PATH_MAX];
+    if (!prof || !lsp_setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
+    int rc = make_hotline_dir(dir);
+    if (rc) {
+        lsp_log(s, LSP_MSG_WARNING, "not saving the profile: %s: %s", dir,
+                rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
+        return;
+    }
+    struct lsp_save *sv = calloc(1, sizeof *sv);
+    if (!sv) {
+        lsp_log(s, LSP_MSG_WARNING, "cannot save the profile: %s", strerror(ENOMEM));
+        return;
+    }
+    sv->srv = s;
+    sv->req.data = sv;
+    snprintf(sv->dir, sizeof sv->dir, "%s", dir);
+    sv->profile = profile_to_json(prof);
+    sv->sources = anchor_snaps_to_json(&s->view.as);
+    save_queue(s, sv);
+}
+
+/* One load of <root>/.hotline: the worker fills a fresh profile, snapshots
+ * and leaks; the loop thread swaps them in (load_after), unless a run or
+ * hotline.clear replaced the profile meanwhile (discard) or the server is
+ * exiting. A big profile takes seconds (~8 s for 50 MB on a quiet machine):
+ * shutdown and exit set cancel, which the parse and the store's fill check
+ * as they go, so that the worker ends within milliseconds and the loop (which
+ * waits for it) lets the process exit. Freed in load_after only. */
+struct lsp_load {
+    uv_work_t req;
+    struct server *srv; /* borrowed; NULL once the provider's free let go */
+    char dir[PATH_MAX];
+    int discard;
+    atomic_int cancel; /* set on the loop thread, read by the worker */
+    /* results (worker -> loop thread) */
+    struct profile *prof;   /* owned until handed over */
+    struct anchor_set snaps; /* only snapshots: owned until handed over */
+    struct memprof_leak_set *leaks; /* owned until handed over */
+    int missing;            /* no profile.json: nothing to say */
+    char err[2 * PATH_MAX + 256]; /* why profile.json was refused: "<path>: <why>" */
+};
+
+static void load_read(struct lsp_load *ld)
+{
+    struct stat st;
+    char path[PATH_MAX + 32];
+    int rc = real_dir(ld->dir, &st);
+    if (rc == -ENOENT) {
+        ld->missing = 1;
+        return;
+    }
+    if (rc) {
+        snprintf(ld->err, sizeof ld->err, "%s: %s", ld->dir,
+                 rc == -ELOOP ? "is a symbolic link: not followed" : strerror(-rc));
+        return;
+    }
+    snprintf(path, sizeof path, "%s/profile.json", ld->dir);
+    if (lstat(path, &st) && errno == ENOENT) {
+        ld->missing = 1;
+        return;
+    }
+    char err[PATH_MAX + 96] = "";
+    ld->prof = profile_load_cancellable(path, PROFILE_READ_UNTRUSTED, &ld->cancel, err, sizeof err);
+    if (atomic_load(&ld->cancel)) return; /* nobody wants it: load_after frees what there is */
+    if (!ld->prof) { /* the file's own errors name it; the format's do not */
+        if (!strncmp(err, path, strlen(path)))
+            snprintf(ld->err, sizeof ld->err, "%s", err);
+        else
+            snprintf(ld->err, sizeof ld->err, "%s: %s", path, err);
+        return;
+    }
+    ld->leaks = memprof_leak_set_new(ld->prof);
+    if (atomic_load(&ld->cancel)) return;
+    snprintf(path, sizeof path, "%s/sources.json", ld->dir);
+    char *text;
+    size_t len;
+    if (profile_read_file(path, PROFILE_MAX_JSON_BYTES, PROFILE_READ_UNTRUSTED, &text, &len))
+        return; /* no snapshots: every line shows as stale, nothing wrong is drawn */
+    json_t *j = json_loadb(text, len, 0, NULL);
+    free(text);
+    if (json_is_object(j)) anchor_snaps_from_json(&ld->snaps, j);
+    json_decref(j);
+}
+
+static void load_work(uv_work_t *req)
+{
+    struct lsp_load *ld = req->data;
+    load_read(ld);
+#ifdef __GLIBC__
+    /* The JSON trees are freed, but glibc keeps the pages of this thread's
+     * arena, where the kept store is interleaved with them: ~20 MB resident
+     * for nothing after a 2 MB profile (tests/bench/lsp_bench.py: server RSS
+     * 36 -> 18 MB). Off the loop, once per load. */
+    if (!atomic_load(&ld->cancel)) malloc_trim(0);
+#endif
+}
+
+static void load_free(struct lsp_load *ld)
+{
+    profile_free(ld->prof);
+    anchor_snaps_clear(&ld->snaps);
+    memprof_leak_set_free(ld->leaks);
+    free(ld);
+}
+
+static void load_after(uv_work_t *req, int status)
+{
+    struct lsp_load *ld = req->data;
+    struct server *s = ld->srv;
+    struct run_state *f = s ? run_of(s) : NULL;
+    if (f) f->load = NULL;
+    if (!f || f->exiting || ld->discard || status < 0 || atomic_load(&ld->cancel)) {
+        load_free(ld);
+        return;
+    }
+    if (!ld->prof) {
+        if (!ld->missing) lsp_log(s, LSP_MSG_WARNING, "ignoring %s", ld->err);
+        load_free(ld);
+        return;
+    }
+    lsp_pview_replace(s, ld->prof, &ld->snaps, ld->leaks);
+    ld->prof = NULL;
+    ld->leaks = NULL;
+    lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", ld->dir);
+    load_free(ld);
+    /* requests answered meanwhile had no profile: ask for them again */
+    if (f->initialized && s->state == LSP_RUNNING) send_refresh(s);
+}
+
+static void load_profile(struct server *s)
+{
+    struct run_state *f = run_of(s);
+    char dir[PATH_MAX];
+    if (!lsp_setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
+    struct lsp_load *ld = calloc(1, sizeof *ld);
+    if (!ld) return;
+    ld->srv = s;
+    ld->req.data = ld;
+    snprintf(ld->dir, sizeof ld->dir, "%s", dir);
+    f->load = ld;
+    if (!s->loop) { /* no loop (fuzzing): in place */
+        load_work(&ld->req);
+        load_after(&ld->req, 0);
+    } else if (uv_queue_work(s->loop, &ld->req, load_work, load_after)) {
+        f->load = NULL;
+        free(ld);
+    }
+}
+
+/* A run or hotline.clear replaces the profile: a load still under way must
+ * not bring the old one back. */
+static void load_discard(struct run_state *f)
+{
+    if (f->load) f->load->discard = 1;
+}
+
+/* Shutdown or exit: the profile will never be shown, stop loading it. */
+static void load_cancel(struct run_state *f)
+{
+    if (!f->load) return;
+    atomic_store(&f->load->cancel, 1);
+    uv_cancel((uv_req_t *)&f->load->req); /* not started yet: never starts */
+}
+
+/* ---- progress, refresh, executing ------------------------------------- */
+
+static void hottest_line(struct server *s, char *buf, size_t n)
+{
+    struct prof_line_ref top;
+    buf[0] = 0;
+    const struct profile *prof = lsp_pview_profile(s);
+    if (prof && profile_top_lines(prof, &top, 1) == 1) {
+        const char *base = strrchr(top.file->path, '/');
+        snprintf(buf, n, " · hottest %s:%d (%.0f%%)", base ? base + 1 : top.file->path, top.line,
+                 summary_share(prof, top.st));
+    }
+}
+
+static void send_refresh(struct server *s)
+{
+    struct run_state *f = run_of(s);
+    f->dirty = 0;
+    f->last_refresh_ns = uv_hrtime();
+    lsp_pview_updated(s, LSP_PV_DATA); /* refresh requests, diagnostics */
+}
+
+static int under(const char *file, const char *dir)
+{
+    size_t n = dir ? strlen(dir) : 0;
+    return n && !strncmp(file, dir, n) && (file[n] == '/' || dir[n - 1] == '/');
+}
+
+static int is_user_file(struct lsp_run *r, const char *file)
+{
+    return (under(file, r->main_dir) || under(file, r->main_dir_given)) &&
+           !strstr(file, "/site-packages/") && !strstr(file, "/dist-packages/") &&
+           !strstr(file, "/..");
+}
+
+/* The dotted module of a frame's file, as editors name a library call: the
+ * path after site-packages / dist-packages / lib/pythonX.Y, else the file
+ * name; without ".py" and "/__init__". Written to buf (cap n), "" if none. */
+static void module_of(const char *file, char *buf, size_t n)
+{
+    const char *rel = NULL, *p;
+    buf[0] = 0;
+    if (!file || !*file || !strcmp(file, "?")) return;
+    if ((p = strstr(file, "/site-packages/")) || (p = strstr(file, "/dist-packages/")))
+        rel = p + strlen("/site-packages/"); /* same length as /dist-packages/ */
+    for (p = file; !rel && (p = strstr(p, "/lib/python")); p++) {
+        const char *q = p + strlen("/lib/python");
+        if (!(*q >= '0' && *q <= '9')) continue;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q++ != '.' || !(*q >= '0' && *q <= '9')) continue;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q == '/' && q[1]) rel = q + 1;
+    }
+    if (!rel) rel = (p = strrchr(file, '/')) ? p + 1 : file;
+    size_t len = strlen(rel);
+    if (len > 3 && !strcmp(rel + len - 3, ".py")) len -= 3;
+    if (len > 9 && !strncmp(rel + len - 9, "/__init__", 9)) len -= 9;
+    if (len >= n) len = n - 1;
+    for (size_t i = 0; i < len; i++)
+        buf[i] = rel[i] == '/' ? '.' : rel[i];
+    buf[len] = 0;
+}
+
+/* One stack entry of hotline/executing (new): where it is, whether it is a
+ * library frame (not the program's own code), and the name editors show,
+ * "module.function". Computed here once so that no editor has to. */
+static json_t *exec_frame(struct lsp_run *r, const json_t *fr)
+{
+    const char *file = json_string_value(json_object_get(fr, "file"));
+    const char *fn = json_string_value(json_object_get(fr, "name")) ?: "?";
+    int user = file && is_user_file(r, file);
+    char mod[256], name[512];
+    module_of(file, mod, sizeof mod);
+    snprintf(name, sizeof name, "%s%s%s", mod, *mod ? "." : "", fn);
+    return json_pack("{s:s, s:s, s:I, s:b, s:b, s:s}", "function", fn, "file", file ?: "?", "line",
+                     json_integer_value(json_object_get(fr, "line")), "user", user, "library",
+                     !user, "name", name);
+}
+
+/* From a resolved `now`: the thread whose innermost profiled-program frame is
+ * most recent, as {uri, line, thread, since_s, stack, call, text}; NULL if none
+ * (new). `call` is the library frame the program's line called (the one just
+ * outside its innermost own frame), `text` the one-line status editors show. */
+static json_t *executing_from_now(struct lsp_run *r, const json_t *now)
+{
+    json_t *threads = json_object_get(now, "threads");
+    size_t i;
+    json_t *t;
+    json_array_foreach(threads, i, t)
+    {
+        json_t *frames = json_object_get(t, "frames");
+        size_t k, user = (size_t)-1;
+        json_t *fr;
+        json_array_foreach(frames, k, fr)
+        {
+            const char *file = json_string_value(json_object_get(fr, "file"));
+            if (file && is_user_file(r, file)) {
+                user = k;
+                break;
+            }
+        }
+        if (user == (size_t)-1) continue;
+        json_t *stack = json_array();
+        json_array_foreach(frames, k, fr)
+        {
+            if (k > user + 8 || json_array_size(stack) >= 32) break;
+            json_array_append_new(stack, exec_frame(r, fr));
+        }
+        json_t *call = NULL; /* new */
+        if (user > 0) {
+            json_t *lib = exec_frame(r, json_array_get(frames, user - 1));
+            call = json_incref(json_object_get(lib, "name"));
+            json_decref(lib);
+        }
+        double since = json_number_value(json_object_get(t, "since_s"));
+        char text[600];
+        snprintf(text, sizeof text, "\u25b6 %.1f s%s%s", since, call ? " \u00b7 " : "",
+                 call ? json_string_value(call) : "");
+        json_t *ufr = json_array_get(frames, user);
+        char *uri = lsp_path_to_uri(json_string_value(json_object_get(ufr, "file")));
+        json_int_t line = json_integer_value(json_object_get(ufr, "line"));
+        json_t *e =
+            json_pack("{s:s, s:I, s:O, s:f, s:o, s:o, s:s}", "uri", uri ?: "", "line",
+                      line > 0 ? line - 1 : 0, "thread", json_object_get(t, "name") ?: json_null(),
+                      "since_s", since, "stack", stack, "call", call ?: json_null(), "text", text);
+        free(uri);
+        return e;
+    }
+    return NULL;
+}
+
+/* The fallback for clients without hotline/executing: an Information
+ * diagnostic on the running line (new reference), or NULL. Names the same
+ * library call as the notification. */
+static json_t *live_diagnostic(struct server *s, struct lsp_run *r, const json_t *exec)
+{
+    (void)s;
+    if (!exec) return NULL;
+    const char *lib = json_string_value(json_object_get(exec, "call"));
+    char msg[700];
+    double el = (double)(uv_hrtime() - r->start_ns) / 1e9;
+    snprintf(msg, sizeof msg, "\u25b6 running for %.1f s%s%s", el, lib ? " \u2014 in " : "",
+             lib ? lib : "");
+    json_int_t line = json_integer_value(json_object_get(exec, "line"));
+    return json_pack("{s:s, s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:i, s:s, s:s, s:s}", "uri",
+                     json_string_value(json_object_get(exec, "uri")), "range", "start", "line",
+                     line, "character", 0, "end", "line", line, "character", 0, "severity", 3,
+                     "source", "hotline", "code", "running", "message", msg);
+}
+
+/* The params of hotline/runEnded (new), the documented end of a run, or NULL
+ * for a client that takes no hotline notifications (it opted into neither
+ * hotline/executing nor experimental.hotlineRunEnded). reason: the end
+ * message's words ("exited 0", "stopped"). Sent after the final refresh, so
+ * a client that refreshes its views on it gets the finished run's data. */
+static json_t *run_ended_params(struct server *s, struct lsp_run *r, const struct session *ss,
+                                const char *reason)
+{
+    if (!s->executing_optin && !json_is_true(lsp_client_cap(s, "experimental.hotlineRunEnded")))
+        return NULL;
+    const char *outcome = r->stop_requested                           ? "stopped"
+                          : (ss->term_signal || ss->exit_status != 0) ? "failed"
+                                                                      : "done";
+    return json_pack("{s:s?, s:s, s:s, s:i, s:i, s:f, s:I}", "uri", r->uri, "outcome", outcome,
+                     "reason", reason, "exitStatus", ss->exit_status, "signal", ss->term_signal,
+                     "elapsed_s", ss->elapsed_s, "samples", (json_int_t)r->store->meta.samples);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct lsp_run *r = t->data;
+    struct server *s = r->srv;
+    if (r->now_fresh && r->now) {
+        r->now_fresh = 0;
+        json_t *exec = executing_from_now(r, r->now);
+        if (s->executing_optin && exec) {
+            lsp_notify(s, "hotline/executing", json_incref(exec));
+            r->exec_sent = 1;
+        }
+        if (!s->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
+            lsp_pview_set_live(s, live_diagnostic(s, r, exec));
+            r->live_changed = 1;
+        }
+        json_decref(exec);
+    }
+    struct run_state *f = run_of(s);
+    const struct profile *prof = lsp_pview_profile(s);
+    if (ms_since(f->last_refresh_ns) >= LSP_TICK_MS) {
+        if (lsp_progress_begun(&r->progress)) {
+            char msg[256], hot[160];
+            hottest_line(s, hot, sizeof hot);
+            snprintf(msg, sizeof msg, "%.1f s · %lld samples%s",
+                     (double)(uv_hrtime() - r->start_ns) / 1e9,
+                     prof ? prof->meta.samples : 0, hot);
+            lsp_progress_report(s, &r->progress, msg);
+        }
+        if (f->dirty) {
+            send_refresh(s); /* publishes the live line too */
+        } else {
+            if (r->live_changed) lsp_pview_updated(s, LSP_PV_LIVE);
+            f->last_refresh_ns = uv_hrtime();
+        }
+        r->live_changed = 0;
+    }
+}
+
+/* ---- session callbacks ------------------------------------------------- */
+
+static void on_delta(struct session *ss, void *ud)
+{
+    (void)ss;
+    struct lsp_run *r = ud;
+    run_of(r->srv)->dirty = 1;
+}
+
+static void on_now(struct session *ss, const json_t *now, void *ud)
+{
+    (void)ss;
+    struct lsp_run *r = ud;
+    json_decref(r->now);
+    r->now = json_incref((json_t *)now);
+    r->now_fresh = 1;
+}
+
+static void on_error(struct session *ss, const char *msg, void *ud)
+{
+    (void)ss;
+    struct lsp_run *r = ud;
+    lsp_log(r->srv, LSP_MSG_WARNING, "run: %s", msg);
+}
+
+static void run_free(struct lsp_run *r)
+{
+    free(r->uri);
+    free(r->path);
+    free(r->main_dir);
+    free(r->main_dir_given);
+    json_decref(r->now);
+    json_decref(r->pending);
+    free(r);
+}
+
+static void on_tick_closed(uv_handle_t *h)
+{
+    struct lsp_run *r = h->data;
+    r->tick_open = 0;
+    if (!r->sess.io && r->sess.closing) /* the session finished closing first */
+        run_free(r);
+}
+
+static void on_sess_closed(struct session *ss)
+{
+    struct lsp_run *r = (struct lsp_run *)ss;
+    struct run_state *f = run_of(r->srv);
+    for (struct lsp_run **pp = &f->closing; *pp; pp = &(*pp)->next)
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    if (!r->tick_open) run_free(r);
+}
+
+/* Detach r from the server and close it (kills the program if still running). */
+static void run_retire(struct server *s, struct lsp_run *r)
+{
+    struct run_state *f = run_of(s);
+    if (f->run == r) {
+        f->run = NULL;
+        lsp_pview_set_running(s, 0);
+        lsp_pview_set_live(s, NULL);
+    }
+    lsp_progress_drop(s, &r->progress); /* a cancel can no longer reach r */
+    if (r->tick_open && !uv_is_closing((uv_handle_t *)&r->tick))
+        uv_close((uv_handle_t *)&r->tick, on_tick_closed);
+    r->next = f->closing;
+    f->closing = r;
+    session_close(&r->sess, on_sess_closed);
+}
+
+static int start_run(struct server *s, json_t *id, json_t *args);
+static void on_progress_cancel(struct server *s, void *data);
+
+static void on_exit_cb(struct session *ss, void *ud)
+{
+    struct lsp_run *r = ud;
+    struct server *s = r->srv;
+    struct run_state *f = run_of(s);
+    uv_timer_stop(&r->tick);
+    json_t *ended; /* new, or NULL */
+    {
+        struct prof_meta *m = &r->store->meta;
+        char reason[128];
+        m->elapsed_s = ss->elapsed_s;
+        m->exit_status = ss->exit_status;
+        m->exit_signal = ss->term_signal;
+        profile_describe_exit(ss->exit_status, ss->term_signal, reason, sizeof reason);
+        if (r->stop_requested) /* SIGINT may end it as "exited 1" (KeyboardInterrupt) */
+            snprintf(reason, sizeof reason, "stopped");
+        profile_set_str(&m->reason, reason);
+        const char *base = strrchr(r->path, '/');
+        base = base ? base + 1 : r->path;
+        int bad = !r->stop_requested && (ss->term_signal || ss->exit_status != 0);
+        char *tail = bad ? session_output_tail(ss) : NULL;
+        const char *last = NULL;
+        if (tail) { /* the last non-empty line of output: usually the exception */
+            size_t n = strlen(tail);
+            while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+                tail[--n] = 0;
+            last = strrchr(tail, '\n');
+            last = last ? last + 1 : tail;
+        }
+        lsp_show(s, bad ? LSP_MSG_WARNING : LSP_MSG_INFO,
+                 "hotline: %s %s after %.1f s, %lld samples%s%s%s", base, reason, ss->elapsed_s,
+                 m->samples, ss->agent_error[0] ? " (agent: " : "", ss->agent_error,
+                 ss->agent_error[0] ? ")" : "");
+        if (last && *last) lsp_show(s, LSP_MSG_WARNING, "%s: %s", base, last);
+        free(tail);
+        if (m->samples == 0 && ss->nconns_total == 0)
+            lsp_log(s, LSP_MSG_WARNING, "the profiler agent never connected: no profile");
+        save_profile(s);
+        lsp_pview_set_leaks(s, memprof_leak_set_new(lsp_pview_profile(s)));
+        ended = run_ended_params(s, r, ss, reason);
+    }
+    lsp_progress_end(s, &r->progress, r->stop_requested ? "stopped" : "done");
+    if (r->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
+    json_t *pending = r->pending;
+    r->pending = NULL;
+    run_retire(s, r);
+    send_refresh(s); /* final hints / lenses / diagnostics */
+    if (ended) lsp_notify(s, "hotline/runEnded", ended);
+    if (pending && !f->exiting) {
+        start_run(s, NULL, pending);
+    }
+    json_decref(pending);
+}
+
+/* ---- commands ---------------------------------------------------------- */
+
+static char **str_array(json_t *a, int *n, char **extra, int nextra)
+{
+    size_t cnt = json_is_array(a) ? json_array_size(a) : 0;
+    if (cnt + (size_t)nextra > RUN_MAX_ARGS) cnt = RUN_MAX_ARGS - (size_t)nextra;
+    char **v = calloc(cnt + (size_t)nextra + 1, sizeof *v);
+    *n = 0;
+    if (!v) return NULL;
+    for (int i = 0; i < nextra; i++)
+        v[(*n)++] = extra[i];
+    for (size_t i = 0; i < cnt; i++) {
+        const char *sv = json_string_value(json_array_get(a, i));
+        if (sv) v[(*n)++] = (char *)sv;
+    }
+    return v;
+}
+
+/* Start a run from hotline.run arguments (borrowed). id may be NULL (restart):
+ * errors then go to showMessage. 0 or negative errno. */
+static int start_run(struct server *s, json_t *id, json_t *a)
+{
+    struct run_state *f = run_of(s);
+    const char *uri = json_string_value(json_object_get(a, "uri"));
+    const char *module = json_string_value(json_object_get(a, "module"));
+    const char *python = json_string_value(json_object_get(a, "python"));
+    const char *cwd = json_string_value(json_object_get(a, "cwd"));
+    const char *in = json_string_value(json_object_get(a, "stdin"));
+    if (!python) python = json_string_value(lsp_setting(s, "python"));
+    char *path = uri ? lsp_uri_to_path(uri) : NULL;
+    if (!module && !path) {
+        if (id)
+            lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.run needs a file: uri");
+        else
+            lsp_show(s, LSP_MSG_ERROR, "hotline.run needs a file: uri");
+        return -EINVAL;
+    }
+    struct lsp_run *r = calloc(1, sizeof *r);
+    if (!r) {
+        free(path);
+        return -ENOMEM;
+    }
+    r->srv = s;
+    r->path = path ? path : strdup(module);
+    r->uri = strdup(uri ? uri : "");
+    char dir[PATH_MAX];
+    if (path) {
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) *slash = 0;
+    } else {
+        snprintf(dir, sizeof dir, "%s", cwd ? cwd : s->root_path ? s->root_path : ".");
+    }
+    char real[PATH_MAX]; /* frames name files by their real path more often than not */
+    r->main_dir = strdup(realpath(dir, real) ? real : dir);
+    r->main_dir_given = strdup(dir);
+    int nargs = 0, ninc = 0, nexc = 0;
+    /* extra arguments from the settings come first, then this run's */
+    json_t *all = json_array();
+    json_array_extend(all, json_is_array(lsp_setting(s, "args")) ? lsp_setting(s, "args") : all);
+    if (json_is_array(json_object_get(a, "args")))
+        json_array_extend(all, json_object_get(a, "args"));
+    char **args = str_array(all, &nargs, NULL, 0);
+    char **inc = str_array(lsp_setting(s, "include"), &ninc, NULL, 0);
+    char **exc = str_array(lsp_setting(s, "exclude"), &nexc, NULL, 0);
+
+    struct profile *store = profile_new();
+    struct session_opts o = {.python = python,
+                             .script = module ? NULL : path,
+                             .module = module,
+                             .args = args,
+                             .nargs = nargs,
+                             .cwd = cwd ? cwd : r->main_dir,
+                             .interval_ms = lsp_setting_num(s, "intervalMs", 0),
+                             .profile_all = lsp_setting_bool(s, "profileAll", 0),
+                             .include = inc,
+                             .ninclude = ninc,
+                             .exclude = exc,
+                             .nexclude = nexc,
+                             .memory = lsp_setting_bool(s, "memory", 1),
+                             .stdin_path = in};
+    struct session_cbs cbs = {
+        .on_delta = on_delta, .on_now = on_now, .on_error = on_error, .on_exit = on_exit_cb};
+    int rc = store && r->uri && r->main_dir && args && inc && exc
+                 ? session_start(s->loop, &r->sess, &o, &cbs, r, store)
+                 : -ENOMEM;
+    free(args);
+    free(inc);
+    free(exc);
+    json_decref(all);
+    if (rc) {
+        const char *why = rc == -ENOMEM ? "out of memory" : r->sess.errmsg;
+        if (id) lsp_reply_error(s, id, LSP_REQUEST_FAILED, "cannot run: %s", why);
+        lsp_show(s, LSP_MSG_ERROR, "hotline: cannot run %s: %s", r->path, why);
+        profile_free(store);
+        run_free(r);
+        return rc;
+    }
+    /* the new profile replaces the old one from now on (a run that is still
+     * closing has had its on_exit: it no longer touches its store) */
+    load_discard(f);
+    lsp_pview_replace(s, store, NULL, NULL);
+    r->store = store;
+    if (path) { /* the program as it is now on disk is what gets profiled */
+        lsp_pview_snapshot(s, path);
+    }
+    f->run = r;
+    lsp_pview_set_running(s, 1);
+    f->runs_started++;
+    r->start_ns = uv_hrtime();
+    /* the tick only paces live updates (hotline/executing, progress): without
+     * it the run goes on and its result still comes at exit */
+    if (!uv_timer_init(s->loop, &r->tick)) {
+        r->tick.data = r;
+        r->tick_open = 1;
+        if (uv_timer_start(&r->tick, on_tick, LSP_EXEC_MIN_MS, LSP_EXEC_MIN_MS))
+            lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer did not start)");
+    } else {
+        lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer could not be set up)");
+    }
+    session_request_now(&r->sess, 20);
+    char token[48];
+    snprintf(token, sizeof token, "hotline-run-%d", f->runs_started);
+    lsp_progress_start(s, &r->progress, token, "Hotline", "starting", on_progress_cancel, r);
+    if (id) lsp_reply(s, id, json_pack("{s:b, s:i}", "started", 1, "pid", r->sess.pid));
+    send_refresh(s); /* old hints go away */
+    return 0;
+}
+
+static void cmd_run(struct server *s, void *self, json_t *id, json_t *a)
+{
+    struct run_state *f = self;
+    if (!s->loop) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot run programs");
+        return;
+    }
+    if (!json_is_object(a)) {
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.run needs {\"uri\": ...}");
+        return;
+    }
+    if (f->run) {
+        if (json_is_true(json_object_get(a, "restart"))) {
+            json_decref(f->run->pending);
+            f->run->pending = json_deep_copy(a);
+            json_object_del(f->run->pending, "restart");
+            f->run->stop_requested = 1;
+            session_stop(&f->run->sess);
+            lsp_reply(s, id, json_pack("{s:b, s:b}", "started", 0, "restarting", 1));
+            return;
+        }
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED,
+                        "a program is already running (pid %d): stop it first, or pass "
+                        "\"restart\": true",
+                        f->run->sess.pid);
+        return;
+    }
+    start_run(s, id, a);
+}
+
+static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
+{
+    (void)a;
+    struct lsp_run *r = ((struct run_state *)self)->run;
+    if (!r) {
+        lsp_reply(s, id, json_pack("{s:b}", "stopped", 0));
+        return;
+    }
+    r->stop_requested = 1;
+    session_stop(&r->sess);
+    lsp_reply(s, id, json_pack("{s:b}", "stopped", 1));
+}
+
+static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
+{
+    (void)a;
+    struct run_state *f = self;
+    if (f->run) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "a program is running: stop it first");
+        return;
+    }
+    load_discard(f);
+    lsp_pview_replace(s, NULL, NULL, NULL);
+    if (f->save_next) save_free(f->save_next);
+    f->save_next = NULL;
+    if (f->save) f->save->cleared = 1;
+    clear_files(s);
+    send_refresh(s);
+    lsp_reply(s, id, json_pack("{s:b}", "cleared", 1));
+}
+
+/* Remove <root>/.hotline/{profile,sources}.json (not through a symlink). */
+static void clear_files(struct server *s)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 32];
+    struct stat st;
+    if (!hotline_dir(s, dir, sizeof dir) && !real_dir(dir, &st)) {
+        snprintf(path, sizeof path, "%s/profile.json", dir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/sources.json", dir);
+        unlink(path);
+    }
+}
+
+/* hotline.showProfile; a (borrowed, may be NULL): {"uri", "line"}. */
+static void cmd_show(struct server *s, void *self, json_t *id, json_t *a)
+{
+    (void)self;
+    const char *uri = json_string_value(json_object_get(a, "uri"));
+    json_t *line = json_object_get(a, "line");
+    char *path = uri ? lsp_uri_to_path(uri) : NULL;
+    char *text = summary_text(
+        lsp_pview_profile(s), path, json_is_integer(line) ? (int)json_integer_value(line) + 1 : 0);
+    free(path);
+    if (!text) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "no profile yet: run a program first");
+        return;
+    }
+    if (!json_is_false(json_object_get(a, "show"))) lsp_show(s, LSP_MSG_INFO, "%s", text);
+    lsp_reply(s, id, json_pack("{s:s}", "text", text));
+    free(text);
+}
+
+static void run_output_live(struct server *s, void *self, int on)
+{
+    (void)s;
+    struct run_state *f = self;
+    struct lsp_run *r = f ? f->run : NULL;
+    if (r && !r->sess.exited) session_request_now(&r->sess, on ? 20 : 0);
+}
+
+/* window/workDoneProgress/cancel for the run's progress */
+static void on_progress_cancel(struct server *s, void *data)
+{
+    (void)s;
+    struct lsp_run *r = data;
+    r->stop_requested = 1;
+    session_stop(&r->sess);
+}
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+static int run_init(struct server *s, void **self)
+{
+    (void)s;
+    *self = calloc(1, sizeof(struct run_state));
+    return *self ? 0 : -ENOMEM;
+}
+
+static void run_initialize(struct server *s, void *self, json_t *caps)
+{
+    (void)self, (void)caps;
+    load_profile(s);
+}
+
+static void run_initialized(struct server *s, void *self)
+{
+    (void)s;
+    struct run_state *f = self;
+    f->initialized = 1; /* a profile still loading is published when it is in */
+}
+
+static void run_shutdown(struct server *s, void *self)
+{
+    (void)s;
+    if (self) load_cancel(self);
+}
+
+static void run_close(struct server *s, void *self)
+{
+    struct run_state *f = self;
+    if (!f) return;
+    f->exiting = 1;
+    load_cancel(f); /* the loop waits for the worker, which now ends at once */
+    if (f->run) {
+        lsp_log(s, LSP_MSG_INFO, "stopping pid %d: the server is exiting", f->run->sess.pid);
+        run_retire(s, f->run);
+    }
+}
+
+static void run_settings_changed(struct server *s, void *self)
+{
+    struct run_state *f = self;
+    if (lsp_pview_profile(s) || f->run) send_refresh(s);
+}
+
+static void run_debug_state(struct server *s, void *self, json_t *r)
+{
+    struct run_state *f = self;
+    const struct profile *prof = lsp_pview_profile(s);
+    json_object_set_new(r, "profile", json_boolean(prof != NULL));
+    if (f->run)
+        json_object_set_new(
+            r, "run",
+            json_pack("{s:i, s:b}", "pid", f->run->sess.pid, "running", !f->run->sess.exited));
+    if (prof) json_object_set_new(r, "samples", json_integer(prof->meta.samples));
+}
+
+static void run_free_state(struct server *s, void *self)
+{
+    (void)s;
+    struct run_state *f = self;
+    if (!f) return;
+    /* runs still closing (no loop to finish them) are leaked on purpose only
+     * without a loop; with one, run_close + uv_run finished them. The
+     * same for a load: with a loop it has ended; without, it ran in place */
+    if (f->load) f->load->srv = NULL;
+    if (f->save) f->save->srv = NULL; /* lands on its own, freed in save_after */
+    if (f->save_next) save_free(f->save_next);
+    free(f);
+}
+
+static const struct lsp_command run_commands[] = {
+    {"hotline.run", cmd_run},
+    {"hotline.stop", cmd_stop},
+    {"hotline.clear", cmd_clear},
+    {"hotline.showProfile", cmd_show},
+    {NULL, NULL},
+};
+
+const struct lsp_provider lsp_run_provider = {
+    .name = "run",
+    .init = run_init,
+    .initialize = run_initialize,
+    .initialized = run_initialized,
+    .shutdown = run_shutdown,
+    .commands = run_commands,
+    .settings_changed = run_settings_changed,
+    .output_live = run_output_live,
+    .debug_state = run_debug_state,
+    .close = run_close,
+    .free = run_free_state,
+};

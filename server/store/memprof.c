@@ -1,0 +1,403 @@
+/* memprof.c: footprint timeline, per-line kept timelines and leak analysis
+ * (see memprof.h and docs/memory.md for why a line is called a leak). */
+#include "store/memprof.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/profile.h"
+
+struct tl {
+    int n;
+    double t[MEMPROF_POINTS], v[MEMPROF_POINTS];
+};
+
+struct tl_line {
+    const char *path; /* interned by the store */
+    int line;
+    struct tl tl;
+};
+
+struct memprof {
+    struct tl foot;
+    double peak_mb;
+    char *peak_path; /* owned */
+    int peak_line;
+    double t_end;
+    struct tl_line **lines; /* open addressing, NULL = empty */
+    size_t nlines, cap;
+    size_t examined; /* timelines looked at by memprof_leaks (tests: it stays linear) */
+};
+
+#define MP(p) ((struct memprof *)(p)->p__mem)
+
+static struct memprof *mp_get(struct profile *p)
+{
+    if (!p->p__mem) p->p__mem = calloc(1, sizeof(struct memprof));
+    return p->p__mem;
+}
+
+void memprof_free(struct profile *p)
+{
+    struct memprof *m = MP(p);
+    if (!m) return;
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->lines[i]);
+    free(m->lines);
+    free(m->peak_path);
+    free(m);
+    p->p__mem = NULL;
+}
+
+/* Append keeping at most MEMPROF_POINTS: when full, the point whose
+ * neighbours are closest in time goes (never the first), so the timeline
+ * spans the whole run with points about evenly spread in time, which is
+ * how the leak rule reads it. Why not drop every other point: a line
+ * sampled by volume (the agent's kept_pts) fills 64 points in a fraction
+ * of a second, and halving by index left the start of a fast leak with a
+ * few points far apart (the step function lagged, the slope read high).
+ * A point at the same time replaces the last one. */
+static void tl_add(struct tl *tl, double t, double v)
+{
+    if (tl->n && t <= tl->t[tl->n - 1]) {
+        tl->v[tl->n - 1] = v;
+        return;
+    }
+    if (tl->n == MEMPROF_POINTS) {
+        int drop = 1;
+        double best = INFINITY;
+        for (int i = 1; i < tl->n; i++) {
+            double span = (i + 1 < tl->n ? tl->t[i + 1] : t) - tl->t[i - 1];
+            if (span < best) best = span, drop = i;
+        }
+        memmove(tl->t + drop, tl->t + drop + 1, (size_t)(tl->n - drop - 1) * sizeof *tl->t);
+        memmove(tl->v + drop, tl->v + drop + 1, (size_t)(tl->n - drop - 1) * sizeof *tl->v);
+        tl->n--;
+    }
+    tl->t[tl->n] = t;
+    tl->v[tl->n] = v;
+    tl->n++;
+}
+
+static size_t line_hash(const char *path, int line, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)path * 0x9E3779B97F4A7C15ull ^ (uint64_t)line * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+    return (size_t)h & (cap - 1);
+}
+
+static struct tl_line *line_get(struct memprof *m, const char *path, int line, int create)
+{
+    if (m->cap) {
+        for (size_t i = line_hash(path, line, m->cap);; i = (i + 1) & (m->cap - 1)) {
+            struct tl_line *e = m->lines[i];
+            if (!e) break;
+            if (e->path == path && e->line == line) return e;
+        }
+    }
+    if (!create || m->nlines >= MEMPROF_MAX_LINES) return NULL;
+    if ((m->nlines + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        struct tl_line **n = calloc(cap, sizeof *n);
+        if (!n) return NULL;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->lines[i]) continue;
+            size_t j = line_hash(m->lines[i]->path, m->lines[i]->line, cap);
+            while (n[j])
+                j = (j + 1) & (cap - 1);
+            n[j] = m->lines[i];
+        }
+        free(m->lines);
+        m->lines = n;
+        m->cap = cap;
+    }
+    struct tl_line *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->path = path;
+    e->line = line;
+    size_t j = line_hash(path, line, m->cap);
+    while (m->lines[j])
+        j = (j + 1) & (m->cap - 1);
+    m->lines[j] = e;
+    m->nlines++;
+    return e;
+}
+
+int memprof_line_point(struct profile *p, const char *path, int line, double ts, double kept_mb)
+{
+    struct memprof *m = mp_get(p);
+    struct tl_line *e = m ? line_get(m, path, line, 1) : NULL;
+    if (!e) return -ENOMEM;
+    tl_add(&e->tl, ts, kept_mb);
+    if (ts > m->t_end) m->t_end = ts;
+    return 0;
+}
+
+void memprof_line_points(struct profile *p, const char *path, int line, const json_t *pts,
+                         double base, double ts_max)
+{
+    size_t n = json_array_size(pts);
+    if (n > MEMPROF_MAX_PTS) n = MEMPROF_MAX_PTS;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *pt = json_array_get(pts, i);
+        const json_t *jt = json_array_get(pt, 0), *jv = json_array_get(pt, 1);
+        if (json_array_size(pt) != 2 || !json_is_number(jt) || !json_is_number(jv)) continue;
+        double t = json_number_value(jt), v = base + json_number_value(jv);
+        if (!isfinite(t) || !isfinite(v) || t > ts_max) continue;
+        if (memprof_line_point(p, path, line, t, v > 0 ? v : 0)) return;
+    }
+}
+
+void memprof_touch(struct profile *p, double ts)
+{
+    struct memprof *m = MP(p);
+    if (m && ts > m->t_end) m->t_end = ts;
+}
+
+int memprof_footprint(struct profile *p, double ts, double live_mb, double peak_mb,
+                      const char *peak_path, int peak_line)
+{
+    struct memprof *m = mp_get(p);
+    if (!m) return -ENOMEM;
+    tl_add(&m->foot, ts, live_mb);
+    if (ts > m->t_end) m->t_end = ts;
+    if (peak_mb > m->peak_mb) {
+        m->peak_mb = peak_mb;
+        m->peak_line = peak_line;
+        if (!m->peak_path || !peak_path || strcmp(m->peak_path, peak_path)) {
+            free(m->peak_path);
+            m->peak_path = peak_path ? strdup(peak_path) : NULL;
+        }
+    }
+    return 0;
+}
+
+/* Step function: value of the last point at or before t (0 before the first). */
+static double step_at(const double *t, const double *v, int n, double x)
+{
+    double r = 0;
+    for (int i = 0; i < n && t[i] <= x; i++)
+        r = v[i];
+    return r;
+}
+
+/* Least squares over ys sampled at xs[0..n): slope, r^2. */
+static void fit(const double *xs, const double *ys, int n, double *slope, double *r2)
+{
+    double mx = 0, my = 0;
+    for (int i = 0; i < n; i++) {
+        mx += xs[i];
+        my += ys[i];
+    }
+    mx /= n;
+    my /= n;
+    double sxx = 0, sxy = 0, syy = 0;
+    for (int i = 0; i < n; i++) {
+        sxx += (xs[i] - mx) * (xs[i] - mx);
+        sxy += (xs[i] - mx) * (ys[i] - my);
+        syy += (ys[i] - my) * (ys[i] - my);
+    }
+    *slope = sxx > 0 ? sxy / sxx : 0;
+    *r2 = sxx > 0 && syy > 0 ? (sxy * sxy) / (sxx * syy) : 0;
+}
+
+#define FIT_N 48
+
+int memprof_analyse(const double *t, const double *v, int n, double t_end,
+                    struct memprof_leak *out)
+{
+    if (n < 3) return 0;
+    double t0 = t[0], d = t_end - t0;
+    if (d < 0.2) return 0;
+    double kept = step_at(t, v, n, t_end), vmax = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] > vmax) vmax = v[i];
+    /* freed at the end, or too small to tell from sampling noise */
+    if (kept < MEMPROF_MIN_LEAK_MB || kept < 0.8 * vmax) return 0;
+    double xs[FIT_N], ys[FIT_N];
+    for (int k = 0; k < FIT_N; k++) {
+        xs[k] = t0 + d * (k + 0.5) / FIT_N;
+        ys[k] = step_at(t, v, n, xs[k]);
+    }
+    double slope, r2, late, late_r2;
+    fit(xs, ys, FIT_N, &slope, &r2);
+    fit(xs + FIT_N * 2 / 3, ys + FIT_N * 2 / 3, FIT_N - FIT_N * 2 / 3, &late, &late_r2);
+    if (slope <= 0 || slope * d < MEMPROF_MIN_LEAK_MB) return 0;
+    /* growing through the run (linear), still growing in its last third
+     * (a cache that filled up and stays flat is not a leak) */
+    double growth = late / slope;
+    if (growth > 1) growth = 1;
+    if (growth < 0) growth = 0;
+    double lik = r2 * growth * (vmax > 0 ? kept / vmax : 0);
+    if (r2 < 0.7 || growth < 0.4 || lik < 0.5) return 0;
+    out->likelihood = lik > 1 ? 1 : lik;
+    out->rate_mb_s = slope;
+    out->kept_mb = kept;
+    return 1;
+}
+
+static int cmp_leak(const void *a, const void *b)
+{
+    const struct memprof_leak *x = a, *y = b;
+    return x->likelihood < y->likelihood ? 1 : x->likelihood > y->likelihood ? -1 : x->line - y->line;
+}
+
+size_t memprof_leaks(const struct profile *p, const char *path, struct memprof_leak *out,
+                     size_t n)
+{
+    struct memprof *m = MP(p);
+    const struct prof_file *f = m && n ? profile_file(p, path) : NULL;
+    if (!f) return 0;
+    /* through the file's own lines (a timeline exists only for a line with
+     * data), so that every file of a profile costs its lines, not the
+     * whole table: linear over a profile of 30,000 files */
+    size_t k = 0;
+    for (size_t i = 0; i < f->nlines && k < n; i++) {
+        const struct tl_line *e = line_get(m, f->path, f->lines[i].line, 0);
+        m->examined++;
+        struct memprof_leak l;
+        if (e && memprof_analyse(e->tl.t, e->tl.v, e->tl.n, m->t_end, &l)) {
+            l.line = e->line;
+            out[k++] = l;
+        }
+    }
+    qsort(out, k, sizeof *out, cmp_leak);
+    return k;
+}
+
+static json_t *tl_json(const struct tl *tl)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < tl->n; i++)
+        json_array_append_new(a, json_pack("[f,f]", round(tl->t[i] * 1e3) / 1e3,
+                                           round(tl->v[i] * 1e3) / 1e3));
+    return a;
+}
+
+static void tl_load(struct tl *tl, const json_t *a)
+{
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *pt = json_array_get(a, i);
+        if (json_array_size(pt) != 2 || !json_is_number(json_array_get(pt, 0)) ||
+            !json_is_number(json_array_get(pt, 1)))
+            continue;
+        double t = json_number_value(json_array_get(pt, 0)),
+               v = json_number_value(json_array_get(pt, 1));
+        if (isfinite(t) && isfinite(v)) tl_add(tl, t, v);
+    }
+}
+
+void memprof_json_top(const struct profile *p, json_t *root)
+{
+    const struct memprof *m = MP(p);
+    if (!m) return;
+    json_object_set_new(root, "peak_mb", json_real(m->peak_mb));
+    if (m->peak_path)
+        json_object_set_new(root, "peak_at",
+                            json_pack("{s:s,s:i}", "file", m->peak_path, "line", m->peak_line));
+    json_object_set_new(root, "memory_timeline", tl_json(&m->foot));
+    json_object_set_new(root, "memory_end_s", json_real(m->t_end));
+}
+
+void memprof_json_line(const struct profile *p, const char *path, int line, json_t *lineobj)
+{
+    struct memprof *m = MP(p);
+    const struct tl_line *e = m ? line_get(m, path, line, 0) : NULL;
+    if (e && e->tl.n) json_object_set_new(lineobj, "memory_timeline", tl_json(&e->tl));
+}
+
+#define LEAKS_PER_FILE MEMPROF_LEAKS_PER_FILE
+
+json_t *memprof_leaks_json(const struct profile *p, const char *path)
+{
+    struct memprof_leak l[LEAKS_PER_FILE];
+    size_t n = memprof_leaks(p, path, l, LEAKS_PER_FILE);
+    if (!n) return NULL;
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:i,s:f,s:f,s:f}", "line", l[i].line, "likelihood",
+                                           round(l[i].likelihood * 100) / 100, "rate_mb_s",
+                                           l[i].rate_mb_s, "kept_mb", l[i].kept_mb));
+    return a;
+}
+
+struct memprof_leak_set *memprof_leak_set_new(const struct profile *p)
+{
+    struct memprof_leak_set *ls = NULL;
+    struct memprof_leak_file one;
+    for (size_t i = 0; p && i < p->nfiles; i++) {
+        one.path = p->files[i]->path;
+        one.n = memprof_leaks(p, one.path, one.l, MEMPROF_LEAKS_PER_FILE);
+        if (!one.n) continue;
+        if (!ls && !(ls = calloc(1, sizeof *ls))) return NULL;
+        struct memprof_leak_file *nf = realloc(ls->files, (ls->n + 1) * sizeof *nf);
+        if (!nf) {
+            memprof_leak_set_free(ls);
+            return NULL;
+        }
+        ls->files = nf;
+        ls->files[ls->n++] = one;
+    }
+    return ls;
+}
+
+void memprof_leak_set_free(struct memprof_leak_set *ls)
+{
+    if (!ls) return;
+    free(ls->files);
+    free(ls);
+}
+
+void memprof_json_file(const struct profile *p, const char *path, json_t *fileobj)
+{
+    json_t *a = memprof_leaks_json(p, path);
+    if (a) json_object_set_new(fileobj, "leaks", a);
+}
+
+void memprof_load_top(struct profile *p, const json_t *root)
+{
+    const json_t *tl = json_object_get(root, "memory_timeline");
+    const json_t *pk = json_object_get(root, "peak_mb");
+    const json_t *at = json_object_get(root, "peak_at");
+    const json_t *end = json_object_get(root, "memory_end_s");
+    if (!tl && !pk) return;
+    struct memprof *m = mp_get(p);
+    if (!m) return;
+    tl_load(&m->foot, tl);
+    if (json_is_number(pk)) m->peak_mb = json_number_value(pk);
+    const json_t *f = json_object_get(at, "file"), *l = json_object_get(at, "line");
+    if (json_is_string(f) && json_is_integer(l)) {
+        free(m->peak_path);
+        m->peak_path = strdup(json_string_value(f));
+        m->peak_line = (int)json_integer_value(l);
+    }
+    if (json_is_number(end) && json_number_value(end) > m->t_end) m->t_end = json_number_value(end);
+}
+
+void memprof_load_line(struct profile *p, const char *path, int line, const json_t *lineobj)
+{
+    const json_t *a = json_object_get(lineobj, "memory_timeline");
+    if (!json_is_array(a)) return;
+    struct memprof *m = mp_get(p);
+    struct tl_line *e = m ? line_get(m, path, line, 1) : NULL;
+    if (!e) return;
+    tl_load(&e->tl, a);
+    if (e->tl.n && e->tl.t[e->tl.n - 1] > m->t_end) m->t_end = e->tl.t[e->tl.n - 1];
+}
+
+size_t memprof_examined(const struct profile *p)
+{
+    const struct memprof *m = MP(p);
+    return m ? m->examined : 0;
+}
+
+double memprof_peak_mb(const struct profile *p, const char **path, int *line)
+{
+    const struct memprof *m = MP(p);
+    if (path) *path = m ? m->peak_path : NULL;
+    if (line) *line = m ? m->peak_line : 0;
+    return m ? m->peak_mb : 0;
+}

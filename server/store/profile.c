@@ -1,0 +1,845 @@
+/* profile: the profile store (see profile.h). Strings (paths, function
+ * names) are interned once per store; files, functions and stacks are found
+ * through small open-addressing hash maps keyed by strings. The file
+ * format (JSON, save, load) is profile_json.c. */
+#include "store/profile.h"
+#include "store/memprof.h"
+#include "store/profile_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- string-keyed hash map (keys owned by the map) ---------------------- */
+
+struct smap {
+    char **keys;
+    void **vals;
+    size_t cap, n;
+};
+
+static uint64_t hash_bytes(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static void smap_free(struct smap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->keys[i]);
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t smap_slot(const struct smap *m, const char *k)
+{
+    size_t i = hash_bytes(k) & (m->cap - 1);
+    while (m->keys[i] && strcmp(m->keys[i], k))
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* Borrowed value or NULL; *key_out (if set) receives the map's key copy. */
+static void *smap_get(const struct smap *m, const char *k, const char **key_out)
+{
+    if (!m->cap) return NULL;
+    size_t i = smap_slot(m, k);
+    if (!m->keys[i]) return NULL;
+    if (key_out) *key_out = m->keys[i];
+    return m->vals[i];
+}
+
+static int smap_grow(struct smap *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    struct smap nm = {calloc(cap, sizeof(char *)), calloc(cap, sizeof(void *)), cap, 0};
+    if (!nm.keys || !nm.vals) {
+        free(nm.keys);
+        free(nm.vals);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i]) continue;
+        size_t j = smap_slot(&nm, m->keys[i]);
+        nm.keys[j] = m->keys[i];
+        nm.vals[j] = m->vals[i];
+        nm.n++;
+    }
+    free(m->keys);
+    free(m->vals);
+    *m = nm;
+    return 0;
+}
+
+/* Insert k (copied) -> v; k must not be present. Returns the key copy. */
+static const char *smap_put(struct smap *m, const char *k, void *v)
+{
+    if ((m->n + 1) * 10 > m->cap * 7 && smap_grow(m)) return NULL;
+    char *kc = strdup(k);
+    if (!kc) return NULL;
+    size_t i = smap_slot(m, k);
+    m->keys[i] = kc;
+    m->vals[i] = v;
+    m->n++;
+    return kc;
+}
+
+/* ---- store ----------------------------------------------------------------- */
+
+struct prof_idx {
+    struct smap strs;   /* interned strings, value unused */
+    struct smap files;  /* path -> prof_file */
+    struct smap funcs;  /* "file\x1f first \x1f name" -> prof_func */
+    struct smap stacks; /* frame key -> prof_stack */
+};
+
+struct prof_conn {
+    struct profile *p;
+    const char **strs; /* conn string id -> interned */
+    size_t nstrs;
+    struct prof_stack **stacks; /* conn stack id -> store stack */
+    size_t nstacks;
+    long long pid;
+    size_t proc; /* index in p->procs + 1, 0 = none */
+};
+
+#define IDX(p) ((struct prof_idx *)(p)->p__idx)
+
+struct profile *profile_new(void)
+{
+    struct profile *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->p__idx = calloc(1, sizeof(struct prof_idx));
+    if (!p->p__idx) {
+        free(p);
+        return NULL;
+    }
+    p->meta.exit_status = -1;
+    return p;
+}
+
+void profile_free(struct profile *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->nfiles; i++) {
+        struct prof_file *f = p->files[i];
+        for (size_t j = 0; j < f->nfuncs; j++)
+            free(f->funcs[j]);
+        free(f->funcs);
+        free(f->lines);
+        free(f->p__slots);
+        free(f);
+    }
+    free(p->files);
+    for (size_t i = 0; i < p->nstacks; i++) {
+        free(p->stacks[i]->fr);
+        free(p->stacks[i]);
+    }
+    free(p->stacks);
+    for (size_t i = 0; i < p->nthreads; i++)
+        free(p->threads[i].name);
+    free(p->threads);
+    for (size_t i = 0; i < p->nprocs; i++) {
+        free(p->procs[i].python);
+        free(p->procs[i].end_reason);
+        json_decref(p->procs[i].argv);
+    }
+    free(p->procs);
+    free(p->meta.program);
+    free(p->meta.python_version);
+    free(p->meta.reason);
+    json_decref(p->meta.argv);
+    memprof_free(p);
+    struct prof_idx *ix = IDX(p);
+    smap_free(&ix->strs);
+    smap_free(&ix->files);
+    smap_free(&ix->funcs);
+    smap_free(&ix->stacks);
+    free(ix);
+    free(p);
+}
+
+int profile_set_str(char **slot, const char *s)
+{
+    char *c = NULL;
+    if (s && !(c = strdup(s))) return -ENOMEM;
+    free(*slot);
+    *slot = c;
+    return 0;
+}
+
+static const char *signame(int sig)
+{
+    switch (sig) {
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGABRT:
+        return "SIGABRT";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGILL:
+        return "SIGILL";
+    case SIGKILL:
+        return "SIGKILL";
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGINT:
+        return "SIGINT";
+    case SIGHUP:
+        return "SIGHUP";
+    case SIGQUIT:
+        return "SIGQUIT";
+    case SIGPIPE:
+        return "SIGPIPE";
+    case SIGALRM:
+        return "SIGALRM";
+    case SIGUSR1:
+        return "SIGUSR1";
+    case SIGUSR2:
+        return "SIGUSR2";
+    default:
+        return NULL;
+    }
+}
+
+void profile_describe_exit(int status, int sig, char *buf, size_t n)
+{
+    if (sig > 0) {
+        const char *nm = signame(sig);
+        char sb[32];
+        if (!nm) {
+            snprintf(sb, sizeof sb, "signal %d", sig);
+            nm = sb;
+        }
+        const char *what = "killed";
+        if (sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGFPE || sig == SIGILL)
+            what = "crashed";
+        else if (sig == SIGINT)
+            what = "interrupted";
+        else if (sig == SIGTERM || sig == SIGHUP)
+            what = "terminated";
+        snprintf(buf, n, "%s (%s)", what, nm);
+    } else if (status >= 0) {
+        snprintf(buf, n, "exited %d", status);
+    } else {
+        snprintf(buf, n, "unknown");
+    }
+}
+
+const char *prof__intern(struct profile *p, const char *s)
+{
+    struct prof_idx *ix = IDX(p);
+    const char *k;
+    if (smap_get(&ix->strs, s, &k)) return k;
+    return smap_put(&ix->strs, s, (void *)1);
+}
+
+struct prof_file *prof__file_get(struct profile *p, const char *path, int create)
+{
+    struct prof_idx *ix = IDX(p);
+    struct prof_file *f = smap_get(&ix->files, path, NULL);
+    if (f || !create) return f;
+    if (p->nfiles >= PROFILE_MAX_FILES) return NULL;
+    if (p->nfiles == p->capfiles) {
+        size_t cap = p->capfiles ? p->capfiles * 2 : 16;
+        void *n = realloc(p->files, cap * sizeof *p->files);
+        if (!n) return NULL;
+        p->files = n;
+        p->capfiles = cap;
+    }
+    f = calloc(1, sizeof *f);
+    if (!f || !(f->path = prof__intern(p, path)) || !smap_put(&ix->files, path, f)) {
+        free(f);
+        return NULL;
+    }
+    p->files[p->nfiles++] = f;
+    return f;
+}
+
+/* ---- sparse lines: f->lines in first-seen order, indexed by p__slots
+ * (open addressing, at most half full, lines[i] stored as i + 1) ---- */
+
+static size_t slot_of(int line, size_t nslots)
+{
+    return (size_t)(((uint64_t)(unsigned)line * 0x9E3779B97F4A7C15ull) >> 32) & (nslots - 1);
+}
+
+/* Index in f->lines of line, or -1. */
+static long line_find(const struct prof_file *f, int line)
+{
+    if (!f->p__nslots) return -1;
+    for (size_t i = slot_of(line, f->p__nslots);; i = (i + 1) & (f->p__nslots - 1)) {
+        uint32_t k = f->p__slots[i];
+        if (!k) return -1;
+        if (f->lines[k - 1].line == line) return (long)k - 1;
+    }
+}
+
+static int slots_grow(struct prof_file *f)
+{
+    size_t n = f->p__nslots ? f->p__nslots * 2 : 4;
+    uint32_t *s = calloc(n, sizeof *s);
+    if (!s) return -ENOMEM;
+    for (size_t i = 0; i < f->nlines; i++) {
+        size_t j = slot_of(f->lines[i].line, n);
+        while (s[j])
+            j = (j + 1) & (n - 1);
+        s[j] = (uint32_t)i + 1;
+    }
+    free(f->p__slots);
+    f->p__slots = s;
+    f->p__nslots = n;
+    return 0;
+}
+
+/* The record of line in f, made (zeroed) if new; NULL over a cap or ENOMEM. */
+static struct agent_stats *line_slot(struct profile *p, struct prof_file *f, int line)
+{
+    if (line < 0 || line > PROFILE_MAX_LINE) return NULL;
+    long i = line_find(f, line);
+    if (i >= 0) return &f->lines[i].st;
+    if (p->nline_records >= PROFILE_MAX_LINES) return NULL;
+    if ((f->nlines + 1) * 2 > f->p__nslots && slots_grow(f)) return NULL;
+    if (f->nlines == f->caplines) {
+        size_t cap = f->caplines ? f->caplines * 2 : 2; /* most library files: a line or two */
+        struct prof_line *l = realloc(f->lines, cap * sizeof *l);
+        if (!l) return NULL;
+        f->lines = l;
+        f->caplines = cap;
+    }
+    struct prof_line *l = &f->lines[f->nlines];
+    memset(l, 0, sizeof *l);
+    l->line = line;
+    size_t j = slot_of(line, f->p__nslots);
+    while (f->p__slots[j])
+        j = (j + 1) & (f->p__nslots - 1);
+    f->p__slots[j] = (uint32_t)++f->nlines;
+    p->nline_records++;
+    return &l->st;
+}
+
+int prof__file_add_line(struct profile *p, struct prof_file *f, int line,
+                        const struct agent_stats *st)
+{
+    struct agent_stats *s = line_slot(p, f, line);
+    if (!s) {
+        p->dropped++;
+        return -ENOMEM;
+    }
+    agent_stats_merge(s, st);
+    agent_stats_merge(&f->total, st);
+    agent_stats_merge(&p->total, st);
+    return 0;
+}
+
+static int add_line(struct profile *p, const char *path, int line, const struct agent_stats *st)
+{
+    struct prof_file *f = prof__file_get(p, path, 1);
+    if (!f) {
+        p->dropped++;
+        return -ENOMEM;
+    }
+    return prof__file_add_line(p, f, line, st);
+}
+
+int prof__add_func(struct profile *p, const char *path, const char *name, int first, int last,
+                   const struct agent_stats *st)
+{
+    struct prof_idx *ix = IDX(p);
+    struct prof_file *f = prof__file_get(p, path, 1);
+    if (!f) goto drop;
+    char key[64];
+    snprintf(key, sizeof key, "%p\x1f%d\x1f", (void *)f, first);
+    size_t kl = strlen(key), nl = strlen(name);
+    char *k = malloc(kl + nl + 1);
+    if (!k) goto drop;
+    memcpy(k, key, kl);
+    memcpy(k + kl, name, nl + 1);
+    struct prof_func *fn = smap_get(&ix->funcs, k, NULL);
+    if (!fn) {
+        if (ix->funcs.n >= PROFILE_MAX_FUNCS || f->nfuncs == SIZE_MAX / 2) {
+            free(k);
+            goto drop;
+        }
+        if (f->nfuncs == f->capfuncs) {
+            size_t cap = f->capfuncs ? f->capfuncs * 2 : 8;
+            void *n = realloc(f->funcs, cap * sizeof *f->funcs);
+            if (!n) {
+                free(k);
+                goto drop;
+            }
+            f->funcs = n;
+            f->capfuncs = cap;
+        }
+        fn = calloc(1, sizeof *fn);
+        if (!fn || !(fn->name = prof__intern(p, name)) || !smap_put(&ix->funcs, k, fn)) {
+            free(fn);
+            free(k);
+            goto drop;
+        }
+        fn->first_line = first;
+        fn->last_line = last;
+        f->funcs[f->nfuncs++] = fn;
+    }
+    free(k);
+    if (last > fn->last_line) fn->last_line = last;
+    agent_stats_merge(&fn->st, st);
+    return 0;
+drop:
+    p->dropped++;
+    return -ENOMEM;
+}
+
+struct prof_stack *prof__stack_get(struct profile *p, const struct prof_frame *fr, size_t n)
+{
+    struct prof_idx *ix = IDX(p);
+    size_t cap = n * 56 + 1, len = 0;
+    char *k = malloc(cap);
+    if (!k) return NULL;
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(k + len, cap - len, "%p,%p,%d;", (const void *)fr[i].file,
+                                (const void *)fr[i].name, fr[i].line);
+    k[len] = 0;
+    struct prof_stack *s = smap_get(&ix->stacks, k, NULL);
+    if (!s && p->nstacks < PROFILE_MAX_STACKS) {
+        if (p->nstacks == p->capstacks) {
+            size_t c = p->capstacks ? p->capstacks * 2 : 64;
+            void *nn = realloc(p->stacks, c * sizeof *p->stacks);
+            if (!nn) goto out;
+            p->stacks = nn;
+            p->capstacks = c;
+        }
+        s = calloc(1, sizeof *s);
+        if (!s) goto out;
+        s->fr = malloc((n ? n : 1) * sizeof *s->fr);
+        if (!s->fr || !smap_put(&ix->stacks, k, s)) {
+            free(s->fr);
+            free(s);
+            s = NULL;
+            goto out;
+        }
+        memcpy(s->fr, fr, n * sizeof *fr);
+        s->nfr = n;
+        p->stacks[p->nstacks++] = s;
+    }
+out:
+    free(k);
+    if (!s) p->dropped++;
+    return s;
+}
+
+struct prof_thread *prof__thread_get(struct profile *p, long long pid, long long tid,
+                                     const char *name)
+{
+    for (size_t i = 0; i < p->nthreads; i++)
+        if (p->threads[i].pid == pid && p->threads[i].tid == tid) return &p->threads[i];
+    if (p->nthreads >= PROFILE_MAX_THREADS) return NULL;
+    void *n = realloc(p->threads, (p->nthreads + 1) * sizeof *p->threads);
+    if (!n) return NULL;
+    p->threads = n;
+    struct prof_thread *t = &p->threads[p->nthreads];
+    memset(t, 0, sizeof *t);
+    t->pid = pid;
+    t->tid = tid;
+    if (!(t->name = strdup(name ? name : ""))) return NULL;
+    p->nthreads++;
+    return t;
+}
+
+struct prof_proc *prof__proc_new(struct profile *p, long long pid)
+{
+    if (p->nprocs >= PROFILE_MAX_PROCS) return NULL;
+    void *n = realloc(p->procs, (p->nprocs + 1) * sizeof *p->procs);
+    if (!n) return NULL;
+    p->procs = n;
+    struct prof_proc *pr = &p->procs[p->nprocs++];
+    memset(pr, 0, sizeof *pr);
+    pr->pid = pid;
+    return pr;
+}
+
+/* ---- connections ------------------------------------------------------- */
+
+struct prof_conn *profile_conn_new(struct profile *p)
+{
+    struct prof_conn *c = calloc(1, sizeof *c);
+    if (c) c->p = p;
+    return c;
+}
+
+void profile_conn_free(struct prof_conn *c)
+{
+    if (!c) return;
+    free(c->strs);
+    free(c->stacks);
+    free(c);
+}
+
+long long profile_conn_pid(const struct prof_conn *c)
+{
+    return c->pid;
+}
+
+/* Grow a per-connection id table so that id fits. */
+static int id_slot(void **arr, size_t *n, long long id, size_t elem)
+{
+    if (id <= 0 || id >= PROFILE_MAX_CONN_IDS) return -EPROTO;
+    if ((size_t)id >= *n) {
+        size_t nn = *n ? *n : 256;
+        while (nn <= (size_t)id)
+            nn *= 2;
+        char *a = realloc(*arr, nn * elem);
+        if (!a) return -ENOMEM;
+        memset(a + *n * elem, 0, (nn - *n) * elem);
+        *arr = a;
+        *n = nn;
+    }
+    return 0;
+}
+
+static const char *conn_str(const struct prof_conn *c, long long id)
+{
+    if (id <= 0 || (size_t)id >= c->nstrs) return NULL;
+    return c->strs[id];
+}
+
+static int apply_hello(struct prof_conn *c, const struct agent_msg *m)
+{
+    struct profile *p = c->p;
+    c->pid = m->u.hello.pid;
+    struct prof_proc *pr = prof__proc_new(p, m->u.hello.pid);
+    if (!pr) return -ENOMEM;
+    c->proc = p->nprocs;
+    pr->ppid = m->u.hello.ppid;
+    if (profile_set_str(&pr->python, m->u.hello.python)) return -ENOMEM;
+    if (m->u.hello.argv) pr->argv = json_deep_copy(m->u.hello.argv);
+    if (!p->meta.python_version && m->u.hello.python &&
+        profile_set_str(&p->meta.python_version, m->u.hello.python))
+        return -ENOMEM;
+    if (p->meta.interval_ms <= 0) p->meta.interval_ms = m->u.hello.interval_ms;
+    return 0;
+}
+
+static int apply_stack(struct prof_conn *c, const struct agent_msg *m)
+{
+    size_t n = json_array_size(m->u.stack.fr);
+    struct prof_frame *fr = malloc((n ? n : 1) * sizeof *fr);
+    if (!fr) return -ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct agent_frame af;
+        agent_wire_frame(json_array_get(m->u.stack.fr, i), &af); /* checked by the parser */
+        fr[i].file = conn_str(c, af.file);
+        fr[i].name = conn_str(c, af.name);
+        fr[i].line = af.line;
+        if (!fr[i].file || !fr[i].name) {
+            free(fr);
+            return -EPROTO;
+        }
+    }
+    struct prof_stack *s = prof__stack_get(c->p, fr, n);
+    free(fr);
+    if ((rc = id_slot((void **)&c->stacks, &c->nstacks, m->u.stack.id, sizeof *c->stacks)))
+        return rc;
+    c->stacks[m->u.stack.id] = s; /* NULL if the cap was hit: its samples are dropped */
+    return 0;
+}
+
+static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
+{
+    struct profile *p = c->p;
+    int rc = 0;
+    p->meta.samples += m->u.delta.samples;
+    if (c->proc) p->procs[c->proc - 1].last_ts = m->u.delta.ts;
+    memprof_touch(p, m->u.delta.ts);
+    struct agent_line_entry e;
+    const json_t *a = m->u.delta.lines;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const char *path;
+        if (agent_wire_line_entry(json_array_get(a, i), &e) || !(path = conn_str(c, e.file))) {
+            p->dropped++;
+            rc = -EPROTO;
+            continue;
+        }
+        /* kept-MB points inside the period (the agent samples a line's
+         * timeline by volume too, docs/memory.md), relative to its kept now */
+        const json_t *pts = json_object_get(json_array_get(a, i), "kept_pts");
+        if (json_array_size(pts)) {
+            const struct agent_stats *ls = profile_line(p, path, e.line);
+            memprof_line_points(p, path, e.line, pts, ls ? ls->v[AGENT_STAT_KEPT] : 0,
+                                m->u.delta.ts);
+        }
+        add_line(p, path, e.line, &e.st);
+        if (e.st.v[AGENT_STAT_ALLOC] > 0 || e.st.v[AGENT_STAT_FREED] > 0) {
+            const struct agent_stats *ls = profile_line(p, path, e.line);
+            if (ls) memprof_line_point(p, path, e.line, m->u.delta.ts, ls->v[AGENT_STAT_KEPT]);
+        }
+    }
+    const json_t *mem = json_object_get(m->json, "mem");
+    if (json_is_object(mem)) {
+        const json_t *live = json_object_get(mem, "live_mb"), *pk = json_object_get(mem, "peak_mb");
+        const json_t *pf = json_object_get(mem, "peak_f"), *pl = json_object_get(mem, "peak_l");
+        if (json_is_number(live) && json_is_number(pk)) {
+            const char *ppath = json_is_integer(pf) && json_integer_value(pf) > 0
+                                    ? conn_str(c, json_integer_value(pf))
+                                    : NULL;
+            memprof_footprint(p, m->u.delta.ts, json_number_value(live), json_number_value(pk),
+                              ppath, json_is_integer(pl) ? (int)json_integer_value(pl) : 0);
+        }
+    }
+    a = m->u.delta.funcs;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const char *path, *name;
+        if (agent_wire_func_entry(json_array_get(a, i), &e) || !(path = conn_str(c, e.file)) ||
+            !(name = conn_str(c, e.fn))) {
+            p->dropped++;
+            rc = -EPROTO;
+            continue;
+        }
+        prof__add_func(p, path, name, e.line, e.last, &e.st);
+    }
+    a = m->u.delta.stacks;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        struct agent_stack_entry se;
+        if (agent_wire_stack_entry(json_array_get(a, i), &se) || (size_t)se.id >= c->nstacks) {
+            p->dropped++;
+            rc = -EPROTO;
+            continue;
+        }
+        struct prof_stack *s = c->stacks[se.id];
+        if (!s) {
+            p->dropped++;
+            continue;
+        }
+        s->samples += se.samples;
+        s->seconds += se.seconds;
+    }
+    a = m->u.delta.threads;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        struct agent_thread_entry te;
+        struct prof_thread *t;
+        if (agent_wire_thread_entry(json_array_get(a, i), &te) ||
+            !(t = prof__thread_get(p, c->pid, te.tid, te.name))) {
+            p->dropped++;
+            continue;
+        }
+        if (te.name[0] && strcmp(te.name, t->name)) {
+            char *nn = strdup(te.name);
+            if (nn) {
+                free(t->name);
+                t->name = nn;
+            }
+        }
+        t->py += te.py;
+        t->nat += te.nat;
+        t->sys += te.sys;
+    }
+    return rc;
+}
+
+int profile_conn_apply(struct prof_conn *c, const struct agent_msg *m)
+{
+    switch (m->type) {
+    case AGENT_MSG_HELLO:
+        return apply_hello(c, m);
+    case AGENT_MSG_STR: {
+        int rc = id_slot((void **)&c->strs, &c->nstrs, m->u.str.id, sizeof *c->strs);
+        if (rc) return rc;
+        const char *s = prof__intern(c->p, m->u.str.s);
+        if (!s) return -ENOMEM;
+        c->strs[m->u.str.id] = s;
+        return 0;
+    }
+    case AGENT_MSG_STACK:
+        return apply_stack(c, m);
+    case AGENT_MSG_DELTA:
+        return apply_delta(c, m);
+    case AGENT_MSG_END:
+        if (c->proc) {
+            struct prof_proc *pr = &c->p->procs[c->proc - 1];
+            pr->last_ts = m->u.end.ts;
+            memprof_touch(c->p, m->u.end.ts);
+            return profile_set_str(&pr->end_reason, m->u.end.reason);
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+json_t *profile_conn_resolve_now(struct prof_conn *c, const struct agent_msg *m)
+{
+    json_t *threads = json_array();
+    for (size_t i = 0; i < json_array_size(m->u.now.threads); i++) {
+        const json_t *t = json_array_get(m->u.now.threads, i);
+        if (!json_is_object(t)) continue;
+        json_t *frames = json_array();
+        const json_t *fr = json_object_get(t, "fr");
+        for (size_t j = 0; json_is_array(fr) && j < json_array_size(fr); j++) {
+            struct agent_frame af;
+            if (agent_wire_frame(json_array_get(fr, j), &af)) continue;
+            const char *file = conn_str(c, af.file), *name = conn_str(c, af.name);
+            json_array_append_new(frames, json_pack("{s:s,s:s,s:i}", "file", file ? file : "?",
+                                                    "name", name ? name : "?", "line", af.line));
+        }
+        json_t *o = json_pack("{s:o}", "frames", frames);
+        const char *keys[] = {"tid", "name", "state", "since_s"};
+        for (size_t k = 0; k < 4; k++) {
+            json_t *v = json_object_get(t, keys[k]);
+            if (v && (json_is_number(v) || json_is_string(v))) json_object_set(o, keys[k], v);
+        }
+        json_array_append_new(threads, o);
+    }
+    return json_pack("{s:f,s:I,s:o}", "ts", m->u.now.ts, "pid", (json_int_t)c->pid, "threads",
+                     threads);
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+const struct prof_file *profile_file(const struct profile *p, const char *path)
+{
+    return smap_get(&IDX(p)->files, path, NULL);
+}
+
+const struct agent_stats *profile_file_line(const struct prof_file *f, int line)
+{
+    long i = f ? line_find(f, line) : -1;
+    return i >= 0 ? &f->lines[i].st : NULL;
+}
+
+const struct agent_stats *profile_line(const struct profile *p, const char *path, int line)
+{
+    return profile_file_line(profile_file(p, path), line);
+}
+
+static void add_line_memory(struct agent_stats *out, const struct agent_stats *l)
+{
+    static const int sum[] = {AGENT_STAT_ALLOC, AGENT_STAT_FREED, AGENT_STAT_PYALLOC,
+                              AGENT_STAT_COPY};
+    for (size_t k = 0; k < sizeof sum / sizeof sum[0]; k++)
+        out->v[sum[k]] += l->v[sum[k]];
+    if (l->v[AGENT_STAT_PEAK] > out->v[AGENT_STAT_PEAK])
+        out->v[AGENT_STAT_PEAK] = l->v[AGENT_STAT_PEAK];
+}
+
+void profile_func_stats(const struct prof_file *f, const struct prof_func *fn,
+                        struct agent_stats *out)
+{
+    *out = fn->st;
+    long lo = fn->first_line > 0 ? fn->first_line : 0, hi = fn->last_line;
+    /* whichever is shorter: the function's range, or the file's lines */
+    if (hi >= lo && (size_t)(hi - lo) < f->nlines) {
+        for (long l = lo; l <= hi; l++) {
+            const struct agent_stats *st = profile_file_line(f, (int)l);
+            if (st) add_line_memory(out, st);
+        }
+    } else {
+        for (size_t i = 0; i < f->nlines; i++)
+            if (f->lines[i].line >= lo && f->lines[i].line <= hi)
+                add_line_memory(out, &f->lines[i].st);
+    }
+    agent_stats_derive(out);
+}
+
+static int cmp_line_ref(const void *a, const void *b)
+{
+    const struct prof_line_ref *x = a, *y = b;
+    double tx = agent_stats_time(x->st), ty = agent_stats_time(y->st);
+    if (tx != ty) return tx > ty ? -1 : 1;
+    int c = strcmp(x->file->path, y->file->path);
+    return c ? c : x->line - y->line;
+}
+
+size_t profile_top_lines(const struct profile *p, struct prof_line_ref *out, size_t n)
+{
+    size_t total = p->nline_records;
+    if (!total || !n) return 0;
+    struct prof_line_ref *all = malloc(total * sizeof *all);
+    if (!all) return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < p->nfiles; i++)
+        for (size_t j = 0; j < p->files[i]->nlines; j++) {
+            const struct prof_line *l = &p->files[i]->lines[j];
+            all[k++] = (struct prof_line_ref){p->files[i], l->line, &l->st};
+        }
+    qsort(all, k, sizeof *all, cmp_line_ref);
+    if (n > k) n = k;
+    memcpy(out, all, n * sizeof *out);
+    free(all);
+    return n;
+}
+
+static int cmp_func_ref(const void *a, const void *b)
+{
+    const struct prof_func_ref *x = a, *y = b;
+    double tx = agent_stats_time(&x->fn->st), ty = agent_stats_time(&y->fn->st);
+    if (tx != ty) return tx > ty ? -1 : 1;
+    int c = strcmp(x->file->path, y->file->path);
+    return c ? c : x->fn->first_line - y->fn->first_line;
+}
+
+size_t profile_top_funcs(const struct profile *p, struct prof_func_ref *out, size_t n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < p->nfiles; i++)
+        total += p->files[i]->nfuncs;
+    if (!total || !n) return 0;
+    struct prof_func_ref *all = malloc(total * sizeof *all);
+    if (!all) return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < p->nfiles; i++)
+        for (size_t j = 0; j < p->files[i]->nfuncs; j++)
+            all[k++] = (struct prof_func_ref){p->files[i], p->files[i]->funcs[j]};
+    qsort(all, k, sizeof *all, cmp_func_ref);
+    if (n > k) n = k;
+    memcpy(out, all, n * sizeof *out);
+    free(all);
+    return n;
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+    const struct prof_stack *x = *(const struct prof_stack *const *)a;
+    const struct prof_stack *y = *(const struct prof_stack *const *)b;
+    if (x->seconds != y->seconds) return x->seconds > y->seconds ? -1 : 1;
+    return (x->samples < y->samples) - (x->samples > y->samples);
+}
+
+size_t profile_top_stacks(const struct profile *p, const char *path, int line,
+                          const struct prof_stack **out, size_t n)
+{
+    if (!p->nstacks || !n) return 0;
+    const struct prof_stack **all = malloc(p->nstacks * sizeof *all);
+    if (!all) return 0;
+    size_t k = 0;
+    const struct prof_file *f = path ? profile_file(p, path) : NULL;
+    if (path && !f) {
+        free(all);
+        return 0;
+    }
+    for (size_t i = 0; i < p->nstacks; i++) {
+        const struct prof_stack *s = p->stacks[i];
+        int keep = !path;
+        for (size_t j = 0; !keep && j < s->nfr; j++)
+            keep = s->fr[j].file == f->path && s->fr[j].line == line; /* interned */
+        if (keep) all[k++] = s;
+    }
+    qsort(all, k, sizeof *all, cmp_stack);
+    if (n > k) n = k;
+    memcpy(out, all, n * sizeof *out);
+    free(all);
+    return n;
+}

@@ -1,0 +1,227 @@
+/* profile: the profile store. Everything Hotline knows about a run lives
+ * here: per file (absolute path) -> per line and per function statistics, the
+ * hottest call stacks, per-thread totals and program metadata.
+ *
+ * Data arrives from one or several agent connections (one per profiled
+ * process). Each connection has its own string and stack ids; a prof_conn
+ * maps them onto store-wide ones, so the same file seen by a parent and its
+ * children lands on the same lines. The store is also filled from a saved
+ * JSON profile (docs/profile-format.md) and written back to one atomically.
+ *
+ * The statistics carried per line/function are the AGENT_STATS table in
+ * protocol/agent_wire.h: add a row there and this store, its JSON writer and
+ * reader carry the new field. Read-only structs are exposed so that the LSP
+ * providers can walk them without copying; never modify them from outside. */
+#ifndef HOTLINE_PROFILE_H
+#define HOTLINE_PROFILE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "agent_wire.h"
+
+#define PROFILE_FORMAT_VERSION 1
+#define PROFILE_MAX_FILES 100000
+/* Line numbers above are dropped: no Python source has a million lines
+ * (PEP 611's bound). Lines are stored sparsely (a hash of the lines that
+ * have data), so a file's memory follows how many lines have data, never
+ * its largest line number. */
+#define PROFILE_MAX_LINE 1000000
+#define PROFILE_MAX_LINES 2000000 /* line records per store; later ones counted in dropped */
+#define PROFILE_MAX_FUNCS 1000000 /* per store */
+#define PROFILE_MAX_STACKS 200000 /* distinct stacks kept; later ones counted in dropped */
+#define PROFILE_MAX_THREADS 4096
+#define PROFILE_MAX_PROCS 4096
+#define PROFILE_MAX_CONN_IDS (1 << 24) /* per-connection str/stack ids */
+#define PROFILE_JSON_STACKS 500        /* top stacks written to the JSON profile */
+/* A saved profile bigger than this is refused before parsing: the JSON tree
+ * and the store take several times the file's size. 30,000 files of one
+ * line each make ~6 MB. */
+#define PROFILE_MAX_JSON_BYTES ((size_t)64 << 20)
+
+struct prof_func {
+    const char *name; /* store-owned */
+    int first_line, last_line;
+    struct agent_stats st;
+};
+
+struct prof_line {
+    int line; /* 1-based (0: module-level code without a line) */
+    struct agent_stats st;
+};
+
+struct prof_file {
+    const char *path; /* absolute, store-owned */
+    /* the lines that have data, in first-seen order (not sorted); find one
+     * with profile_file_line() */
+    struct prof_line *lines;
+    size_t nlines, caplines;
+    uint32_t *p__slots; /* private: open-addressing index, lines[i] as i + 1 */
+    size_t p__nslots;
+    struct prof_func **funcs; /* store-owned */
+    size_t nfuncs, capfuncs;
+    struct agent_stats total; /* sum over lines */
+};
+
+struct prof_frame {
+    const char *file, *name; /* store-owned */
+    int line;
+};
+
+struct prof_stack {
+    struct prof_frame *fr; /* innermost first */
+    size_t nfr;
+    long long samples;
+    double seconds;
+};
+
+struct prof_thread {
+    long long pid, tid;
+    char *name;
+    double py, nat, sys;
+};
+
+struct prof_proc {
+    long long pid, ppid;
+    char *python;     /* version string, or NULL */
+    json_t *argv;     /* owned array, or NULL */
+    char *end_reason; /* "exit", "stop", ... from `end`; NULL: EOF without end */
+    double last_ts;
+};
+
+/* Program metadata; set by the session (or loaded), read by the report. */
+struct prof_meta {
+    char *program;        /* main script (absolute) or "-m module"; owned */
+    json_t *argv;         /* owned array of strings (program arguments) or NULL */
+    char *python_version; /* owned or NULL */
+    double elapsed_s;
+    double interval_ms;
+    long long samples; /* sum of delta.samples */
+    int exit_status;   /* -1 unknown */
+    int exit_signal;   /* 0 none */
+    char *reason;      /* "exited 0", "crashed (SIGSEGV)", "killed", ...; owned */
+};
+
+struct profile {
+    struct prof_meta meta;
+    struct prof_file **files; /* in first-seen order */
+    size_t nfiles, capfiles;
+    struct prof_stack **stacks;
+    size_t nstacks, capstacks;
+    struct prof_thread *threads;
+    size_t nthreads;
+    struct prof_proc *procs;
+    size_t nprocs;
+    long long dropped; /* records dropped by caps or bad entries */
+    size_t nline_records; /* lines with data over all files (PROFILE_MAX_LINES) */
+    struct agent_stats total;
+    void *p__idx; /* private hash indexes */
+    void *p__mem; /* memory timelines and leak analysis (memprof.c) */
+};
+
+/* New empty store, or NULL on ENOMEM. */
+struct profile *profile_new(void);
+void profile_free(struct profile *p);
+
+/* Replace an owned metadata string (s borrowed, copied; NULL clears). */
+int profile_set_str(char **slot, const char *s);
+/* "exited 3", "crashed (SIGSEGV)", "killed (SIGKILL)", "interrupted (SIGINT)" ... into buf. */
+void profile_describe_exit(int status, int sig, char *buf, size_t n);
+
+/* ---- feeding from agent connections ---- */
+struct prof_conn;
+/* New per-connection id mapping for p (borrowed; must outlive the conn). */
+struct prof_conn *profile_conn_new(struct profile *p);
+void profile_conn_free(struct prof_conn *c);
+/* Apply one decoded message (borrowed). hello/str/stack/delta/end change the
+ * store; other types are ignored. Returns 0, -EPROTO on an id used before its
+ * definition or an id over the cap (the rest of the message is still applied
+ * where possible), -ENOMEM. */
+int profile_conn_apply(struct prof_conn *c, const struct agent_msg *m);
+/* pid from this connection's hello, 0 before it. */
+long long profile_conn_pid(const struct prof_conn *c);
+/* Turn a `now` message (borrowed) into store terms. New reference:
+ * {"ts":s,"pid":n,"threads":[{"tid","name","state","since_s",
+ *  "frames":[{"file","name","line"}...]}]}; unknown ids become "?". */
+json_t *profile_conn_resolve_now(struct prof_conn *c, const struct agent_msg *m);
+
+/* ---- queries ---- */
+/* Borrowed file record for an absolute path, or NULL. */
+const struct prof_file *profile_file(const struct profile *p, const char *path);
+/* Borrowed stats of (file, line), or NULL when the line has no data. */
+const struct agent_stats *profile_line(const struct profile *p, const char *path, int line);
+/* The same in a file record (borrowed). */
+const struct agent_stats *profile_file_line(const struct prof_file *f, int line);
+/* fn's stats with its memory filled in from the lines of its range
+ * [first_line, last_line] in f (the agent charges memory to lines only):
+ * allocated, freed, Python part and copies summed, peak the highest line
+ * peak, then the derived fields. Nested functions' lines count too. */
+void profile_func_stats(const struct prof_file *f, const struct prof_func *fn,
+                        struct agent_stats *out);
+
+struct prof_line_ref {
+    const struct prof_file *file; /* borrowed */
+    int line;
+    const struct agent_stats *st; /* borrowed */
+};
+/* The n hottest lines of the whole profile (by py+nat+sys), hottest first.
+ * Fills out[0..ret). */
+size_t profile_top_lines(const struct profile *p, struct prof_line_ref *out, size_t n);
+
+struct prof_func_ref {
+    const struct prof_file *file;
+    const struct prof_func *fn;
+};
+size_t profile_top_funcs(const struct profile *p, struct prof_func_ref *out, size_t n);
+
+/* The n heaviest stacks (by seconds), hottest first; if path is not NULL only
+ * stacks that have a frame at (path, line). Borrowed pointers into out. */
+size_t profile_top_stacks(const struct profile *p, const char *path, int line,
+                          const struct prof_stack **out, size_t n);
+
+/* ---- JSON ---- */
+/* New reference: the whole profile in docs/profile-format.md form. */
+json_t *profile_to_json(const struct profile *p);
+/* New store from a JSON profile (borrowed), or NULL with a reason in err. */
+struct profile *profile_from_json(const json_t *root, char *err, size_t errlen);
+/* The same, cancellable from another thread: once *cancel (borrowed, may be
+ * NULL) is non-zero the load stops within PROFILE_CANCEL_EVERY records and
+ * returns NULL with err "cancelled". A big profile takes seconds to load; a
+ * server that exits must not wait for it (docs/lsp.md). */
+#define PROFILE_CANCEL_EVERY 1024
+struct profile *profile_from_json_cancellable(const json_t *root, const atomic_int *cancel,
+                                              char *err, size_t errlen);
+/* Atomic save: a new temp file in the same directory (random name, created
+ * with O_EXCL so that nothing already there, a symlink included, is
+ * followed; mode 0600: the profile holds the program's argv), fsync, rename
+ * over path. 0 or -errno. */
+/* How profile_save formats the file (for a profile_to_json snapshot saved
+ * with profile_save_json elsewhere, e.g. on another thread). */
+#define PROFILE_SAVE_FLAGS (JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10))
+int profile_save(const struct profile *p, const char *path);
+/* The same for any JSON value (borrowed), dumped with jansson's flags. */
+int profile_save_json(const json_t *root, const char *path, size_t flags);
+
+/* profile_read_file flags */
+#define PROFILE_READ_NOFOLLOW 1 /* refuse a symlink as the last component */
+#define PROFILE_READ_REGULAR 2  /* refuse a FIFO, a device...: opened without blocking */
+#define PROFILE_READ_UNTRUSTED (PROFILE_READ_NOFOLLOW | PROFILE_READ_REGULAR)
+/* Read a whole file of at most max bytes into *out (new, NUL-terminated,
+ * *len bytes). 0 or -errno: -ELOOP a symlink (NOFOLLOW), -EINVAL not a
+ * regular file (REGULAR), -EFBIG more than max bytes (nothing past max+1 is
+ * read: /dev/zero ends too). */
+int profile_read_file(const char *path, size_t max, int flags, char **out, size_t *len);
+/* Load a saved profile of at most PROFILE_MAX_JSON_BYTES (flags as above:
+ * PROFILE_READ_UNTRUSTED for a file the user did not name); NULL with a
+ * reason in err (missing file, symlink, not a regular file, too big, bad
+ * JSON, wrong version, wrong field type). */
+struct profile *profile_load(const char *path, int flags, char *err, size_t errlen);
+/* The same, cancellable as profile_from_json_cancellable: the JSON parse
+ * (most of the time) stops within a few KiB of text once *cancel is set,
+ * the store's fill within PROFILE_CANCEL_EVERY records. */
+struct profile *profile_load_cancellable(const char *path, int flags, const atomic_int *cancel,
+                                         char *err, size_t errlen);
+
+#endif
