@@ -35,12 +35,9 @@ int main(int argc, char **argv)
         printf("hotline %s\n", HOTLINE_VERSION);
         return 0;
     }
-    if (!strcmp(cmd, "lsp"))
-        return cmd_lsp(argc - 1, argv + 1);
-    if (!strcmp(cmd, "run"))
-        return cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "view"))
-        return cmd_view(argc - 1, argv + 1);
+    if (!strcmp(cmd, "lsp")) return cmd_lsp(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "view")) return cmd_view(argc - 1, argv + 1);
     if (!strcmp(cmd, "attach")) {
         fputs("hotline: 'attach' is not available in this version\n", stderr);
         return 2;

@@ -68,7 +68,7 @@ static inline int check_report(int ok, const char *file, int line, const char *f
 #define CHECK_STR(a, b)                                                                            \
     do {                                                                                           \
         const char *check_a_ = (a), *check_b_ = (b);                                               \
-        check_report(check_a_ && check_b_ && strcmp(check_a_, check_b_) == 0, __FILE__, __LINE__,  \
+        check_report(check_a_ &&check_b_ &&strcmp(check_a_, check_b_) == 0, __FILE__, __LINE__,    \
                      "CHECK failed: %s == %s\n  got:  \"%s\"\n  want: \"%s\"", #a, #b,             \
                      check_a_ ? check_a_ : "(null)", check_b_ ? check_b_ : "(null)");              \
     } while (0)

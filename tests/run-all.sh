@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
+#   0. every C file follows .clang-format (tests/format-check.sh);
 #   1. normal build (RelWithDebInfo), every ctest, then the editor
 #      end-to-end tests (real Neovim, real VS Code in code-server);
 #   1b. Python 3.14 and 3.15 from a Debian sid root file system
@@ -19,6 +20,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 fuzz_seconds=${HOTLINE_FUZZ_SECONDS:-60}
 step() { printf '\n=== %s ===\n' "$*"; }
+
+step "format (.clang-format, tests/format-check.sh)"
+bash "$root/tests/format-check.sh"
 
 step "build"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -133,7 +133,7 @@ static int fill_lines(struct anchor_snap *sn, const char *text, size_t len)
 }
 
 struct anchor_snap *anchor_snap_from_text(struct anchor_set *f, const char *path, const char *text,
-                                     size_t len)
+                                          size_t len)
 {
     struct anchor_snap *old = snap_find(f, path);
     if (old) snap_unlink(f, old);
@@ -332,7 +332,7 @@ void anchor_drop(struct anchor_set *f, const char *uri)
 }
 
 int anchor_line(const struct anchor_map *a, const struct anchor_snap *sn, const struct doc *d,
-                     uint32_t cur)
+                uint32_t cur)
 {
     if (cur >= a->n || cur >= d->nlines || a->map[cur] < 0) return 0;
     uint32_t o = (uint32_t)a->map[cur];

@@ -63,8 +63,8 @@ const struct prof_file *anchor_profile_file(struct anchor_set *as, const struct 
 /* Borrowed snapshot of path, taken from disk if not yet known; NULL if unreadable. */
 struct anchor_snap *anchor_snap_get(struct anchor_set *as, const char *path);
 /* Snapshot from memory (text borrowed); replaces an existing one. */
-struct anchor_snap *anchor_snap_from_text(struct anchor_set *as, const char *path,
-                                          const char *text, size_t len);
+struct anchor_snap *anchor_snap_from_text(struct anchor_set *as, const char *path, const char *text,
+                                          size_t len);
 void anchor_snaps_clear(struct anchor_set *as);
 /* Has the file on disk changed since the snapshot? (cached by mtime/size) */
 int anchor_snap_stale(struct anchor_snap *sn);

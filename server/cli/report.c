@@ -148,8 +148,9 @@ static void memory_section(FILE *out, const struct profile *p, int top, const ch
     if (ppath) fprintf(out, " (reached at %s:%d)", shown_path(ppath, cwd), pline);
     fputc('\n', out);
     if (n) qsort(v, n, sizeof *v, cmp_alloc);
-    if (n) fprintf(out, "  %9s %9s %9s %9s %5s %9s  %s\n", "alloc MB", "freed MB", "kept MB",
-                   "peak MB", "py%", "copy MB", "line");
+    if (n)
+        fprintf(out, "  %9s %9s %9s %9s %5s %9s  %s\n", "alloc MB", "freed MB", "kept MB",
+                "peak MB", "py%", "copy MB", "line");
     for (size_t i = 0; i < n && i < (size_t)top; i++) {
         const double *x = v[i].st->v;
         char src[REPORT_SOURCE_WIDTH * 4 + 8];

@@ -83,8 +83,7 @@ static int live_key(json_t *msg, char *key, size_t n)
 {
     const char *m = json_string_value(json_object_get(msg, "method"));
     json_t *p = json_object_get(msg, "params");
-    if (!m)
-        return 0;
+    if (!m) return 0;
     if (!strcmp(m, "hotline/executing") || !strcmp(m, "workspace/inlayHint/refresh") ||
         !strcmp(m, "workspace/codeLens/refresh")) {
         snprintf(key, n, "%s", m);
@@ -107,8 +106,7 @@ static int live_key(json_t *msg, char *key, size_t n)
 
 static void out_write(struct server *s, const char *buf, size_t len)
 {
-    if (s->write && s->state != LSP_EXITED)
-        s->write(s, buf, len);
+    if (s->write && s->state != LSP_EXITED) s->write(s, buf, len);
 }
 
 static void out_encode(struct server *s, json_t *msg)
@@ -138,23 +136,18 @@ static void out_flush_held(struct server *s)
 
 void lsp_send(struct server *s, json_t *msg)
 {
-    if (!msg)
-        return;
+    if (!msg) return;
     char key[1024];
     int live = live_key(msg, key, sizeof key);
-    if (live < 0)
-        json_object_del(s->out_held, key);
+    if (live < 0) json_object_del(s->out_held, key);
     size_t pending = out_pending(s);
     if (live > 0 && (pending || json_object_size(s->out_held))) {
         /* the client has not read everything: hold it, replacing the one
          * it supersedes (a new key beyond the cap: the oldest goes) */
-        if (!s->out_held)
-            s->out_held = json_object();
-        if (!json_object_get(s->out_held, key) &&
-            json_object_size(s->out_held) >= LSP_OUT_MAX_HELD)
+        if (!s->out_held) s->out_held = json_object();
+        if (!json_object_get(s->out_held, key) && json_object_size(s->out_held) >= LSP_OUT_MAX_HELD)
             json_object_del(s->out_held, json_object_iter_key(json_object_iter(s->out_held)));
-        if (json_object_set_new(s->out_held, key, msg))
-            s->out_dropped++;
+        if (json_object_set_new(s->out_held, key, msg)) s->out_dropped++;
         return;
     }
     size_t cap = s->out_cap ? s->out_cap : LSP_OUT_CAP;
@@ -177,8 +170,7 @@ void lsp_send(struct server *s, json_t *msg)
 
 void lsp_out_drained(struct server *s)
 {
-    if (out_pending(s))
-        return;
+    if (out_pending(s)) return;
     if (s->out_blocked) {
         s->out_blocked = 0;
         fprintf(stderr, "hotline: the client reads again (%ld notifications were dropped)\n",
@@ -240,7 +232,6 @@ void lsp_notify(struct server *s, const char *method, json_t *params)
     lsp_send(s, rpc_notification(method, params));
 }
 
-
 static void vlog_to(struct server *s, const char *method, int always, enum lsp_msg_type type,
                     const char *fmt, va_list ap)
 {
@@ -248,10 +239,8 @@ static void vlog_to(struct server *s, const char *method, int always, enum lsp_m
     vsnprintf(msg, sizeof msg, fmt, ap);
     static const char *names[] = {"", "error", "warning", "info", "log"};
     fprintf(stderr, "hotline: %s: %s\n", names[type], msg);
-    if (s->state == LSP_UNINITIALIZED || s->state == LSP_EXITED)
-        return;
-    if (!always && (int)type > s->log_level)
-        return;
+    if (s->state == LSP_UNINITIALIZED || s->state == LSP_EXITED) return;
+    if (!always && (int)type > s->log_level) return;
     lsp_notify(s, method, json_pack("{s:i, s:s}", "type", (int)type, "message", msg));
 }
 
@@ -278,8 +267,7 @@ static json_t *dotted(json_t *cur, const char *path)
     while (cur && *path) {
         const char *dot = strchr(path, '.');
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        if (n >= sizeof key)
-            return NULL;
+        if (n >= sizeof key) return NULL;
         memcpy(key, path, n);
         key[n] = 0;
         cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
@@ -365,8 +353,7 @@ static void reply_no_memory(struct server *s, json_t *id)
                       "\"message\":\"out of memory: request dropped\"}}",
                       (int)nid, sid, RPC_INTERNAL_ERROR);
     int nf = snprintf(frame, sizeof frame, "Content-Length: %d\r\n\r\n%s", nb, body);
-    if (nb > 0 && nf > 0 && (size_t)nf < sizeof frame)
-        out_write(s, frame, (size_t)nf);
+    if (nb > 0 && nf > 0 && (size_t)nf < sizeof frame) out_write(s, frame, (size_t)nf);
 }
 
 static void enqueue(struct server *s, json_t *msg)
@@ -374,7 +361,8 @@ static void enqueue(struct server *s, json_t *msg)
     if (s->qlen >= LSP_MAX_QUEUED) {
         json_t *id = json_object_get(msg, "id");
         if (json_object_get(msg, "method") && id)
-            lsp_reply_error(s, id, LSP_SERVER_CANCELLED, "server overloaded: too many queued messages");
+            lsp_reply_error(s, id, LSP_SERVER_CANCELLED,
+                            "server overloaded: too many queued messages");
         json_decref(msg);
         return;
     }
@@ -398,8 +386,7 @@ static void enqueue(struct server *s, json_t *msg)
 static void on_message(void *ud, const char *body, size_t len)
 {
     struct server *s = ud;
-    if (s->state == LSP_EXITED)
-        return;
+    if (s->state == LSP_EXITED) return;
     json_error_t err;
     json_t *msg = json_loadb(body, len, JSON_ALLOW_NUL, &err);
     if (!msg) {
@@ -427,8 +414,7 @@ static void on_frame_error(void *ud, enum rpc_frame_error e, const char *detail)
 
 void lsp_feed(struct server *s, const char *data, size_t len)
 {
-    if (s->state == LSP_EXITED)
-        return;
+    if (s->state == LSP_EXITED) return;
     if (rpc_reader_feed(&s->reader, data, len, on_message, on_frame_error, s) < 0)
         lsp_log(s, LSP_MSG_ERROR, "out of memory reading a message");
     schedule(s);
@@ -440,8 +426,7 @@ static void handle_queued(struct server *s, size_t max)
     for (size_t i = 0; i < max && s->qhead && s->state != LSP_EXITED; i++) {
         struct lsp_queued *q = s->qhead;
         s->qhead = q->next;
-        if (!s->qhead)
-            s->qtail = NULL;
+        if (!s->qhead) s->qtail = NULL;
         s->qlen--;
         handle(s, q->msg, q->cancelled);
         json_decref(q->msg);
@@ -468,12 +453,10 @@ static void on_idle(uv_idle_t *h)
 
 static void begin_exit(struct server *s, int code)
 {
-    if (s->state == LSP_EXITED)
-        return;
+    if (s->state == LSP_EXITED) return;
     s->exit_code = code;
     s->state = LSP_EXITED;
-    if (s->on_exit)
-        s->on_exit(s);
+    if (s->on_exit) s->on_exit(s);
 }
 
 void lsp_eof(struct server *s)
@@ -518,8 +501,7 @@ static void handle(struct server *s, json_t *msg, int cancelled)
             nm->notify(s, nself, params);
             return;
         }
-        if (strncmp(method, "$/", 2))
-            lsp_log(s, LSP_MSG_LOG, "ignored notification %s", method);
+        if (strncmp(method, "$/", 2)) lsp_log(s, LSP_MSG_LOG, "ignored notification %s", method);
         return;
     case RPC_KIND_REQUEST:
         break;
@@ -588,7 +570,8 @@ static const char *choose_encoding(struct server *s)
     json_t *v;
     s->enc = POS_UTF16;
     if (json_is_array(offered)) {
-        json_array_foreach(offered, i, v) {
+        json_array_foreach(offered, i, v)
+        {
             enum pos_encoding e;
             if (json_is_string(v) && !pos_encoding_parse(json_string_value(v), &e)) {
                 s->enc = e; /* the client's first choice that we support */
@@ -617,7 +600,8 @@ static void merge_settings(json_t *dst, json_t *src)
 {
     const char *k;
     json_t *v;
-    json_object_foreach(src, k, v) {
+    json_object_foreach(src, k, v)
+    {
         json_t *cur = json_object_get(dst, k);
         if (json_is_object(cur) && json_is_object(v))
             merge_settings(cur, v);
@@ -635,8 +619,7 @@ static void client_gone(struct server *s)
 static void on_parent_check(uv_timer_t *t)
 {
     struct server *s = t->data;
-    if (s->client_pid > 0 && kill((pid_t)s->client_pid, 0) < 0 && errno == ESRCH)
-        client_gone(s);
+    if (s->client_pid > 0 && kill((pid_t)s->client_pid, 0) < 0 && errno == ESRCH) client_gone(s);
 }
 
 static void on_parent_exit(uv_poll_t *p, int status, int events)
@@ -657,14 +640,14 @@ static void on_parent_exit(uv_poll_t *p, int status, int events)
 static void watch_client(struct server *s, long pid)
 {
     if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
-        lsp_log(s, LSP_MSG_INFO,
-                "client processId %ld is not visible here (another PID namespace?): not watching it",
-                pid);
+        lsp_log(
+            s, LSP_MSG_INFO,
+            "client processId %ld is not visible here (another PID namespace?): not watching it",
+            pid);
         return;
     }
     s->client_pid = pid;
-    if (!s->has_loop_handles)
-        return;
+    if (!s->has_loop_handles) return;
 #ifdef SYS_pidfd_open
     int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
     if (fd >= 0 && !uv_poll_init(s->loop, &s->parent_poll, fd)) {
@@ -673,8 +656,7 @@ static void watch_client(struct server *s, long pid)
         uv_poll_start(&s->parent_poll, UV_READABLE, on_parent_exit);
         return;
     }
-    if (fd >= 0)
-        close(fd);
+    if (fd >= 0) close(fd);
 #endif
     uv_timer_start(&s->parent_timer, on_parent_check, 3000, 3000);
 }
@@ -711,8 +693,7 @@ static void h_initialize(struct server *s, json_t *id, json_t *params)
     json_t *ru = json_object_get(params, "rootUri");
     if (json_is_array(folders) && json_array_size(folders) > 0)
         root = json_string_value(json_object_get(json_array_get(folders, 0), "uri"));
-    if (!root && json_is_string(ru))
-        root = json_string_value(ru);
+    if (!root && json_is_string(ru)) root = json_string_value(ru);
     if (root) {
         free(s->root_path);
         s->root_path = lsp_uri_to_path(root);
@@ -723,7 +704,8 @@ static void h_initialize(struct server *s, json_t *id, json_t *params)
 
     const char *enc = choose_encoding(s);
     json_t *sync = json_pack("{s:b, s:i}", "openClose", 1, "change", 2);
-    json_t *capabilities = json_pack("{s:s, s:o}", "positionEncoding", enc, "textDocumentSync", sync);
+    json_t *capabilities =
+        json_pack("{s:s, s:o}", "positionEncoding", enc, "textDocumentSync", sync);
     lsp_registry_capabilities(s, capabilities);
     s->state = LSP_RUNNING;
     lsp_reply(s, id,
@@ -759,9 +741,9 @@ static void n_exit(struct server *s, json_t *params)
  * document's text and version). For tests and bug reports; changes nothing. */
 static void h_debug_state(struct server *s, json_t *id, json_t *params)
 {
-    json_t *r = json_pack("{s:s, s:O, s:i, s:b}", "positionEncoding", pos_encoding_name(s->enc),
-                          "settings", s->settings, "documents", (int)s->docs.count, "executing",
-                          s->executing_optin);
+    json_t *r =
+        json_pack("{s:s, s:O, s:i, s:b}", "positionEncoding", pos_encoding_name(s->enc), "settings",
+                  s->settings, "documents", (int)s->docs.count, "executing", s->executing_optin);
     FOR_PROVIDERS(s, i, p, self)
     if (p->debug_state) p->debug_state(s, self, r);
     const char *uri = json_string_value(json_object_get(params, "uri"));
@@ -791,8 +773,7 @@ static void n_did_open(struct server *s, json_t *params)
 {
     const char *uri;
     json_t *td;
-    if (text_document(s, params, "didOpen", &uri, &td))
-        return;
+    if (text_document(s, params, "didOpen", &uri, &td)) return;
     json_t *text = json_object_get(td, "text");
     if (!json_is_string(text)) {
         lsp_log(s, LSP_MSG_ERROR, "didOpen %s without text", uri);
@@ -834,8 +815,7 @@ static void n_did_change(struct server *s, json_t *params)
 {
     const char *uri;
     json_t *td;
-    if (text_document(s, params, "didChange", &uri, &td))
-        return;
+    if (text_document(s, params, "didChange", &uri, &td)) return;
     struct doc *d = doc_find(&s->docs, uri);
     if (!d) {
         lsp_log(s, LSP_MSG_ERROR, "didChange for %s, which is not open", uri);
@@ -852,7 +832,8 @@ static void n_did_change(struct server *s, json_t *params)
                 (int)json_integer_value(version), d->version);
     size_t i;
     json_t *c;
-    json_array_foreach(changes, i, c) {
+    json_array_foreach(changes, i, c)
+    {
         json_t *text = json_object_get(c, "text");
         json_t *range = json_object_get(c, "range");
         if (!json_is_string(text)) {
@@ -871,9 +852,9 @@ static void n_did_change(struct server *s, json_t *params)
             continue;
         }
         struct doc_edit edit;
-        int rc = doc_apply_change(d, has_range, (uint32_t)l0, (uint32_t)c0, (uint32_t)l1,
-                                  (uint32_t)c1, json_string_value(text), json_string_length(text),
-                                  s->enc, &edit);
+        int rc =
+            doc_apply_change(d, has_range, (uint32_t)l0, (uint32_t)c0, (uint32_t)l1, (uint32_t)c1,
+                             json_string_value(text), json_string_length(text), s->enc, &edit);
         if (rc == -ERANGE) {
             lsp_log(s, LSP_MSG_WARNING, "didChange %s: range out of the document, clamped", uri);
         } else if (rc) {
@@ -884,16 +865,14 @@ static void n_did_change(struct server *s, json_t *params)
         FOR_PROVIDERS(s, k, p, self)
         if (p->doc_edited) p->doc_edited(s, self, d, &edit);
     }
-    if (json_is_integer(version))
-        d->version = (int)json_integer_value(version);
+    if (json_is_integer(version)) d->version = (int)json_integer_value(version);
 }
 
 static void n_did_close(struct server *s, json_t *params)
 {
     const char *uri;
     json_t *td;
-    if (text_document(s, params, "didClose", &uri, &td))
-        return;
+    if (text_document(s, params, "didClose", &uri, &td)) return;
     if (doc_close(&s->docs, uri))
         lsp_log(s, LSP_MSG_WARNING, "didClose for %s, which is not open", uri);
     else
@@ -903,8 +882,7 @@ static void n_did_close(struct server *s, json_t *params)
 static void n_did_change_configuration(struct server *s, json_t *params)
 {
     json_t *settings = json_is_object(params) ? json_object_get(params, "settings") : NULL;
-    if (!json_is_object(settings))
-        return;
+    if (!json_is_object(settings)) return;
     /* clients send either {"hotline": {...}} or the section itself */
     json_t *ours = json_object_get(settings, "hotline");
     merge_settings(s->settings, json_is_object(ours) ? ours : settings);
@@ -925,8 +903,7 @@ int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message)
     s->client_caps = json_object();
     s->init_options = json_object();
     s->settings = json_object();
-    if (!s->client_caps || !s->init_options || !s->settings)
-        return -ENOMEM;
+    if (!s->client_caps || !s->init_options || !s->settings) return -ENOMEM;
     rpc_reader_init(&s->reader, max_message);
     doc_store_init(&s->docs);
     if (loop) {
@@ -946,8 +923,7 @@ int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message)
 
 void lsp_server_close(struct server *s)
 {
-    if (!s->has_loop_handles)
-        return;
+    if (!s->has_loop_handles) return;
     /* e.g. kills the program we run, if any; the loop finishes closing it */
     FOR_PROVIDERS(s, i, p, self)
     if (p->close) p->close(s, self);

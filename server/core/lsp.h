@@ -55,11 +55,11 @@ struct server {
     /* bytes written but not yet taken by the client (NULL: always 0); the
      * transport calls lsp_out_drained() whenever that number goes down */
     size_t (*out_pending)(struct server *s);
-    size_t out_cap;      /* LSP_OUT_CAP unless set */
-    json_t *out_held;    /* owned {key: message}: live messages held back, newest only */
-    int out_blocked;     /* the client stays past out_cap: live stream stopped */
-    long out_dropped;    /* notifications dropped while blocked */
-    void *transport; /* owned by the transport */
+    size_t out_cap;   /* LSP_OUT_CAP unless set */
+    json_t *out_held; /* owned {key: message}: live messages held back, newest only */
+    int out_blocked;  /* the client stays past out_cap: live stream stopped */
+    long out_dropped; /* notifications dropped while blocked */
+    void *transport;  /* owned by the transport */
     /* called once when the server wants to exit (state is LSP_EXITED) */
     void (*on_exit)(struct server *s);
 
@@ -84,11 +84,11 @@ struct server {
     int log_level;           /* window/logMessage threshold (enum lsp_msg_type) */
 
     struct doc_store docs;
-    long next_request_id; /* for server -> client requests */
+    long next_request_id;                    /* for server -> client requests */
     struct lsp_pending calls[LSP_MAX_CALLS]; /* lsp_call: awaiting an answer */
     int ncalls;
     struct lsp_progress *progresses; /* borrowed list: started, not yet ended */
-    struct lsp_pview view; /* the profile shown (lsp_pview.h) */
+    struct lsp_pview view;           /* the profile shown (lsp_pview.h) */
     /* the providers' states, in the order of lsp_providers[] */
     void *pself[LSP_MAX_PROVIDERS];
 };

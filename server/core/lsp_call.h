@@ -32,8 +32,12 @@ void lsp_call_answered(struct server *s, json_t *id, json_t *result, json_t *err
 /* Pending calls in the table (hotline/debug/state). */
 int lsp_calls_pending(struct server *s);
 
-enum lsp_progress_state { LSP_PROGRESS_NONE, LSP_PROGRESS_CREATING, LSP_PROGRESS_BEGUN,
-                          LSP_PROGRESS_ENDED };
+enum lsp_progress_state {
+    LSP_PROGRESS_NONE,
+    LSP_PROGRESS_CREATING,
+    LSP_PROGRESS_BEGUN,
+    LSP_PROGRESS_ENDED
+};
 
 /* Embedded in its owner, who must call lsp_progress_end or _drop before it
  * goes away. */

@@ -40,8 +40,7 @@ static void on_written(uv_write_t *req, int status)
         fprintf(stderr, "hotline: writing to the client failed: %s\n", uv_strerror(status));
     free(w->buf.base);
     free(w);
-    if (!t->closing)
-        lsp_out_drained(t->srv);
+    if (!t->closing) lsp_out_drained(t->srv);
 }
 
 /* Bytes the client has not taken yet: libuv's write queue (what the pipe
@@ -49,8 +48,7 @@ static void on_written(uv_write_t *req, int status)
 static size_t transport_pending(struct server *s)
 {
     struct stdio_transport *t = s->transport;
-    if (t->out_type != UV_NAMED_PIPE && t->out_type != UV_TTY)
-        return 0;
+    if (t->out_type != UV_NAMED_PIPE && t->out_type != UV_TTY) return 0;
     return uv_stream_get_write_queue_size((uv_stream_t *)&t->out);
 }
 
@@ -60,10 +58,8 @@ static void transport_write(struct server *s, const char *buf, size_t len)
     if (t->out_type == UV_FILE || t->out_type == UV_UNKNOWN_HANDLE) {
         while (len > 0) {
             ssize_t n = write(1, buf, len);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                return;
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return;
             buf += n;
             len -= (size_t)n;
         }
@@ -97,8 +93,7 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
     struct stdio_transport *t = st->data;
-    if (n > 0)
-        lsp_feed(t->srv, buf->base, (size_t)n);
+    if (n > 0) lsp_feed(t->srv, buf->base, (size_t)n);
     free(buf->base);
     if (n < 0) {
         if (n != UV_EOF)
@@ -121,8 +116,7 @@ static void on_fs_read(uv_fs_t *req)
         }
         return;
     }
-    if (t->srv->state != LSP_EXITED)
-        lsp_eof(t->srv);
+    if (t->srv->state != LSP_EXITED) lsp_eof(t->srv);
 }
 
 static int open_stream(uv_loop_t *loop, int fd, uv_handle_type type, void *h, int readable)
@@ -131,8 +125,7 @@ static int open_stream(uv_loop_t *loop, int fd, uv_handle_type type, void *h, in
         uv_pipe_init(loop, h, 0);
         return uv_pipe_open(h, fd);
     }
-    if (type == UV_TTY)
-        return uv_tty_init(loop, h, fd, readable);
+    if (type == UV_TTY) return uv_tty_init(loop, h, fd, readable);
     return UV_EINVAL;
 }
 
@@ -148,8 +141,7 @@ static void on_shutdown(uv_shutdown_t *req, int status)
 static void on_server_exit(struct server *s)
 {
     struct stdio_transport *t = s->transport;
-    if (t->closing)
-        return;
+    if (t->closing) return;
     t->closing = 1;
     if (t->in_type == UV_NAMED_PIPE || t->in_type == UV_TTY) {
         uv_read_stop((uv_stream_t *)&t->in);

@@ -23,12 +23,12 @@
 struct server;
 
 struct lsp_pview {
-    struct profile *prof; /* owned: the profile shown (live during a run), or NULL */
-    struct anchor_set as; /* its snapshots and anchors */
-    unsigned long gen;    /* +1 each time the profile is replaced (run, load, clear) */
-    int running;          /* a program is filling prof now */
+    struct profile *prof;           /* owned: the profile shown (live during a run), or NULL */
+    struct anchor_set as;           /* its snapshots and anchors */
+    unsigned long gen;              /* +1 each time the profile is replaced (run, load, clear) */
+    int running;                    /* a program is filling prof now */
     struct memprof_leak_set *leaks; /* owned likely leaks of prof, or NULL */
-    json_t *live;         /* owned: the running line as a diagnostic + "uri", or NULL */
+    json_t *live;                   /* owned: the running line as a diagnostic + "uri", or NULL */
 };
 
 /* profile_updated's `what` */
@@ -62,8 +62,7 @@ int lsp_docview_line(const struct lsp_docview *v, uint32_t cur);
 long lsp_docview_find(const struct lsp_docview *v, int line);
 /* lsp_docview_open + lsp_docview_line in one: 0 when nothing belongs at cur;
  * *pf (may be NULL) gets the profiled file. */
-int lsp_profiled_line(struct server *s, struct doc *d, uint32_t cur,
-                      const struct prof_file **pf);
+int lsp_profiled_line(struct server *s, struct doc *d, uint32_t cur, const struct prof_file **pf);
 
 /* ---- writing (the run provider only) ---- */
 

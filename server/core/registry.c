@@ -35,7 +35,8 @@ void lsp_registry_capabilities(struct server *s, json_t *caps)
     int lenses = 0, actions = 0;
     void *rself;
     int resolve = lsp_registry_method(s, "codeAction/resolve", 1, &rself) != NULL;
-    FOR_PROVIDERS(s, i, p, self) {
+    FOR_PROVIDERS(s, i, p, self)
+    {
         (void)self;
         for (const struct lsp_command *c = p->commands; c && c->name; c++)
             json_array_append_new(cmds, json_string(c->name));
@@ -51,9 +52,9 @@ void lsp_registry_capabilities(struct server *s, json_t *caps)
     FOR_PROVIDERS(s, i, p, self)
     if (p->initialize) p->initialize(s, self, caps);
     if (actions)
-        json_object_set_new(caps, "codeActionProvider",
-                            json_pack("{s:O, s:b}", "codeActionKinds", kinds, "resolveProvider",
-                                      resolve));
+        json_object_set_new(
+            caps, "codeActionProvider",
+            json_pack("{s:O, s:b}", "codeActionKinds", kinds, "resolveProvider", resolve));
     json_decref(cmds);
     json_decref(kinds);
 }

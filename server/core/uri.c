@@ -9,28 +9,22 @@
 
 static int hexval(int c)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
 }
 
 char *lsp_uri_to_path(const char *uri)
 {
-    if (strncasecmp(uri, "file://", 7))
-        return NULL;
+    if (strncasecmp(uri, "file://", 7)) return NULL;
     const char *p = uri + 7;
     if (*p != '/') { /* file://host/path: keep the path, ignore the host */
         p = strchr(p, '/');
-        if (!p)
-            return NULL;
+        if (!p) return NULL;
     }
     char *out = malloc(strlen(p) + 1), *o = out;
-    if (!out)
-        return NULL;
+    if (!out) return NULL;
     for (; *p && *p != '?' && *p != '#'; p++) {
         int h, l;
         if (*p == '%' && (h = hexval(p[1])) >= 0 && (l = hexval(p[2])) >= 0) {
@@ -49,12 +43,10 @@ char *lsp_path_to_uri(const char *path)
     static const char hex[] = "0123456789ABCDEF";
     size_t n = strlen(path);
     char *out = malloc(7 + 3 * n + 2), *o = out;
-    if (!out)
-        return NULL;
+    if (!out) return NULL;
     memcpy(o, "file://", 7);
     o += 7;
-    if (path[0] != '/')
-        *o++ = '/';
+    if (path[0] != '/') *o++ = '/';
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
             strchr("-._~/", *p)) {

@@ -39,9 +39,9 @@ struct llm_call {
     char url[2048];
     char host[256]; /* for titles and messages: "api.openai.com", "127.0.0.1:8080" */
     char model[256];
-    char key_env[128];  /* the variable whose key goes with the request, "" none */
-    char withheld[32];  /* the default variable, set but not sent to this host, or "" */
-    int cleartext;      /* plain http:// to a host that is not loopback */
+    char key_env[128];          /* the variable whose key goes with the request, "" none */
+    char withheld[32];          /* the default variable, set but not sent to this host, or "" */
+    int cleartext;              /* plain http:// to a host that is not loopback */
     struct curl_slist *headers; /* owned: the key lives only here */
     char *body;                 /* owned JSON */
     char *key;                  /* owned copy of the key (for scrubbing), or NULL */

@@ -171,4 +171,3 @@ void proc_helper_detach(struct proc_helper *h)
 {
     h->data = NULL;
 }
-

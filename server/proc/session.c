@@ -341,7 +341,6 @@ static void check_done(struct session *s)
     s->cb.on_exit(s, s->ud);
 }
 
-
 /* ---- output sinks ---------------------------------------------------------
  * A process that outlives the run (a child of the program) may still hold
  * the output pipes when the drain ends. Closing our end would make its next
@@ -536,8 +535,7 @@ static char *config_json(const struct session_opts *o, const char *main_path)
     json_object_set_new(c, "main", json_string(main_path));
     json_object_set_new(c, "server_pid", json_integer(getpid()));
     /* LSP mode: the program must not outlive a SIGKILLed server. */
-    if (!o->inherit_stdio)
-        json_object_set_new(c, "die_with_server", json_true());
+    if (!o->inherit_stdio) json_object_set_new(c, "die_with_server", json_true());
     if (o->ninclude) {
         json_t *a = json_array();
         for (int i = 0; i < o->ninclude; i++)
@@ -573,13 +571,12 @@ static int env_skip(const char *e)
 static char *shim_preload_path(struct session *s, const char *agent_dir)
 {
     char *shim = strf("%s/hotline/libhotline_memshim.so", agent_dir);
-    if (shim && access(shim, R_OK) == 0 && !strpbrk(shim, " :"))
-        return shim;
+    if (shim && access(shim, R_OK) == 0 && !strpbrk(shim, " :")) return shim;
     char real[PATH_MAX];
-    int ok = shim && access(shim, R_OK) == 0 && realpath(shim, real); /* agent_dir may be relative */
+    int ok =
+        shim && access(shim, R_OK) == 0 && realpath(shim, real); /* agent_dir may be relative */
     free(shim);
-    if (!ok)
-        return NULL;
+    if (!ok) return NULL;
     snprintf(s->shimlink, sizeof s->shimlink, "%s/libhotline_memshim.so", s->tmpdir);
     if (strpbrk(s->shimlink, " :") || symlink(real, s->shimlink) != 0) {
         s->shimlink[0] = 0;
@@ -853,8 +850,7 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     s->io->proc.data = s;
     s->start_ns = uv_hrtime();
     rc = uv_spawn(loop, &s->io->proc, &po);
-    if (in_fd >= 0)
-        close(in_fd); /* the child has its copy */
+    if (in_fd >= 0) close(in_fd); /* the child has its copy */
     free(args);
     free(config);
     free(main_path);

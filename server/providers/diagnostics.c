@@ -104,8 +104,8 @@ static void publish(struct server *s, struct diag_state *f)
     int hot = (int)lsp_setting_num(s, "diagnostics.hotLines", 0);
     if (prof && hot > 0) {
         struct prof_line_ref refs[DIAG_MAX_LINES];
-        size_t n = profile_top_lines(prof, refs,
-                                     hot > DIAG_MAX_LINES ? DIAG_MAX_LINES : (size_t)hot);
+        size_t n =
+            profile_top_lines(prof, refs, hot > DIAG_MAX_LINES ? DIAG_MAX_LINES : (size_t)hot);
         for (size_t i = 0; i < n; i++) {
             char msg[160];
             snprintf(msg, sizeof msg, "hot line #%zu: %.1f%% of the run", i + 1,
@@ -168,7 +168,6 @@ static void publish(struct server *s, struct diag_state *f)
     }
     json_decref(by_uri);
 }
-
 
 /* A document opened or closed under another name than the profile's (a
  * symlink) moves its file's diagnostics between the two URIs. */

@@ -4,15 +4,12 @@
  * commands are listed, and code lenses and actions come, in this order. */
 #include "core/lsp_provider.h"
 
-extern const struct lsp_provider lsp_run_provider;      /* run.c */
-extern const struct lsp_provider lsp_optimize_provider; /* optimize.c */
-extern const struct lsp_provider lsp_view_provider;     /* view.c */
+extern const struct lsp_provider lsp_run_provider;         /* run.c */
+extern const struct lsp_provider lsp_optimize_provider;    /* optimize.c */
+extern const struct lsp_provider lsp_view_provider;        /* view.c */
 extern const struct lsp_provider lsp_diagnostics_provider; /* diagnostics.c */
 
 const struct lsp_provider *const lsp_providers[] = {
-    &lsp_run_provider,
-    &lsp_optimize_provider, /* its before/after lenses go above the profile's */
-    &lsp_view_provider,
-    &lsp_diagnostics_provider,
-    NULL,
+    &lsp_run_provider,  &lsp_optimize_provider, /* its before/after lenses go above the profile's */
+    &lsp_view_provider, &lsp_diagnostics_provider, NULL,
 };

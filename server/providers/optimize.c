@@ -54,10 +54,10 @@ struct opt_op {
     struct llm_req *req;
     struct proc_helper *proc; /* the helper running for this op, or NULL */
     void (*next_step)(struct opt_op *op, int64_t status, const char *out);
-    char *code, *explanation; /* owned, from the answer */
-    char *raw;                /* owned: the code block as the model wrote it */
-    json_t *edit;             /* owned WorkspaceEdit once checked */
-    long apply_id;               /* the workspace/applyEdit call, 0 if none */
+    char *code, *explanation;     /* owned, from the answer */
+    char *raw;                    /* owned: the code block as the model wrote it */
+    json_t *edit;                 /* owned WorkspaceEdit once checked */
+    long apply_id;                /* the workspace/applyEdit call, 0 if none */
     struct lsp_progress progress; /* cancellable: cancel drops the op */
     struct opt_op *next;
 };
@@ -139,7 +139,7 @@ static char *profile_table(struct server *s, struct doc *d, uint32_t l0, uint32_
         int stat;
         const char *name;
     } extra[] = {
-        {AGENT_STAT_ALLOC, "alloc MB"}, {AGENT_STAT_KEPT, "kept MB"},
+        {AGENT_STAT_ALLOC, "alloc MB"},     {AGENT_STAT_KEPT, "kept MB"},
         {AGENT_STAT_COPYRATE, "copy MB/s"}, {AGENT_STAT_GPUPCT, "GPU %"},
         {AGENT_STAT_GPUMB, "GPU MB"},
     };
@@ -791,15 +791,14 @@ static void opt_code_action(struct server *s, void *self, json_t *params, json_t
     json_int_t l0, c0, l1, c1;
     struct llm_call desc;
     char err[LLM_MAX_TEXT];
-    int offer = d && prof_file(s, path) &&
-                !parse_range(range, &l0, &c0, &l1, &c1) &&
+    int offer = d && prof_file(s, path) && !parse_range(range, &l0, &c0, &l1, &c1) &&
                 kind_wanted(json_object_get(json_object_get(params, "context"), "only")) &&
                 !json_is_false(json_object_get(llm_settings(s), "enabled"));
     if (offer && l0 == l1 && c0 == c1) { /* a cursor: only on a hot line */
         const struct agent_stats *st =
             l0 < (json_int_t)d->nlines ? line_stats(s, d, (uint32_t)l0) : NULL;
-        offer = st && summary_share(lsp_pview_profile(s), st) >=
-                          lsp_setting_num(s, "hints.threshold", 1);
+        offer = st &&
+                summary_share(lsp_pview_profile(s), st) >= lsp_setting_num(s, "hints.threshold", 1);
     }
     if (offer && !llm_describe(&desc, llm_settings(s), err, sizeof err)) {
         char title[400];

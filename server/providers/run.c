@@ -42,9 +42,9 @@ struct lsp_run {
     int tick_open;
     uint64_t start_ns;
     struct lsp_progress progress; /* cancellable: cancel stops the program */
-    json_t *now;        /* owned latest resolved `now`, or NULL */
+    json_t *now;                  /* owned latest resolved `now`, or NULL */
     int now_fresh;
-    int exec_sent;     /* a hotline/executing with a uri was sent */
+    int exec_sent;    /* a hotline/executing with a uri was sent */
     int live_changed; /* the live line (s->view.live) not yet published */
     int stop_requested;
     json_t *pending; /* owned hotline.run arguments to start after this run (restart) */
@@ -59,9 +59,9 @@ struct run_state {
     struct lsp_run *run;     /* owned until its session closed; NULL when idle */
     struct lsp_run *closing; /* runs whose session is closing (list through run->next) */
     int runs_started;
-    struct lsp_load *load; /* loading <root>/.hotline on the thread pool, or NULL */
+    struct lsp_load *load;             /* loading <root>/.hotline on the thread pool, or NULL */
     struct lsp_save *save, *save_next; /* saving it there (in flight, waiting) */
-    int initialized;       /* the client sent `initialized` */
+    int initialized;                   /* the client sent `initialized` */
     /* refresh throttling */
     int dirty; /* profile changed since the last refresh request */
     uint64_t last_refresh_ns;
@@ -257,11 +257,11 @@ struct lsp_load {
     int discard;
     atomic_int cancel; /* set on the loop thread, read by the worker */
     /* results (worker -> loop thread) */
-    struct profile *prof;   /* owned until handed over */
-    struct anchor_set snaps; /* only snapshots: owned until handed over */
+    struct profile *prof;           /* owned until handed over */
+    struct anchor_set snaps;        /* only snapshots: owned until handed over */
     struct memprof_leak_set *leaks; /* owned until handed over */
-    int missing;            /* no profile.json: nothing to say */
-    char err[2 * PATH_MAX + 256]; /* why profile.json was refused: "<path>: <why>" */
+    int missing;                    /* no profile.json: nothing to say */
+    char err[2 * PATH_MAX + 256];   /* why profile.json was refused: "<path>: <why>" */
 };
 
 static void load_read(struct lsp_load *ld)
@@ -286,7 +286,7 @@ static void load_read(struct lsp_load *ld)
     char err[PATH_MAX + 96] = "";
     ld->prof = profile_load_cancellable(path, PROFILE_READ_UNTRUSTED, &ld->cancel, err, sizeof err);
     if (atomic_load(&ld->cancel)) return; /* nobody wants it: load_after frees what there is */
-    if (!ld->prof) { /* the file's own errors name it; the format's do not */
+    if (!ld->prof) {                      /* the file's own errors name it; the format's do not */
         if (!strncmp(err, path, strlen(path)))
             snprintf(ld->err, sizeof ld->err, "%s", err);
         else
@@ -580,8 +580,7 @@ static void on_tick(uv_timer_t *t)
             char msg[256], hot[160];
             hottest_line(s, hot, sizeof hot);
             snprintf(msg, sizeof msg, "%.1f s · %lld samples%s",
-                     (double)(uv_hrtime() - r->start_ns) / 1e9,
-                     prof ? prof->meta.samples : 0, hot);
+                     (double)(uv_hrtime() - r->start_ns) / 1e9, prof ? prof->meta.samples : 0, hot);
             lsp_progress_report(s, &r->progress, msg);
         }
         if (f->dirty) {
@@ -934,8 +933,8 @@ static void cmd_show(struct server *s, void *self, json_t *id, json_t *a)
     const char *uri = json_string_value(json_object_get(a, "uri"));
     json_t *line = json_object_get(a, "line");
     char *path = uri ? lsp_uri_to_path(uri) : NULL;
-    char *text = summary_text(
-        lsp_pview_profile(s), path, json_is_integer(line) ? (int)json_integer_value(line) + 1 : 0);
+    char *text = summary_text(lsp_pview_profile(s), path,
+                              json_is_integer(line) ? (int)json_integer_value(line) + 1 : 0);
     free(path);
     if (!text) {
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "no profile yet: run a program first");

@@ -95,10 +95,14 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     size_t k;
     unsigned cp;
     if (c < 0x80) return 1;
-    if (c >= 0xc2 && c <= 0xdf) k = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef) k = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4) k = 4, cp = c & 0x07;
-    else return 0;
+    if (c >= 0xc2 && c <= 0xdf)
+        k = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        k = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        k = 4, cp = c & 0x07;
+    else
+        return 0;
     if (n < k) return 0;
     for (size_t i = 1; i < k; i++) {
         if ((s[i] & 0xc0) != 0x80) return 0;
@@ -207,7 +211,8 @@ static void lb_share(struct lsp_buf *b, const struct profile *p, const struct ag
         /* rounded as shown: a sleep line's hint that reads 5% makes its
          * function's lens say "5 waiting" too */
         double pct = nearbyint(v * k);
-        if (t > 0 && (v >= VIEW_KIND_MIN * t || pct >= VIEW_KIND_RUN) && pct >= 1) shown[nshown++] = i;
+        if (t > 0 && (v >= VIEW_KIND_MIN * t || pct >= VIEW_KIND_RUN) && pct >= 1)
+            shown[nshown++] = i;
     }
     lb_pct(b, summary_share(p, st));
     LB_LIT(b, "%");
@@ -347,8 +352,7 @@ static void view_lenses(struct server *s, struct lsp_docview *v, struct lsp_buf 
     for (size_t i = 0; i < v->pf->nfuncs; i++) {
         const struct prof_func *fn = v->pf->funcs[i];
         if (!strcmp(fn->name, "<module>")) continue;
-        long cur =
-            inv ? current_line_inv(v, inv, fn->first_line) : current_line(v, fn->first_line);
+        long cur = inv ? current_line_inv(v, inv, fn->first_line) : current_line(v, fn->first_line);
         if (cur < 0) continue;
         struct agent_stats st;
         profile_func_stats(v->pf, fn, &st);
@@ -386,7 +390,7 @@ static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *pa
     json_t *out = json_array();
     int on = lsp_setting_bool(s, "hints.enabled", 1);
     if (!on || view_open(s, params, &v)) {
-            lsp_reply(s, id, out);
+        lsp_reply(s, id, out);
         return;
     }
     json_int_t l0 = 0, l1 = (json_int_t)v.d->nlines - 1;
@@ -471,8 +475,8 @@ static void spark(const struct profile *p, const struct prof_file *pf, int line,
         k += snprintf(buf + k, n - (size_t)k, "%s", blk[b < 0 ? 0 : b > 7 ? 7 : b]);
     }
     if (k > 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, "` min %.1f MB, max %.1f MB, over %.1f s\n", lo_mb,
-                 hi_mb, t1 - t0);
+        snprintf(buf + k, n - (size_t)k, "` min %.1f MB, max %.1f MB, over %.1f s\n", lo_mb, hi_mb,
+                 t1 - t0);
 }
 
 static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
@@ -481,7 +485,7 @@ static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
     struct lsp_docview v = {0};
     int on = lsp_setting_bool(s, "hover.enabled", 1);
     if (!on || view_open(s, params, &v)) {
-            lsp_reply(s, id, json_null());
+        lsp_reply(s, id, json_null());
         return;
     }
     json_int_t line = -1;
@@ -489,14 +493,14 @@ static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
     int pl = line >= 0 ? profiled_line(&v, (uint32_t)line) : 0;
     const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
     if (!st) {
-            lsp_reply(s, id, json_null());
+        lsp_reply(s, id, json_null());
         return;
     }
     const struct profile *p = lsp_pview_profile(s);
     size_t cap = 8192, n = 0;
     char *md = malloc(cap);
     if (!md) {
-            lsp_reply(s, id, json_null());
+        lsp_reply(s, id, json_null());
         return;
     }
     char tmp[1024];

@@ -84,7 +84,8 @@ static void tl_add(struct tl *tl, double t, double v)
 
 static size_t line_hash(const char *path, int line, size_t cap)
 {
-    uint64_t h = (uint64_t)(uintptr_t)path * 0x9E3779B97F4A7C15ull ^ (uint64_t)line * 0xff51afd7ed558ccdull;
+    uint64_t h =
+        (uint64_t)(uintptr_t)path * 0x9E3779B97F4A7C15ull ^ (uint64_t)line * 0xff51afd7ed558ccdull;
     h ^= h >> 29;
     return (size_t)h & (cap - 1);
 }
@@ -206,8 +207,7 @@ static void fit(const double *xs, const double *ys, int n, double *slope, double
 
 #define FIT_N 48
 
-int memprof_analyse(const double *t, const double *v, int n, double t_end,
-                    struct memprof_leak *out)
+int memprof_analyse(const double *t, const double *v, int n, double t_end, struct memprof_leak *out)
 {
     if (n < 3) return 0;
     double t0 = t[0], d = t_end - t0;
@@ -242,11 +242,12 @@ int memprof_analyse(const double *t, const double *v, int n, double t_end,
 static int cmp_leak(const void *a, const void *b)
 {
     const struct memprof_leak *x = a, *y = b;
-    return x->likelihood < y->likelihood ? 1 : x->likelihood > y->likelihood ? -1 : x->line - y->line;
+    return x->likelihood < y->likelihood   ? 1
+           : x->likelihood > y->likelihood ? -1
+                                           : x->line - y->line;
 }
 
-size_t memprof_leaks(const struct profile *p, const char *path, struct memprof_leak *out,
-                     size_t n)
+size_t memprof_leaks(const struct profile *p, const char *path, struct memprof_leak *out, size_t n)
 {
     struct memprof *m = MP(p);
     const struct prof_file *f = m && n ? profile_file(p, path) : NULL;
@@ -272,8 +273,8 @@ static json_t *tl_json(const struct tl *tl)
 {
     json_t *a = json_array();
     for (int i = 0; i < tl->n; i++)
-        json_array_append_new(a, json_pack("[f,f]", round(tl->t[i] * 1e3) / 1e3,
-                                           round(tl->v[i] * 1e3) / 1e3));
+        json_array_append_new(
+            a, json_pack("[f,f]", round(tl->t[i] * 1e3) / 1e3, round(tl->v[i] * 1e3) / 1e3));
     return a;
 }
 

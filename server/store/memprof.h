@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#define MEMPROF_POINTS 64   /* points kept per timeline (thinned when full) */
+#define MEMPROF_POINTS 64        /* points kept per timeline (thinned when full) */
 #define MEMPROF_MAX_LINES 100000 /* lines with a timeline */
 #define MEMPROF_MIN_LEAK_MB 1.0  /* smaller amounts kept are never a leak */
 #define MEMPROF_MAX_PTS 1024     /* kept points read from one delta entry */
@@ -45,8 +45,7 @@ int memprof_footprint(struct profile *p, double ts, double live_mb, double peak_
                       const char *peak_path, int peak_line);
 /* Leaks of one file: fills out[0..ret) (at most n), most likely first.
  * Costs the file's lines with data (not the whole profile's). */
-size_t memprof_leaks(const struct profile *p, const char *path, struct memprof_leak *out,
-                     size_t n);
+size_t memprof_leaks(const struct profile *p, const char *path, struct memprof_leak *out, size_t n);
 /* Pure analysis of one step-function timeline t[0..n), v[0..n) (MB) ending
  * at t_end: 1 and *out filled when it looks like a leak, else 0. Exposed for
  * unit tests. */

@@ -114,7 +114,7 @@ struct profile {
     size_t nthreads;
     struct prof_proc *procs;
     size_t nprocs;
-    long long dropped; /* records dropped by caps or bad entries */
+    long long dropped;    /* records dropped by caps or bad entries */
     size_t nline_records; /* lines with data over all files (PROFILE_MAX_LINES) */
     struct agent_stats total;
     void *p__idx; /* private hash indexes */

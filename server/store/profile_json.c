@@ -284,8 +284,8 @@ static int load_rest(struct profile *p, const json_t *root, struct load_cancel *
     for (size_t i = 0; json_is_array(threads) && i < json_array_size(threads); i++) {
         json_t *o = json_array_get(threads, i), *nm = json_object_get(o, "name");
         struct prof_thread *t = prof__thread_get(p, json_integer_value(json_object_get(o, "pid")),
-                                           json_integer_value(json_object_get(o, "tid")),
-                                           json_is_string(nm) ? json_string_value(nm) : "");
+                                                 json_integer_value(json_object_get(o, "tid")),
+                                                 json_is_string(nm) ? json_string_value(nm) : "");
         if (!t) continue;
         t->py += json_number_value(json_object_get(o, "python_s"));
         t->nat += json_number_value(json_object_get(o, "native_s"));
@@ -461,8 +461,7 @@ struct parse_src {
 static size_t parse_chunk(void *buf, size_t n, void *arg)
 {
     struct parse_src *src = arg;
-    if (src->cancel && atomic_load_explicit(src->cancel, memory_order_relaxed))
-        return (size_t)-1;
+    if (src->cancel && atomic_load_explicit(src->cancel, memory_order_relaxed)) return (size_t)-1;
     if (n > src->len - src->off) n = src->len - src->off;
     memcpy(buf, src->text + src->off, n);
     src->off += n;

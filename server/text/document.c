@@ -46,11 +46,9 @@ void doc_store_free(struct doc_store *s)
 
 struct doc *doc_find(struct doc_store *s, const char *uri)
 {
-    if (!s->nbuckets)
-        return NULL;
+    if (!s->nbuckets) return NULL;
     for (struct doc *d = s->buckets[hash_str(uri) % s->nbuckets]; d; d = d->next)
-        if (!strcmp(d->uri, uri))
-            return d;
+        if (!strcmp(d->uri, uri)) return d;
     return NULL;
 }
 
@@ -67,8 +65,7 @@ static int index_lines(const char *text, size_t len, size_t **out, size_t *nout)
         }
     }
     size_t *lines = malloc(n * sizeof *lines);
-    if (!lines)
-        return -ENOMEM;
+    if (!lines) return -ENOMEM;
     size_t k = 0;
     lines[k++] = 0;
     for (size_t i = 0; i < len; i++) {
@@ -87,8 +84,7 @@ static int grow_buckets(struct doc_store *s)
 {
     size_t n = s->nbuckets ? s->nbuckets * 2 : 16;
     struct doc **b = calloc(n, sizeof *b);
-    if (!b)
-        return -ENOMEM;
+    if (!b) return -ENOMEM;
     for (size_t i = 0; i < s->nbuckets; i++) {
         struct doc *d = s->buckets[i];
         while (d) {
@@ -109,14 +105,11 @@ int doc_open(struct doc_store *s, const char *uri, const char *language, int ver
              const char *text, size_t len)
 {
     size_t cap = s->max_bytes ? s->max_bytes : DOC_MAX_BYTES;
-    if (len > cap)
-        return -EFBIG;
+    if (len > cap) return -EFBIG;
     doc_close(s, uri);
-    if (s->count + 1 > s->nbuckets && grow_buckets(s))
-        return -ENOMEM;
+    if (s->count + 1 > s->nbuckets && grow_buckets(s)) return -ENOMEM;
     struct doc *d = calloc(1, sizeof *d);
-    if (!d)
-        return -ENOMEM;
+    if (!d) return -ENOMEM;
     d->uri = strdup(uri);
     d->language = language ? strdup(language) : NULL;
     d->text = malloc(len + 1);
@@ -139,8 +132,7 @@ int doc_open(struct doc_store *s, const char *uri, const char *language, int ver
 
 int doc_close(struct doc_store *s, const char *uri)
 {
-    if (!s->nbuckets)
-        return -ENOENT;
+    if (!s->nbuckets) return -ENOENT;
     struct doc **pp = &s->buckets[hash_str(uri) % s->nbuckets];
     for (; *pp; pp = &(*pp)->next) {
         if (!strcmp((*pp)->uri, uri)) {
@@ -156,13 +148,11 @@ int doc_close(struct doc_store *s, const char *uri)
 
 const char *doc_line(const struct doc *d, uint32_t line, size_t *len)
 {
-    if (line >= d->nlines)
-        return NULL;
+    if (line >= d->nlines) return NULL;
     size_t start = d->lines[line], end = d->len;
     if (line + 1 < d->nlines) { /* drop the break: "\n", "\r\n" or "\r" */
         end = d->lines[line + 1] - 1;
-        if (d->text[end] == '\n' && end > start && d->text[end - 1] == '\r')
-            end--;
+        if (d->text[end] == '\n' && end > start && d->text[end - 1] == '\r') end--;
     }
     *len = end - start;
     return d->text + start;
@@ -178,8 +168,7 @@ static size_t offset_of(const struct doc *d, uint32_t line, uint32_t col, enum p
     }
     size_t len;
     const char *p = doc_line(d, line, &len);
-    if (col > pos_line_units(p, len, enc))
-        *clamped = 1;
+    if (col > pos_line_units(p, len, enc)) *clamped = 1;
     return (size_t)(p - d->text) + pos_col_to_byte(p, len, col, enc);
 }
 
@@ -259,11 +248,9 @@ int doc_apply_change(struct doc *d, int has_range, uint32_t l0, uint32_t c0, uin
         }
     }
     size_t nlen = d->len - (b1 - b0) + len;
-    if (nlen > d->max_bytes)
-        return -EFBIG;
+    if (nlen > d->max_bytes) return -EFBIG;
     char *nt = malloc(nlen + 1);
-    if (!nt)
-        return -ENOMEM;
+    if (!nt) return -ENOMEM;
     memcpy(nt, d->text, b0);
     memcpy(nt + b0, text, len);
     memcpy(nt + b0 + len, d->text + b1, d->len - b1);
@@ -283,7 +270,6 @@ int doc_apply_change(struct doc *d, int has_range, uint32_t l0, uint32_t c0, uin
     d->len = nlen;
     d->lines = lines;
     d->nlines = nlines;
-    if (edit)
-        *edit = e;
+    if (edit) *edit = e;
     return clamped ? -ERANGE : 0;
 }

@@ -18,12 +18,12 @@ struct doc {
     char *uri;      /* owned */
     char *language; /* owned, may be NULL */
     int version;
-    char *text;        /* owned, NUL-terminated UTF-8 */
-    size_t len;        /* bytes of text, without the NUL */
-    size_t *lines;     /* owned: byte offset where each line starts */
-    size_t nlines;     /* always >= 1 */
-    size_t max_bytes;  /* cap on len: the store's when the document opened */
-    struct doc *next;  /* hash chain */
+    char *text;       /* owned, NUL-terminated UTF-8 */
+    size_t len;       /* bytes of text, without the NUL */
+    size_t *lines;    /* owned: byte offset where each line starts */
+    size_t nlines;    /* always >= 1 */
+    size_t max_bytes; /* cap on len: the store's when the document opened */
+    struct doc *next; /* hash chain */
 };
 
 /* How one change moved lines: old lines [first, first + old_count) were

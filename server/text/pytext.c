@@ -274,4 +274,3 @@ char *pytext_splice(struct doc *d, uint32_t l0, uint32_t l1, const char *code)
     out[b0 + cl + d->len - b1] = 0;
     return out;
 }
-

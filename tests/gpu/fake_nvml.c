@@ -69,7 +69,7 @@ EXPORT int nvmlDeviceGetUtilizationRates(void *dev, nvmlUtilization_t *u)
 }
 
 EXPORT int nvmlDeviceGetComputeRunningProcesses_v3(void *dev, unsigned int *n,
-                                                    nvmlProcessInfo_t *out)
+                                                   nvmlProcessInfo_t *out)
 {
     if (dev != &g_dev) return 2;
     long long mb = atomic_load(&g_mb);

@@ -10,7 +10,6 @@
 #include "llm/llm.h"
 #include "llm/prompt_template.h"
 
-
 static json_t *settings(const char *text)
 {
     json_t *j = json_loads(text, 0, NULL);

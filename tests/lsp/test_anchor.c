@@ -76,7 +76,7 @@ static int shown(struct fx *x, uint32_t line)
 /* want[i]: the profiled line (1-based) drawn at document line i, 0 = none. */
 #define EXPECT(x, ...)                                                                             \
     do {                                                                                           \
-        static const int want_[] = {__VA_ARGS__};                                                 \
+        static const int want_[] = {__VA_ARGS__};                                                  \
         expect_lines(x, want_, sizeof want_ / sizeof *want_, __LINE__);                            \
     } while (0)
 
@@ -213,10 +213,10 @@ static void test_many_edits(void)
 {
     struct fx x;
     fx_open(&x, PATH, PROG, PROG);
-    fx_edit(&x, 8, 0, 8, 0, "f(4)\n", POS_UTF16);     /* append at the end */
-    fx_edit(&x, 1, 0, 1, 0, "\n\n\n", POS_UTF16);     /* blank lines above def */
-    fx_edit(&x, 6, 0, 7, 0, "", POS_UTF16);           /* delete the hot line */
-    fx_edit(&x, 0, 7, 0, 9, "sys", POS_UTF16);        /* edit the first line */
+    fx_edit(&x, 8, 0, 8, 0, "f(4)\n", POS_UTF16);    /* append at the end */
+    fx_edit(&x, 1, 0, 1, 0, "\n\n\n", POS_UTF16);    /* blank lines above def */
+    fx_edit(&x, 6, 0, 7, 0, "", POS_UTF16);          /* delete the hot line */
+    fx_edit(&x, 0, 7, 0, 9, "sys", POS_UTF16);       /* edit the first line */
     fx_edit(&x, 8, 16, 8, 16, "\n# end", POS_UTF16); /* Enter at the end of "return" */
     EXPECT(&x, 0, 0, 0, 0, 2, 3, 5, 6, 7, 0, 8, 0, 9);
     fx_close(&x);
@@ -398,10 +398,10 @@ static void test_lone_cr(void)
 /* Positions in UTF-16 (the LSP default) past characters of 2, 3 and 4 bytes. */
 static void test_non_ascii(void)
 {
-    static const char text[] = "s = 'é'\n"             /* 1 */
-                               "t = '😀' + work()\n" /* 2: hot; 17 UTF-16 units */
-                               "u = '€'\n"             /* 3 */
-                               "t = '😀' + work()\n";  /* 4: same text */
+    static const char text[] = "s = 'é'\n"           /* 1 */
+                               "t = '😀' + work()\n"  /* 2: hot; 17 UTF-16 units */
+                               "u = '€'\n"           /* 3 */
+                               "t = '😀' + work()\n"; /* 4: same text */
     struct fx x;
     fx_open(&x, PATH, text, text);
     EXPECT(&x, 1, 2, 3, 4, 5);

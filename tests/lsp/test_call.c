@@ -95,9 +95,10 @@ static void test_answers(void)
     CHECK_EQ_U(lsp_calls_pending(&s), 0);
     /* an error answer */
     id = lsp_call(&s, "x/ask", NULL, on_answer, &calls);
-    snprintf(buf, sizeof buf,
-             "{\"jsonrpc\":\"2.0\",\"id\":\"hotline-%ld\",\"error\":{\"code\":1,\"message\":\"no\"}}",
-             id);
+    snprintf(
+        buf, sizeof buf,
+        "{\"jsonrpc\":\"2.0\",\"id\":\"hotline-%ld\",\"error\":{\"code\":1,\"message\":\"no\"}}",
+        id);
     feed(&s, buf);
     CHECK_EQ_U(calls, 2);
     CHECK(last_error);
@@ -125,7 +126,7 @@ static void test_cap(void)
     }
     nout = 0;
     CHECK(lsp_call(&s, "x/ask", json_object(), on_answer, &calls) == -EBUSY);
-    CHECK_EQ_U(nout, 0); /* refused: nothing sent */
+    CHECK_EQ_U(nout, 0);                                 /* refused: nothing sent */
     CHECK(lsp_call(&s, "x/tell", NULL, NULL, NULL) > 0); /* needs no room */
     lsp_call_forget(&s, first);
     CHECK(lsp_call(&s, "x/ask", NULL, on_answer, &calls) > 0);
@@ -195,9 +196,10 @@ static void test_progress(void)
     lsp_progress_start(&s, &p, "tok-2", "Title", NULL, NULL, NULL);
     id = create_id();
     nout = 0;
-    snprintf(buf, sizeof buf,
-             "{\"jsonrpc\":\"2.0\",\"id\":\"hotline-%ld\",\"error\":{\"code\":1,\"message\":\"no\"}}",
-             id);
+    snprintf(
+        buf, sizeof buf,
+        "{\"jsonrpc\":\"2.0\",\"id\":\"hotline-%ld\",\"error\":{\"code\":1,\"message\":\"no\"}}",
+        id);
     feed(&s, buf);
     lsp_progress_report(&s, &p, "x");
     lsp_progress_end(&s, &p, "y");

@@ -8,7 +8,6 @@
 #include "check.h"
 #include "text/document.h"
 
-
 static struct doc *open_doc(struct doc_store *s, const char *text)
 {
     CHECK(doc_open(s, "file:///a.py", "python", 1, text, strlen(text)) == 0);
@@ -53,16 +52,21 @@ static void test_encodings(void)
     struct doc_store s;
     doc_store_init(&s);
     /* a (1 unit) 😀 (UTF-16: 2, UTF-8: 4, UTF-32: 1) b */
-    struct doc *d = open_doc(&s, "a\xf0\x9f\x98\x80" "b\n");
+    struct doc *d = open_doc(&s, "a\xf0\x9f\x98\x80"
+                                 "b\n");
     edit(d, 0, 3, 0, 4, "X", POS_UTF16, NULL);
-    CHECK(!strcmp(d->text, "a\xf0\x9f\x98\x80" "X\n"));
+    CHECK(!strcmp(d->text, "a\xf0\x9f\x98\x80"
+                           "X\n"));
     edit(d, 0, 2, 0, 3, "Y", POS_UTF32, NULL);
-    CHECK(!strcmp(d->text, "a\xf0\x9f\x98\x80" "Y\n"));
+    CHECK(!strcmp(d->text, "a\xf0\x9f\x98\x80"
+                           "Y\n"));
     edit(d, 0, 5, 0, 6, "Z", POS_UTF8, NULL);
-    CHECK(!strcmp(d->text, "a\xf0\x9f\x98\x80" "Z\n"));
+    CHECK(!strcmp(d->text, "a\xf0\x9f\x98\x80"
+                           "Z\n"));
     /* a column inside the surrogate pair rounds down to the character start */
     edit(d, 0, 2, 0, 2, "_", POS_UTF16, NULL);
-    CHECK(!strcmp(d->text, "a_\xf0\x9f\x98\x80" "Z\n"));
+    CHECK(!strcmp(d->text, "a_\xf0\x9f\x98\x80"
+                           "Z\n"));
     /* 2- and 3-byte characters */
     CHECK(doc_open(&s, "file:///a.py", NULL, 1, "\xc3\xa9\xe2\x82\xac!", 6) == 0);
     d = doc_find(&s, "file:///a.py");

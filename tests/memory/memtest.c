@@ -27,8 +27,7 @@ void mt_copy(void *dst, const void *src, size_t n)
 void *mt_map(size_t n)
 {
     void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
+    if (p == MAP_FAILED) return NULL;
     memset(p, 1, n);
     return p;
 }

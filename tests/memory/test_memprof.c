@@ -12,7 +12,6 @@
 #include "store/memprof.h"
 #include "store/profile.h"
 
-
 #define N 50
 
 static int analyse(double (*f)(double), double end, struct memprof_leak *l)
@@ -25,13 +24,34 @@ static int analyse(double (*f)(double), double end, struct memprof_leak *l)
     return memprof_analyse(t, v, N, end, l);
 }
 
-static double leak(double t) { return 10 * t; }               /* 10 MB/s */
-static double leak_small(double t) { return floor(t * 2); }   /* steps: 2 MB/s */
-static double churn(double t) { return fmod(t * 37, 3.0); }   /* up and down */
-static double cache(double t) { return t < 2 ? 10 * t : 20; } /* fills, then flat */
-static double freed(double t) { return t < 4.9 ? 10 * t : 0; }
-static double burst(double t) { return t < 0.3 ? 0 : 30; }
-static double tiny(double t) { return 0.1 * t; }              /* 0.5 MB in all */
+static double leak(double t)
+{
+    return 10 * t;
+} /* 10 MB/s */
+static double leak_small(double t)
+{
+    return floor(t * 2);
+} /* steps: 2 MB/s */
+static double churn(double t)
+{
+    return fmod(t * 37, 3.0);
+} /* up and down */
+static double cache(double t)
+{
+    return t < 2 ? 10 * t : 20;
+} /* fills, then flat */
+static double freed(double t)
+{
+    return t < 4.9 ? 10 * t : 0;
+}
+static double burst(double t)
+{
+    return t < 0.3 ? 0 : 30;
+}
+static double tiny(double t)
+{
+    return 0.1 * t;
+} /* 0.5 MB in all */
 
 int main(void)
 {
@@ -64,7 +84,7 @@ int main(void)
                 double t = 0.1 * period + (t1 - 0.1 * period) * (i + 1) / 41.0;
                 json_array_append_new(pts, json_pack("[f,f]", t, 500 * t / 0.35 - base));
             }
-            json_array_append_new(pts, json_pack("[s,f]", "bad", 1.0)); /* skipped */
+            json_array_append_new(pts, json_pack("[s,f]", "bad", 1.0));  /* skipped */
             json_array_append_new(pts, json_pack("[f,f]", t1 + 1, 1.0)); /* after ts: skipped */
             memprof_line_points(v, path, 7, pts, base, t1);
             json_decref(pts);
@@ -107,16 +127,16 @@ int main(void)
     struct profile *p = profile_new();
     CHECK(p != NULL);
     json_t *root = json_pack("{s:i,s:s,s:{s:{s:{s:{s:f,s:f,s:[[f,f],[f,f],[f,f],[f,f],[f,f]]}}}}}",
-                             "version", 1, "program", "/x/a.py", "files", "/x/a.py", "lines",
-                             "3", "alloc_mb", 50.0, "python_s", 1.0, "memory_timeline", 1.0,
-                             10.0, 2.0, 20.0, 3.0, 30.0, 4.0, 40.0, 5.0, 50.0);
+                             "version", 1, "program", "/x/a.py", "files", "/x/a.py", "lines", "3",
+                             "alloc_mb", 50.0, "python_s", 1.0, "memory_timeline", 1.0, 10.0, 2.0,
+                             20.0, 3.0, 30.0, 4.0, 40.0, 5.0, 50.0);
     char err[200] = "";
     struct profile *q = profile_from_json(root, err, sizeof err);
     CHECK(q != NULL);
     if (q) {
         json_t *out = profile_to_json(q);
-        json_t *lk = json_object_get(json_object_get(json_object_get(out, "files"), "/x/a.py"),
-                                     "leaks");
+        json_t *lk =
+            json_object_get(json_object_get(json_object_get(out, "files"), "/x/a.py"), "leaks");
         CHECK(json_array_size(lk) == 1);
         CHECK(json_integer_value(json_object_get(json_array_get(lk, 0), "line")) == 3);
         json_t *ln = json_object_get(

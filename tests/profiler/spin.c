@@ -28,8 +28,7 @@ static PyObject *spin(PyObject *self, PyObject *args)
 {
     (void)self;
     double s;
-    if (!PyArg_ParseTuple(args, "d", &s))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "d", &s)) return NULL;
     return PyLong_FromUnsignedLongLong(burn(s));
 }
 
@@ -38,12 +37,9 @@ static PyObject *spin_nogil(PyObject *self, PyObject *args)
     (void)self;
     double s;
     unsigned long long n;
-    if (!PyArg_ParseTuple(args, "d", &s))
-        return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    n = burn(s);
-    Py_END_ALLOW_THREADS
-    return PyLong_FromUnsignedLongLong(n);
+    if (!PyArg_ParseTuple(args, "d", &s)) return NULL;
+    Py_BEGIN_ALLOW_THREADS n = burn(s);
+    Py_END_ALLOW_THREADS return PyLong_FromUnsignedLongLong(n);
 }
 
 static PyMethodDef methods[] = {
@@ -52,8 +48,8 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "hotline_spin", NULL, -1, methods,
-                                    NULL, NULL, NULL, NULL};
+static struct PyModuleDef moddef = {
+    PyModuleDef_HEAD_INIT, "hotline_spin", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit_hotline_spin(void)
 {

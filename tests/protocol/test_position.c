@@ -203,10 +203,10 @@ static void test_line_breaks(void)
     const char *t = "a\nb\r\nc\rd";
     size_t n = strlen(t);
     CHECK_EQ_U(pos_line_break(t, n, 0), 0);
-    CHECK_EQ_U(pos_line_break(t, n, 1), 1); /* \n */
-    CHECK_EQ_U(pos_line_break(t, n, 3), 2); /* \r\n */
-    CHECK_EQ_U(pos_line_break(t, n, 4), 1); /* its \n alone */
-    CHECK_EQ_U(pos_line_break(t, n, 6), 1); /* a lone \r */
+    CHECK_EQ_U(pos_line_break(t, n, 1), 1);    /* \n */
+    CHECK_EQ_U(pos_line_break(t, n, 3), 2);    /* \r\n */
+    CHECK_EQ_U(pos_line_break(t, n, 4), 1);    /* its \n alone */
+    CHECK_EQ_U(pos_line_break(t, n, 6), 1);    /* a lone \r */
     CHECK_EQ_U(pos_line_break("\r", 1, 0), 1); /* \r at the end */
 }
 
