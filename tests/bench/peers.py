@@ -116,7 +116,8 @@ def parse_hotline(out, truth_path, truth=None):
             for k, lab in (("python_s", "py"), ("native_s", "nat"), ("system_s", "sys")):
                 _add(recs, ln, lab, st.get(k, 0.0))
             if st.get("alloc_mb"):
-                kept = st.get("alloc_mb", 0.0) - st.get("freed_mb", 0.0)
+                # + 0.0: freed a hair above alloc (sampling) prints "-0"
+                kept = round(st.get("alloc_mb", 0.0) - st.get("freed_mb", 0.0)) + 0.0
                 _line_rec(recs, ln)["mem"] = "alloc %.0f kept %.0f MB%s" % (
                     st["alloc_mb"], kept, " leak %.0f%%" % (leaks[ln] * 100) if ln in leaks else "")
     return recs
