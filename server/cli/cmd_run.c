@@ -150,8 +150,9 @@ int cmd_run(int argc, char **argv)
             break;
         }
         /* options with a value: --opt VALUE or --opt=VALUE */
-        static const char *valued[] = {"--python",   "--json",    "--collapsed", "--speedscope",
-                                       "--interval", "--include", "--exclude",   "--top"};
+        static const char *valued[] = {"--python",     "--json",    "--collapsed",
+                                       "--speedscope", "--html",    "--interval",
+                                       "--include",    "--exclude", "--top"};
         const char *name = NULL;
         for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
             size_t n = strlen(valued[k]);

@@ -7,7 +7,7 @@
 #include "store/profile.h"
 
 struct cli_outputs {
-    const char *json, *collapsed, *speedscope; /* borrowed paths, NULL: not asked */
+    const char *json, *collapsed, *speedscope, *html; /* borrowed paths, NULL: not asked */
 };
 
 /* If a (borrowed) names an output option, returns its slot in o, else NULL. */
@@ -22,6 +22,7 @@ int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, cons
 #define CLI_OUTPUTS_USAGE                                                                          \
     "  --json FILE       also save the profile as JSON (docs/profile-format.md)\n"                 \
     "  --collapsed FILE  folded stacks for flamegraph.pl / inferno (docs/pictures.md)\n"           \
-    "  --speedscope FILE the stacks in speedscope's format (docs/pictures.md)\n"
+    "  --speedscope FILE the stacks in speedscope's format (docs/pictures.md)\n"                   \
+    "  --html FILE       one self-contained HTML report: flame graph, lines, memory\n"
 
 #endif

@@ -207,9 +207,7 @@ json_t *export_speedscope(const struct profile *p, const char *exporter)
     return root;
 }
 
-/* Writes len bytes of buf to path atomically (a new 0600 temp file beside
- * it, then rename), as profile_save_json does. 0 or -errno. */
-static int save_text(const char *path, const char *buf, size_t len)
+int export_save_text(const char *path, const char *buf, size_t len)
 {
     size_t n = strlen(path);
     char *tmp = malloc(n + 16);
@@ -245,7 +243,7 @@ int export_collapsed_save(const struct profile *p, const char *path)
     if (!f) return -errno;
     int rc = export_collapsed(p, f);
     if (fclose(f) && !rc) rc = -ENOMEM;
-    if (!rc) rc = save_text(path, buf, len);
+    if (!rc) rc = export_save_text(path, buf, len);
     free(buf);
     return rc;
 }

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../check.h"
+#include "cli/html.h"
 #include "store/export.h"
 #include "store/profile.h"
 
@@ -178,10 +180,45 @@ static void test_speedscope(void)
     profile_free(p);
 }
 
+static void test_html_escape(void)
+{
+    /* a name that would end the page's data block and start a script */
+    char *text = strdup(PROFILE_JSON);
+    const char *evil = "</script><script>x=1</script><!--";
+    size_t at = (size_t)(strstr(text, "\"work\"") - text);
+    char *t2 = malloc(strlen(text) + strlen(evil) + 8);
+    sprintf(t2, "%.*s\"%s\"%s", (int)at, text, evil, text + at + strlen("\"work\""));
+    free(text);
+    struct profile *p = load(t2);
+    free(t2);
+    if (!p) return;
+    char path[] = "/tmp/hotline-html-test-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_EQ(html_report_save(p, path), 0);
+    FILE *f = fopen(path, "r");
+    char *page = calloc(1, 1 << 20);
+    size_t n = f ? fread(page, 1, (1 << 20) - 1, f) : 0;
+    if (f) fclose(f);
+    CHECK(n > 1000);
+    int closes = 0;
+    for (const char *s = page; (s = strstr(s, "</script>")); s++)
+        closes++;
+    CHECK_EQ(closes, 2); /* the page's own two script blocks, none from the data */
+    CHECK(!strstr(page, "<!--\""));
+    CHECK(strstr(page, "\\u003c/script>\\u003cscript>x=1") != NULL);
+    CHECK(!strstr(page, "/*HOTLINE_DATA*/"));
+    free(page);
+    unlink(path);
+    profile_free(p);
+}
+
 int main(void)
 {
     test_collapsed();
     test_collapsed_no_rest();
     test_speedscope();
+    test_html_escape();
     return check_exit("run_export");
 }
