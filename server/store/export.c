@@ -196,7 +196,7 @@ json_t *export_speedscope(const struct profile *p, const char *exporter)
                                "frames", frames, "profiles", prof, "name", title,
                                "activeProfileIndex", 0, "exporter", exporter ? exporter : "hotline")
                    : NULL;
-        frames = NULL;
+        if (prof) frames = NULL; /* stolen with prof, even on failure */
     }
     json_decref(index);
     json_decref(frames);
