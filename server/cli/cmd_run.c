@@ -14,6 +14,7 @@
 
 #include "agent_config.h"
 #include "cli/cli.h"
+#include "cli/outputs.h"
 #include "store/profile.h"
 #include "cli/report.h"
 #include "proc/session.h"
@@ -28,8 +29,8 @@ static const char run_usage[] =
     "to stderr. The program's stdin/stdout/stderr and exit status are its own.\n"
     "\n"
     "options:\n"
-    "  --python PATH     interpreter (default: $VIRTUAL_ENV/bin/python, else python3)\n"
-    "  --json FILE       also save the profile as JSON (docs/profile-format.md)\n"
+    "  --python PATH     interpreter (default: $VIRTUAL_ENV/bin/python, else "
+    "python3)\n" CLI_OUTPUTS_USAGE
     "  --interval MS     mean sampling interval in milliseconds (default 10)\n"
     "  --profile-all     charge every file, libraries and stdlib included\n"
     "  --include GLOB    profile files matching GLOB (repeatable)\n"
@@ -119,7 +120,7 @@ int cmd_run(int argc, char **argv)
     char *include[RUN_MAX_GLOBS], *exclude[RUN_MAX_GLOBS];
     o.include = include;
     o.exclude = exclude;
-    const char *json_out = NULL;
+    struct cli_outputs outs = {0};
     int top = REPORT_DEFAULT_TOP;
     int i = 1;
     for (; i < argc; i++) {
@@ -149,8 +150,9 @@ int cmd_run(int argc, char **argv)
             break;
         }
         /* options with a value: --opt VALUE or --opt=VALUE */
-        static const char *valued[] = {"--python",  "--json",    "--interval",
-                                       "--include", "--exclude", "--top"};
+        static const char *valued[] = {"--python",     "--json",    "--collapsed",
+                                       "--speedscope", "--html",    "--interval",
+                                       "--include",    "--exclude", "--top"};
         const char *name = NULL;
         for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
             size_t n = strlen(valued[k]);
@@ -167,8 +169,8 @@ int cmd_run(int argc, char **argv)
         double d;
         if (!strcmp(name, "--python")) {
             o.python = val;
-        } else if (!strcmp(name, "--json")) {
-            json_out = val;
+        } else if (cli_output_slot(&outs, name)) {
+            *cli_output_slot(&outs, name) = val;
         } else if (!strcmp(name, "--interval")) {
             if (parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &d)) {
                 char fmt[80];
@@ -245,13 +247,7 @@ int cmd_run(int argc, char **argv)
                         "\"no profile\")\n");
     else if (!none)
         report_print(stderr, c.p, top, cwd);
-    if (json_out) {
-        int e = profile_save(c.p, json_out);
-        if (e)
-            fprintf(stderr, "hotline: cannot write %s: %s\n", json_out, strerror(-e));
-        else
-            fprintf(stderr, "\n  profile saved to %s\n", json_out);
-    }
+    cli_outputs_write(&outs, c.p, "hotline", 0);
     profile_free(c.p);
     if (c.s.term_signal > 0) die_like(c.s.term_signal);
     if (c.s.term_signal > 0) return 128 + c.s.term_signal;

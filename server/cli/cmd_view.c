@@ -1,8 +1,10 @@
-/* cmd_view: `hotline view FILE [--top N] [--json OUT]`: print the report of a
+/* cmd_view: `hotline view FILE [--top N] [--json OUT] [--collapsed OUT]
+ * [--speedscope OUT]`: print the report of a
  * saved profile. FILE is either a JSON profile written by `hotline run --json`
  * (docs/profile-format.md) or a raw wire stream (.jsonl) written by a
  * standalone agent (HOTLINE_OUT, docs/agent-protocol.md); the first line
- * tells which. --json converts either into a JSON profile. */
+ * tells which. --json converts either into a JSON profile; the other
+ * outputs are the pictures of docs/pictures.md. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,16 +13,17 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/outputs.h"
 #include "store/profile.h"
 #include "cli/report.h"
 
 static const char view_usage[] =
-    "usage: hotline view [--top N] [--json OUT] PROFILE\n"
+    "usage: hotline view [--top N] [--json OUT] [--collapsed OUT] [--speedscope OUT]\n"
+    "                    [--html OUT] PROFILE\n"
     "\n"
     "Prints the report of a saved profile: a JSON profile from `hotline run --json`,\n"
     "or a wire stream (.jsonl) written by a standalone agent.\n"
-    "  --top N      lines and functions shown (default 10)\n"
-    "  --json OUT   also write the profile as JSON to OUT\n";
+    "  --top N           lines and functions shown (default 10)\n" CLI_OUTPUTS_USAGE;
 
 #define VIEW_FIRST_LINE (1 << 20)
 
@@ -116,7 +119,8 @@ static struct profile *load_any(const char *path, char *err, size_t errlen)
 
 int cmd_view(int argc, char **argv)
 {
-    const char *path = NULL, *json_out = NULL;
+    const char *path = NULL;
+    struct cli_outputs outs = {0};
     int top = 10;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -124,13 +128,14 @@ int cmd_view(int argc, char **argv)
             fputs(view_usage, stdout);
             return 0;
         }
-        if (!strcmp(a, "--top") || !strcmp(a, "--json")) {
+        const char **slot = cli_output_slot(&outs, a);
+        if (!strcmp(a, "--top") || slot) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "hotline view: %s needs a value\n\n%s", a, view_usage);
                 return 2;
             }
-            if (a[2] == 'j') {
-                json_out = argv[++i];
+            if (slot) {
+                *slot = argv[++i];
             } else {
                 char *end;
                 long v = strtol(argv[++i], &end, 10);
@@ -163,14 +168,7 @@ int cmd_view(int argc, char **argv)
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
     report_print(stdout, p, top, cwd);
-    int rc = 0;
-    if (json_out) {
-        int e = profile_save(p, json_out);
-        if (e) {
-            fprintf(stderr, "hotline view: cannot write %s: %s\n", json_out, strerror(-e));
-            rc = 1;
-        }
-    }
+    int rc = cli_outputs_write(&outs, p, "hotline view", 1) ? 1 : 0;
     profile_free(p);
     return rc;
 }

@@ -17,9 +17,11 @@
 #include "core/uri.h"
 
 #define VIEW_HOVER_STACKS 3
-#define VIEW_MAX_HINTS 5000  /* hints in one answer (editors ask for the visible range) */
-#define VIEW_MAX_CLASSES 256 /* class lenses per file */
-#define VIEW_CLASS_SCAN 5000 /* lines searched upwards for `class X` */
+#define VIEW_HOVER_CALLERS 5      /* rows of "who calls this line" */
+#define VIEW_CALLERS_DISTINCT 256 /* distinct callers counted; the rest are "other" */
+#define VIEW_MAX_HINTS 5000       /* hints in one answer (editors ask for the visible range) */
+#define VIEW_MAX_CLASSES 256      /* class lenses per file */
+#define VIEW_CLASS_SCAN 5000      /* lines searched upwards for `class X` */
 
 /* The document of params.textDocument as the profile sees it; 0 or -ENOENT
  * (nothing to show). */
@@ -479,6 +481,73 @@ static void spark(const struct profile *p, const struct prof_file *pf, int line,
                  t1 - t0);
 }
 
+struct caller {
+    const struct prof_frame *fr; /* borrowed; NULL: the line is the stack's root */
+    double seconds;
+};
+
+static int cmp_caller(const void *a, const void *b)
+{
+    double x = ((const struct caller *)a)->seconds, y = ((const struct caller *)b)->seconds;
+    return (x < y) - (x > y);
+}
+
+/* "Who calls this line": over every stack through (path, line) (interned
+ * store strings: compared by pointer), the frame just outside the line's
+ * own, with its share of those stacks' seconds, as a small text flame of
+ * one level. Appends markdown to md[*n..cap). */
+static void hover_callers(const struct profile *p, const char *path, int line, char *md, size_t *n,
+                          size_t cap)
+{
+    const struct prof_stack **all = p->nstacks ? malloc(p->nstacks * sizeof *all) : NULL;
+    struct caller *c = malloc(VIEW_CALLERS_DISTINCT * sizeof *c);
+    size_t ns = all && c ? profile_top_stacks(p, path, line, all, p->nstacks) : 0, nc = 0;
+    double total = 0, other = 0;
+    for (size_t i = 0; i < ns; i++) {
+        const struct prof_stack *st = all[i];
+        size_t k = 0; /* the innermost frame at the line: its caller is next */
+        while (k < st->nfr && !(st->fr[k].line == line && !strcmp(st->fr[k].file, path)))
+            k++;
+        const struct prof_frame *fr = k + 1 < st->nfr ? &st->fr[k + 1] : NULL;
+        size_t j = 0;
+        while (j < nc &&
+               !(c[j].fr == fr || (c[j].fr && fr && c[j].fr->file == fr->file &&
+                                   c[j].fr->name == fr->name && c[j].fr->line == fr->line)))
+            j++;
+        total += st->seconds;
+        if (j == nc && nc == VIEW_CALLERS_DISTINCT) {
+            other += st->seconds;
+            continue;
+        }
+        if (j == nc) c[nc++] = (struct caller){fr, 0};
+        c[j].seconds += st->seconds;
+    }
+    if (nc && total > 0 && *n < cap) {
+        qsort(c, nc, sizeof *c, cmp_caller);
+        *n += (size_t)snprintf(md + *n, cap - *n,
+                               "\n**Who calls this line** (%.3f s of stacks)\n\n", total);
+        for (size_t j = 0; j < nc && j < VIEW_HOVER_CALLERS && *n < cap - 1; j++) {
+            char bar[64] = "";
+            int w = (int)(10 * c[j].seconds / total + 0.5);
+            for (int b = 0; b < 10; b++)
+                strcat(bar, b < w ? "\u2588" : "\u2591");
+            const char *base = c[j].fr ? strrchr(c[j].fr->file, '/') : NULL;
+            if (c[j].fr)
+                *n += (size_t)snprintf(md + *n, cap - *n, "    %s %3.0f%%  %s (%s:%d)\n", bar,
+                                       100 * c[j].seconds / total, c[j].fr->name,
+                                       base ? base + 1 : c[j].fr->file, c[j].fr->line);
+            else
+                *n += (size_t)snprintf(md + *n, cap - *n, "    %s %3.0f%%  (no caller)\n", bar,
+                                       100 * c[j].seconds / total);
+        }
+        if (other > 0 && *n < cap)
+            *n += (size_t)snprintf(md + *n, cap - *n, "    %3.0f%% from other callers\n",
+                                   100 * other / total);
+    }
+    free(all);
+    free(c);
+}
+
 static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
 {
     (void)self;
@@ -508,6 +577,7 @@ static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
     n += (size_t)snprintf(md + n, cap - n, "**Hotline** \u2014 line %d\n\n%s\n", pl, tmp);
     spark(p, v.pf, pl, tmp, sizeof tmp);
     if (n < cap) n += (size_t)snprintf(md + n, cap - n, "%s", tmp);
+    if (n < cap) hover_callers(p, v.path, pl, md, &n, cap);
     const struct prof_stack *stacks[VIEW_HOVER_STACKS];
     size_t ns = profile_top_stacks(p, v.path, pl, stacks, VIEW_HOVER_STACKS);
     if (ns && n < cap)

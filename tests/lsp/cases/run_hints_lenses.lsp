@@ -19,7 +19,7 @@ reply {"result":null}
 --> {"jsonrpc": "2.0", "id": 4, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}}}
 <-- {"id": 4, "result": [{"range": {"start": {"line": 0}}, "command": {"title": "re:^⏱ 100% (python|· [0-9]+ py( · [0-9]+ (native|waiting))+)( · (\\+[0-9]+ MB kept|[0-9]+ MB alloc))?$", "command": "hotline.showProfile"}}, {"range": {"start": {"line": 1}}, "command": {"title": "re:^⏱ (9[0-9]|100)% (python|· [0-9]+ py( · [0-9]+ (native|waiting))+)( · (\\+[0-9]+ MB kept|[0-9]+ MB alloc))?$", "arguments": [{"function": "hot", "line": 1}]}}]}
 --> {"jsonrpc": "2.0", "id": 5, "method": "textDocument/hover", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "position": {"line": 4, "character": 3}}}
-<-- {"id": 5, "result": {"contents": {"kind": "markdown", "value": "re:(?s)line 5.*python.*Call stacks.*hot \\(prog.py:5\\)"}}}
+<-- {"id": 5, "result": {"contents": {"kind": "markdown", "value": "re:(?s)line 5.*python.*Who calls this line.*█{10} 100%  <module> \\(prog.py:7\\).*Call stacks.*hot \\(prog.py:5\\)"}}}
 --> {"jsonrpc": "2.0", "id": 6, "method": "textDocument/hover", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}, "position": {"line": 0, "character": 3}}}
 <-- {"id": 6, "result": null}
 --> {"jsonrpc": "2.0", "id": 7, "method": "workspace/executeCommand", "params": {"command": "hotline.showProfile", "arguments": [{"show": false}]}}

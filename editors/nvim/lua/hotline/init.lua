@@ -348,6 +348,41 @@ function M.show()
   end)
 end
 
+-- Opens path with the system's opener: vim.ui.open on Neovim 0.10+, else
+-- xdg-open (open on macOS), detached.
+function M.open(path)
+  if vim.ui.open then
+    return vim.ui.open(path)
+  end
+  local opener = vim.fn.has('mac') == 1 and 'open' or 'xdg-open'
+  if vim.fn.jobstart({ opener, path }, { detach = true }) <= 0 then
+    notify('cannot run ' .. opener .. '; the report is ' .. path, vim.log.levels.WARN)
+  end
+end
+
+-- :HotlineFlame: the HTML report (flame graph, lines, memory, leaks;
+-- docs/pictures.md) of the profile the server saved for this project
+-- (<root>/.hotline/profile.json), written by `hotline view --html` next to
+-- it as report.html and opened in the browser. Returns the report's path.
+function M.flame()
+  local c = client()
+  local buf = vim.api.nvim_buf_get_name(0)
+  local root = (c and c.config.root_dir) or (buf ~= '' and find_root(buf)) or vim.fn.getcwd()
+  local profile = root .. '/.hotline/profile.json'
+  if vim.fn.filereadable(profile) == 0 then
+    notify('no profile in ' .. root .. '/.hotline yet: :HotlineRun first', vim.log.levels.WARN)
+    return nil
+  end
+  local out = root .. '/.hotline/report.html'
+  local res = vim.fn.system({ M.state.opts.cmd[1], 'view', '--html', out, profile })
+  if vim.v.shell_error ~= 0 then
+    notify('hotline view --html: ' .. res, vim.log.levels.ERROR)
+    return nil
+  end
+  M.open(out)
+  return out
+end
+
 function M.setup(opts)
   M.state.opts = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
   M.state.ns_exec = vim.api.nvim_create_namespace('hotline_executing')
@@ -380,6 +415,9 @@ function M.setup(opts)
   vim.api.nvim_create_user_command('HotlineStop', M.stop, { desc = 'Stop the hotline run' })
   vim.api.nvim_create_user_command('HotlineClear', M.clear, { desc = 'Clear hotline results' })
   vim.api.nvim_create_user_command('HotlineShow', M.show, { desc = 'Show the hotline profile' })
+  vim.api.nvim_create_user_command('HotlineFlame', function()
+    M.flame()
+  end, { desc = 'Open the HTML report (flame graph, memory) of the hotline profile' })
   for _, b in ipairs(python_buffers()) do
     M.attach(b)
   end

@@ -1,0 +1,98 @@
+/* html: the --html report, one self-contained page (docs/pictures.md). The
+ * page (server/cli/report.html, embedded at build time) carries its own
+ * script and styles; this file only fills in the data: the stacks (the
+ * speedscope export's frames, samples and weights), the hottest lines, the
+ * memory footprint and the leaks, all taken from the profile's JSON form. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/html.h"
+#include "store/export.h"
+#include "report_html.h" /* generated: static const char report_html[] */
+
+#define HTML_LINES 100 /* rows of the line table */
+
+/* New reference: what the page's script reads (report.html, `D`). */
+static json_t *html_data(const struct profile *p)
+{
+    json_t *pj = profile_to_json(p), *ss = export_speedscope(p, "hotline");
+    json_t *lines = json_array(), *leaks = json_array();
+    struct prof_line_ref *top = malloc(HTML_LINES * sizeof *top);
+    if (!pj || !ss || !lines || !leaks || !top) goto fail;
+    json_object_del(ss, "$schema"); /* the page names no URL at all */
+    json_t *files = json_object_get(pj, "files");
+    size_t n = profile_top_lines(p, top, HTML_LINES);
+    for (size_t i = 0; i < n; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", top[i].line);
+        json_t *st = json_object_get(
+            json_object_get(json_object_get(files, top[i].file->path), "lines"), key);
+        json_t *row = st ? json_deep_copy(st) : json_object();
+        json_object_set_new(row, "file", json_string(top[i].file->path));
+        json_object_set_new(row, "line", json_integer(top[i].line));
+        json_array_append_new(lines, row);
+    }
+    const char *path;
+    json_t *fo;
+    json_object_foreach(files, path, fo)
+    {
+        size_t k;
+        json_t *lk;
+        json_array_foreach(json_object_get(fo, "leaks"), k, lk)
+        {
+            json_t *row = json_deep_copy(lk);
+            json_object_set_new(row, "file", json_string(path));
+            json_array_append_new(leaks, row);
+        }
+    }
+    json_t *d = json_pack("{s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:o,s:o,s:o}", "program",
+                          json_object_get(pj, "program"), "samples", json_object_get(pj, "samples"),
+                          "elapsed_s", json_object_get(pj, "elapsed_s"), "totals",
+                          json_object_get(pj, "totals"), "peak_mb", json_object_get(pj, "peak_mb"),
+                          "memory_timeline", json_object_get(pj, "memory_timeline"), "speedscope",
+                          ss, "lines", lines, "leaks", leaks);
+    free(top);
+    json_decref(pj);
+    return d;
+fail:
+    free(top);
+    json_decref(pj);
+    json_decref(ss);
+    json_decref(lines);
+    json_decref(leaks);
+    return NULL;
+}
+
+int html_report_save(const struct profile *p, const char *path)
+{
+    json_t *d = html_data(p);
+    if (!d) return -ENOMEM;
+    char *js = json_dumps(d, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    json_decref(d);
+    if (!js) return -ENOMEM;
+    const char *mark = strstr(report_html, HTML_DATA_MARK);
+    char *page = NULL;
+    size_t len = 0;
+    FILE *f = mark ? open_memstream(&page, &len) : NULL;
+    if (!f) {
+        free(js);
+        return mark ? -ENOMEM : -EINVAL;
+    }
+    fwrite(report_html, 1, (size_t)(mark - report_html), f);
+    /* '<' only occurs inside JSON strings: \u003c there keeps "</script>"
+     * and "<!--" in a path or a name from ending the data block */
+    for (const char *s = js; *s; s++) {
+        if (*s == '<')
+            fputs("\\u003c", f);
+        else
+            fputc(*s, f);
+    }
+    fputs(mark + strlen(HTML_DATA_MARK), f);
+    free(js);
+    int rc = fclose(f) ? -ENOMEM : 0;
+    if (!rc) rc = export_save_text(path, page, len);
+    free(page);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* outputs: writing the profile and its pictures after a run or a view. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/html.h"
+#include "cli/outputs.h"
+#include "store/export.h"
+#include "hotline_version.h"
+
+const char **cli_output_slot(struct cli_outputs *o, const char *a)
+{
+    if (!strcmp(a, "--json")) return &o->json;
+    if (!strcmp(a, "--collapsed")) return &o->collapsed;
+    if (!strcmp(a, "--speedscope")) return &o->speedscope;
+    if (!strcmp(a, "--html")) return &o->html;
+    return NULL;
+}
+
+int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, const char *who,
+                      int quiet)
+{
+    struct {
+        const char *path, *what;
+    } out[] = {{o->json, "profile"},
+               {o->collapsed, "folded stacks"},
+               {o->speedscope, "speedscope"},
+               {o->html, "HTML report"}};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof out / sizeof *out; i++) {
+        if (!out[i].path) continue;
+        int e = i == 0   ? profile_save(p, out[i].path)
+                : i == 1 ? export_collapsed_save(p, out[i].path)
+                : i == 2 ? export_speedscope_save(p, "hotline " HOTLINE_VERSION, out[i].path)
+                         : html_report_save(p, out[i].path);
+        if (e) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", who, out[i].path, strerror(-e));
+            bad++;
+        } else if (!quiet) {
+            fprintf(stderr, "\n  %s saved to %s\n", out[i].what, out[i].path);
+        }
+    }
+    return bad;
+}

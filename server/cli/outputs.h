@@ -1,0 +1,28 @@
+/* outputs: the files `hotline run` and `hotline view` write besides the
+ * report: the JSON profile and the pictures (docs/pictures.md). One option
+ * table and one writer, so both commands take the same flags. */
+#ifndef HOTLINE_OUTPUTS_H
+#define HOTLINE_OUTPUTS_H
+
+#include "store/profile.h"
+
+struct cli_outputs {
+    const char *json, *collapsed, *speedscope, *html; /* borrowed paths, NULL: not asked */
+};
+
+/* If a (borrowed) names an output option, returns its slot in o, else NULL. */
+const char **cli_output_slot(struct cli_outputs *o, const char *a);
+/* Writes every asked-for file of p (borrowed); each failure or success is a
+ * line on stderr prefixed by who ("hotline", "hotline view"); quiet drops
+ * the success lines. Returns the number of failures. */
+int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, const char *who,
+                      int quiet);
+
+/* Usage lines of the options, shared by both commands' help. */
+#define CLI_OUTPUTS_USAGE                                                                          \
+    "  --json FILE       also save the profile as JSON (docs/profile-format.md)\n"                 \
+    "  --collapsed FILE  folded stacks for flamegraph.pl / inferno (docs/pictures.md)\n"           \
+    "  --speedscope FILE the stacks in speedscope's format (docs/pictures.md)\n"                   \
+    "  --html FILE       one self-contained HTML report: flame graph, lines, memory\n"
+
+#endif

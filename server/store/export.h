@@ -1,0 +1,46 @@
+/* export: a profile's call stacks in the formats other tools read, for
+ * `hotline run` / `hotline view` (--collapsed, --speedscope; docs/pictures.md).
+ *
+ * Both are built from the store's stacks (every sample's stack, library
+ * frames included; a profile read back from JSON keeps only the heaviest
+ * PROFILE_JSON_STACKS, the rest is one "[other stacks]" entry so that totals
+ * still equal the profile's samples). A frame is named
+ * "function (file:line)" with the absolute file. */
+#ifndef HOTLINE_EXPORT_H
+#define HOTLINE_EXPORT_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+#include "store/profile.h"
+
+/* Name of the pseudo-frame that carries samples the profile has no stack for. */
+#define EXPORT_OTHER_STACKS "[other stacks]"
+/* A stack the agent sent without frames. */
+#define EXPORT_NO_FRAMES "[no frames]"
+
+/* Folded stacks, one "root;...;leaf N" line per stack (N samples), heaviest
+ * first, for flamegraph.pl and inferno. ';', '%', '\n' and '\r' in a frame
+ * are written as %3B, %25, %0A, %0D (reversible; the format has no escape
+ * of its own). out borrowed. 0 or -errno (write error). */
+int export_collapsed(const struct profile *p, FILE *out);
+
+/* One frame's name as written by both formats into buf (cap n, always
+ * terminated): "function (file:line)"; escaped as above when escape. */
+void export_frame_name(const struct prof_frame *fr, int escape, char *buf, size_t n);
+
+/* New reference: speedscope's file format
+ * (https://www.speedscope.app/file-format-schema.json): shared frames
+ * {name, file, line}, one "sampled" profile with weights in seconds, or NULL
+ * on ENOMEM. exporter (borrowed, may be NULL) names the writer. */
+json_t *export_speedscope(const struct profile *p, const char *exporter);
+
+/* Write the collapsed stacks or the speedscope file to path (a new file,
+ * replaced atomically like profile_save). 0 or -errno. */
+int export_collapsed_save(const struct profile *p, const char *path);
+int export_speedscope_save(const struct profile *p, const char *exporter, const char *path);
+/* Writes len bytes of buf (borrowed) to path atomically (a new 0600 temp
+ * file beside it, then rename), as profile_save_json does. 0 or -errno. */
+int export_save_text(const char *path, const char *buf, size_t len);
+
+#endif

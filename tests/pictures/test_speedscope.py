@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""`hotline view --speedscope` checked by speedscope's own importer.
+
+Writes a profile with awkward stacks (unicode and spaces in paths, ';' and a
+newline in a name, library frames, samples without a stored stack), exports
+it with the built hotline, checks the file's structure here, then imports it
+with the pinned speedscope package in headless Chromium
+(speedscope_import.js): no error, no warning, the right total weight.
+
+The pinned packages (package.json + package-lock.json beside this file) are
+installed with `npm ci` into BUILD/pictures-node, again only when the lock
+changed. Without node, npm or /usr/bin/chromium the test exits 77 (ctest:
+skipped), except under CI (CI set), where it fails.
+
+usage: test_speedscope.py --hotline PATH --build DIR
+"""
+import argparse
+import filecmp
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "run"))
+from test_cli import check_speedscope, Failed  # noqa: E402
+
+PROG = "/p/dïr with spaces/日本 main.py"
+LIB = "/usr/lib/python3.11/json/encoder.py"
+STACKS = [
+    {"frames": [{"file": LIB, "name": "odd;name\nhere", "line": 7},
+                {"file": PROG, "name": "<module>", "line": 1}], "samples": 30, "seconds": 0.3},
+    {"frames": [{"file": PROG, "name": "work", "line": 3},
+                {"file": PROG, "name": "<module>", "line": 2}], "samples": 20, "seconds": 0.2},
+]
+
+
+def skip_or_fail(msg):
+    print(msg)
+    return 1 if os.environ.get("CI") else 77
+
+
+def install(build):
+    """npm ci of the pinned packages into build/pictures-node; its node_modules."""
+    dest = os.path.join(build, "pictures-node")
+    lock = os.path.join(HERE, "package-lock.json")
+    stamp = os.path.join(dest, "package-lock.json")
+    mods = os.path.join(dest, "node_modules")
+    if not (os.path.isdir(mods) and os.path.exists(stamp) and filecmp.cmp(lock, stamp, False)):
+        os.makedirs(dest, exist_ok=True)
+        shutil.copy(os.path.join(HERE, "package.json"), dest)
+        shutil.copy(lock, dest)
+        subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=dest,
+                       check=True, timeout=600)
+    return mods
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hotline", required=True)
+    ap.add_argument("--build", required=True)
+    a = ap.parse_args()
+    for tool in ("node", "npm"):
+        if not shutil.which(tool):
+            return skip_or_fail("NOT RUN: no %s on PATH" % tool)
+    if not os.access("/usr/bin/chromium", os.X_OK):
+        return skip_or_fail("NOT RUN: no /usr/bin/chromium (shared/tools/code-server-install)")
+    try:
+        mods = install(a.build)
+    except (subprocess.SubprocessError, OSError) as e:
+        return skip_or_fail("NOT RUN: npm ci failed (%s)" % e)
+    tmp = tempfile.mkdtemp(prefix="hotline-speedscope-")
+    try:
+        prof = os.path.join(tmp, "p.json")
+        with open(prof, "w", encoding="utf-8") as f:
+            json.dump({"version": 1, "program": PROG, "samples": 60,
+                       "files": {PROG: {"lines": {"1": {"python_s": 0.6, "samples": 60}}}},
+                       "stacks": STACKS}, f)
+        out = os.path.join(tmp, "prøfile ss.json")
+        v = subprocess.run([a.hotline, "view", "--speedscope", out, prof], capture_output=True,
+                           timeout=30)
+        if v.returncode:
+            print("FAIL: hotline view:", v.stderr.decode())
+            return 1
+        # 0.5 s in the stacks + 0.1 s of the profile's 0.6 s that no stored stack carries
+        s = check_speedscope(out, 0.6)
+        names = {f["name"] for f in s["shared"]["frames"]}
+        if "odd;name\nhere (%s:7)" % LIB not in names or "[other stacks]" not in names:
+            print("FAIL: frame names", sorted(names))
+            return 1
+        expect = os.path.join(tmp, "expect.json")
+        with open(expect, "w") as f:
+            json.dump({p["name"]: sum(p["weights"]) for p in s["profiles"]}, f)
+        r = subprocess.run(["node", os.path.join(HERE, "speedscope_import.js"), mods, out, expect],
+                           timeout=120)
+        return r.returncode
+    except Failed as e:
+        print("FAIL:", e)
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
