@@ -8,7 +8,7 @@ html_check.js: root total = the profile's stacks, click zooms, search
 highlights, one chart point per memory_timeline point. --shots DIR also
 writes light and dark screenshots (docs/img/ was made so).
 
-Pinned packages and skipping (77, a failure under CI) as test_speedscope.py.
+Pinned packages, and a failure when a tool is missing, as test_speedscope.py.
 usage: test_html.py --hotline PATH --build DIR --agent DIR --python PATH [--shots DIR]
 """
 import argparse
