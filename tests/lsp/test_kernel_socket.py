@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Kernels stream into the editor (issue 14, second part; docs/notebooks.md).
+
+A real `hotline lsp` on a temporary workspace listens on
+<workspace>/.hotline/agent.sock. Programs the server did not start (plain
+`python3` processes, as a Jupyter kernel would be) run `import hotline;
+hotline.connect()` from a subdirectory and stream to it:
+
+1. one process: the server sends hotline/executing for its file at its hot
+   line while it runs; after it ends, an inlay hint and code lenses sit on
+   that line; the socket is 0600 in a 0700 folder.
+2. two processes at once: hotline/executing names both files, and both
+   have hints afterwards (the profile accumulates while they are connected).
+3. a workspace whose .hotline/agent.sock is a symbolic link: the server
+   refuses it with a log line naming it, leaves the link alone, and
+   connect() there finds no socket (returns None).
+
+Each process loops until the test creates its stop file, so nothing here
+waits on a clock. Usage: test_kernel_socket.py HOTLINE
+"""
+import json
+import os
+import select
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+TIMEOUT = 30.0
+
+PROG = """import os, sys
+import hotline
+if not hotline.connect():
+    sys.exit("no hotline server socket found from " + os.getcwd())
+stop = sys.argv[1]
+def hot():
+    n = 0
+    while not os.path.exists(stop):
+        for i in range(20000): n += i  # hot
+hot()
+"""
+HOT_LINE = 8  # 0-based: the `for` line
+
+
+def frame(obj):
+    body = json.dumps(obj).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def uri(path):
+    return "file://" + urllib.parse.quote(path)
+
+
+class Client:
+    def __init__(self, hotline, work):
+        self.p = subprocess.Popen([hotline, "lsp"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=work)
+        self.fd = self.p.stdout.fileno()
+        os.set_blocking(self.fd, False)
+        self.buf = b""
+        self.ids = 100
+        self.logs = []
+
+    def send(self, obj):
+        obj["jsonrpc"] = "2.0"
+        self.p.stdin.write(frame(obj))
+        self.p.stdin.flush()
+
+    def next(self, deadline):
+        while True:
+            sep = self.buf.find(b"\r\n\r\n")
+            if sep >= 0:
+                n = int(self.buf[:sep].split(b":")[1])
+                if len(self.buf) >= sep + 4 + n:
+                    msg = json.loads(self.buf[sep + 4: sep + 4 + n])
+                    self.buf = self.buf[sep + 4 + n:]
+                    if "method" in msg and "id" in msg:  # a request to the client
+                        self.send({"id": msg["id"], "result": None})
+                    if msg.get("method") == "window/logMessage":
+                        self.logs.append(msg["params"]["message"])
+                    return msg
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("timed out; server log:\n  " + "\n  ".join(self.logs))
+            r, _, _ = select.select([self.fd], [], [], left)
+            if r:
+                chunk = os.read(self.fd, 1 << 20)
+                if not chunk:
+                    raise AssertionError("server closed its output")
+                self.buf += chunk
+
+    def wait(self, pred, what, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while True:
+            m = self.next(deadline)
+            if pred(m):
+                return m
+
+    def request(self, method, params):
+        self.ids += 1
+        i = self.ids
+        self.send({"id": i, "method": method, "params": params})
+        return self.wait(lambda m: m.get("id") == i and "method" not in m, method)
+
+    def start(self, work):
+        r = self.request("initialize", {
+            "processId": None, "rootUri": uri(work),
+            "capabilities": {"experimental": {"hotlineExecuting": True},
+                             "workspace": {"inlayHint": {"refreshSupport": True},
+                                           "codeLens": {"refreshSupport": True}}},
+            "initializationOptions": {"hints": {"threshold": 10}}})
+        assert "result" in r, r
+        self.send({"method": "initialized", "params": {}})
+
+    def log_line(self, pred, what):
+        m = self.wait(lambda m: m.get("method") == "window/logMessage" and
+                      pred(m["params"]["message"]), what)
+        return m["params"]["message"]
+
+    def stop(self):
+        self.request("shutdown", None)
+        self.send({"method": "exit"})
+        rc = self.p.wait(timeout=TIMEOUT)
+        assert rc == 0, "server exit status %d" % rc
+
+
+def agent_env(hotline):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(os.path.dirname(os.path.abspath(hotline)), "python")
+    for k in ("HOTLINE_SOCKET", "HOTLINE_CONFIG", "HOTLINE_BOOT"):
+        env.pop(k, None)
+    return env
+
+
+def spawn(hotline, sub, name, stop):
+    path = os.path.join(sub, name)
+    with open(path, "w") as f:
+        f.write(PROG)
+    # not started by the server: its own process, its own working directory
+    p = subprocess.Popen([sys.executable, name, stop], cwd=sub, env=agent_env(hotline),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return path, p
+
+
+def hints_at(c, path, text):
+    u = uri(path)
+    c.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": u, "languageId": "python", "version": 1, "text": text}}})
+    hints = c.request("textDocument/inlayHint", {
+        "textDocument": {"uri": u},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 100, "character": 0}}})
+    lenses = c.request("textDocument/codeLens", {"textDocument": {"uri": u}})
+    return ([h["position"]["line"] for h in hints["result"] or []],
+            [l["range"]["start"]["line"] for l in lenses["result"] or []])
+
+
+def finish(procs, stop):
+    open(stop, "w").close()
+    for p in procs:
+        out, _ = p.communicate(timeout=TIMEOUT)
+        assert p.returncode == 0, "program failed: %r" % out
+
+
+def is_exec(m, u=None):
+    if m.get("method") != "hotline/executing":
+        return False
+    return u is None or (m["params"].get("uri") == u and m["params"].get("line") == HOT_LINE)
+
+
+def one_process(hotline, work, c):
+    sub = os.path.join(work, "sub", "deeper")
+    os.makedirs(sub)
+    sock = os.path.join(work, ".hotline", "agent.sock")
+    st, dst = os.lstat(sock), os.lstat(os.path.dirname(sock))
+    assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600, oct(st.st_mode)
+    assert stat.S_IMODE(dst.st_mode) == 0o700, oct(dst.st_mode)
+    stop = os.path.join(work, "stop1")
+    path, p = spawn(hotline, sub, "busy.py", stop)
+    m = c.wait(lambda m: is_exec(m, uri(path)), "hotline/executing for busy.py")
+    assert m["params"]["stack"][0]["user"], m
+    print("1. executing: %s" % m["params"]["text"])
+    finish([p], stop)
+    c.wait(lambda m: is_exec(m) and m["params"].get("uri") is None, "executing cleared")
+    c.wait(lambda m: m.get("method") == "workspace/inlayHint/refresh", "final refresh")
+    hints, lenses = hints_at(c, path, PROG)
+    assert HOT_LINE in hints, "no hint on the hot line: %r" % hints
+    assert 5 in lenses, "no lens over hot(): %r" % lenses
+    print("1. hints on lines %r, lenses on %r" % (hints, lenses))
+
+
+def two_processes(hotline, work, c):
+    sub = os.path.join(work, "two")
+    os.makedirs(sub)
+    stop = os.path.join(work, "stop2")
+    pa, a = spawn(hotline, sub, "a.py", stop)
+    pb, b = spawn(hotline, sub, "b.py", stop)
+    want = {uri(pa), uri(pb)}
+    seen = set()
+    deadline = time.monotonic() + TIMEOUT
+    while seen != want:
+        m = c.next(deadline)
+        if is_exec(m) and m["params"].get("uri") in want:
+            seen.add(m["params"]["uri"])
+    print("2. executing seen for both: %s" % sorted(os.path.basename(u) for u in seen))
+    finish([a, b], stop)
+    c.wait(lambda m: is_exec(m) and m["params"].get("uri") is None, "executing cleared")
+    for path in (pa, pb):
+        hints, _ = hints_at(c, path, PROG)
+        assert HOT_LINE in hints, "%s: no hint on the hot line: %r" % (path, hints)
+    print("2. both files have their hint")
+
+
+def symlinked(hotline, work):
+    os.makedirs(os.path.join(work, ".hotline"), mode=0o700)
+    sock = os.path.join(work, ".hotline", "agent.sock")
+    target = os.path.join(work, "elsewhere")
+    os.symlink(target, sock)
+    c = Client(hotline, work)
+    c.start(work)
+    line = c.log_line(lambda t: "agent.sock" in t and "kernels" in t, "the refusal")
+    assert "symbolic link" in line and sock in line, line
+    print("3. refused: %s" % line)
+    assert os.path.islink(sock) and os.readlink(sock) == target and not os.path.exists(target)
+    out = subprocess.run([sys.executable, "-c", "import hotline; print(hotline.connect())"],
+                         cwd=work, env=agent_env(hotline), capture_output=True, text=True,
+                         timeout=TIMEOUT)
+    assert out.stdout.strip() == "None", out
+    c.stop()
+
+
+def main():
+    hotline = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="hotline-kernel-") as tmp:
+        work = os.path.realpath(os.path.join(tmp, "ws"))
+        os.makedirs(work)
+        c = Client(hotline, work)
+        c.start(work)
+        c.log_line(lambda t: t.startswith("kernels: listening on"), "listening")
+        try:
+            one_process(hotline, work, c)
+            two_processes(hotline, work, c)
+        finally:
+            if c.p.poll() is None:
+                c.stop()
+        assert not os.path.exists(os.path.join(work, ".hotline", "agent.sock")), \
+            "the socket outlived the server"
+        w2 = os.path.join(tmp, "ws2")
+        os.makedirs(w2)
+        symlinked(hotline, w2)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
