@@ -11,7 +11,13 @@ hotline.connect()` from a subdirectory and stream to it:
    that line; the socket is 0600 in a 0700 folder.
 2. two processes at once: hotline/executing names both files, and both
    have hints afterwards (the profile accumulates while they are connected).
-3. a workspace whose .hotline/agent.sock is a symbolic link: the server
+3. an IPython shell (/usr/bin/python3's, as the notebook tests use)
+   where `%load_ext hotline` connects by itself: the live line and the
+   hint land in the module its cell calls.
+4. hotline.run while a kernel streams: the run's profile replaces the
+   kernels' one, the server closes the kernel's connection (a log line
+   says so) and the kernel goes on running, unprofiled.
+5. a workspace whose .hotline/agent.sock is a symbolic link: the server
    refuses it with a log line naming it, leaves the link alone, and
    connect() there finds no socket (returns None).
 
@@ -110,11 +116,15 @@ class Client:
             "capabilities": {"experimental": {"hotlineExecuting": True},
                              "workspace": {"inlayHint": {"refreshSupport": True},
                                            "codeLens": {"refreshSupport": True}}},
-            "initializationOptions": {"hints": {"threshold": 10}}})
+            "initializationOptions": {"hints": {"threshold": 1}}})
         assert "result" in r, r
         self.send({"method": "initialized", "params": {}})
 
     def log_line(self, pred, what):
+        """A window/logMessage matching pred, seen already or to come."""
+        for t in self.logs:
+            if pred(t):
+                return t
         m = self.wait(lambda m: m.get("method") == "window/logMessage" and
                       pred(m["params"]["message"]), what)
         return m["params"]["message"]
@@ -212,6 +222,69 @@ def two_processes(hotline, work, c):
     print("2. both files have their hint")
 
 
+SHELL = r"""import io, contextlib, sys
+from IPython.core.interactiveshell import InteractiveShell
+import hotline
+sh = InteractiveShell.instance()
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    sh.run_line_magic("load_ext", "hotline")
+assert "streaming this kernel to the editor" in out.getvalue(), out.getvalue()
+assert hotline.connected(), "the extension did not connect"
+r = sh.run_cell("import busy_lib\nbusy_lib.hot(%r)" % sys.argv[1])
+assert r.success, r
+"""
+LIB = PROG[PROG.index("def hot"):PROG.index("hot()\n")].replace("def hot():", "def hot(stop):")
+LIB = "import os\n\n\n" + LIB
+LIB_HOT = 6  # 0-based: the `for` line of LIB
+
+
+def ipython_shell(hotline, work, c):
+    sub = os.path.join(work, "nb")
+    os.makedirs(sub)
+    lib = os.path.join(sub, "busy_lib.py")
+    with open(lib, "w") as f:
+        f.write(LIB)
+    stop = os.path.join(work, "stop3")
+    # IPython is there as for tests/notebook (python3-ipykernel); without it this fails
+    p = subprocess.Popen(["/usr/bin/python3", "-c", SHELL, stop], cwd=sub,
+                         env=agent_env(hotline), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+    try:
+        m = c.wait(lambda m: m.get("method") == "hotline/executing" and
+                   m["params"].get("uri") == uri(lib), "hotline/executing for busy_lib.py")
+    except AssertionError:
+        p.kill()
+        raise AssertionError("the shell said: %r" % p.communicate()[0])
+    assert m["params"]["line"] == LIB_HOT, m
+    print("3. IPython: executing %s:%d" % (os.path.basename(lib), m["params"]["line"]))
+    finish([p], stop)
+    c.wait(lambda m: is_exec(m) and m["params"].get("uri") is None, "executing cleared")
+    hints, _ = hints_at(c, lib, LIB)
+    assert LIB_HOT in hints, "no hint on the hot line: %r" % hints
+
+
+def run_replaces(hotline, work, c):
+    sub = os.path.join(work, "four")
+    os.makedirs(sub)
+    stop = os.path.join(work, "stop4")
+    path, p = spawn(hotline, sub, "kernel.py", stop)
+    c.wait(lambda m: is_exec(m, uri(path)), "hotline/executing for kernel.py")
+    prog = os.path.join(work, "prog.py")
+    with open(prog, "w") as f:
+        f.write("print(sum(range(1000)))\n")
+    r = c.request("workspace/executeCommand", {"command": "hotline.run",
+                                               "arguments": [{"uri": uri(prog)}]})
+    assert r.get("result", {}).get("started"), r
+    line = c.log_line(lambda t: "disconnected" in t, "the kernel let go")
+    assert line.startswith("kernels: 1 agent(s) disconnected: the profile was replaced"), line
+    c.wait(lambda m: m.get("method") == "window/showMessage" and
+           "prog.py exited 0" in m["params"]["message"], "the run's end")
+    assert p.poll() is None, "the kernel died with its connection"
+    finish([p], stop)
+    print("4. a run replaced the kernels' profile; the kernel ran on")
+
+
 def symlinked(hotline, work):
     os.makedirs(os.path.join(work, ".hotline"), mode=0o700)
     sock = os.path.join(work, ".hotline", "agent.sock")
@@ -221,7 +294,7 @@ def symlinked(hotline, work):
     c.start(work)
     line = c.log_line(lambda t: "agent.sock" in t and "kernels" in t, "the refusal")
     assert "symbolic link" in line and sock in line, line
-    print("3. refused: %s" % line)
+    print("5. refused: %s" % line)
     assert os.path.islink(sock) and os.readlink(sock) == target and not os.path.exists(target)
     out = subprocess.run([sys.executable, "-c", "import hotline; print(hotline.connect())"],
                          cwd=work, env=agent_env(hotline), capture_output=True, text=True,
@@ -241,6 +314,8 @@ def main():
         try:
             one_process(hotline, work, c)
             two_processes(hotline, work, c)
+            ipython_shell(hotline, work, c)
+            run_replaces(hotline, work, c)
         finally:
             if c.p.poll() is None:
                 c.stop()
