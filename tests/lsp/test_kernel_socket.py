@@ -17,9 +17,13 @@ hotline.connect()` from a subdirectory and stream to it:
 4. hotline.run while a kernel streams: the run's profile replaces the
    kernels' one, the server closes the kernel's connection (a log line
    says so) and the kernel goes on running, unprofiled.
-5. a workspace whose .hotline/agent.sock is a symbolic link: the server
+5. the server exits while a kernel is connected: it exits cleanly, removes
+   the socket, and the kernel runs on.
+6. a workspace whose .hotline/agent.sock is a symbolic link: the server
    refuses it with a log line naming it, leaves the link alone, and
    connect() there finds no socket (returns None).
+7. a stale socket (its server was killed) is replaced; a second server on
+   the same folder leaves the first one's socket alone and says so.
 
 Each process loops until the test creates its stop file, so nothing here
 waits on a clock. Usage: test_kernel_socket.py HOTLINE
@@ -61,8 +65,9 @@ def uri(path):
 
 class Client:
     def __init__(self, hotline, work):
+        self.err = tempfile.TemporaryFile()  # a file: never fills, read at the end
         self.p = subprocess.Popen([hotline, "lsp"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=work)
+                                  stdout=subprocess.PIPE, stderr=self.err, cwd=work)
         self.fd = self.p.stdout.fileno()
         os.set_blocking(self.fd, False)
         self.buf = b""
@@ -133,7 +138,12 @@ class Client:
         self.request("shutdown", None)
         self.send({"method": "exit"})
         rc = self.p.wait(timeout=TIMEOUT)
-        assert rc == 0, "server exit status %d" % rc
+        self.err.seek(0)
+        err = self.err.read().decode(errors="replace")
+        # the ASan/UBSan build (tests/run-all.sh) runs this too
+        for bad in ("Sanitizer", "runtime error:"):
+            assert bad not in err, "server stderr:\n" + err
+        assert rc == 0, "server exit status %d; stderr:\n%s" % (rc, err)
 
 
 def agent_env(hotline):
@@ -294,13 +304,33 @@ def symlinked(hotline, work):
     c.start(work)
     line = c.log_line(lambda t: "agent.sock" in t and "kernels" in t, "the refusal")
     assert "symbolic link" in line and sock in line, line
-    print("5. refused: %s" % line)
+    print("6. refused: %s" % line)
     assert os.path.islink(sock) and os.readlink(sock) == target and not os.path.exists(target)
     out = subprocess.run([sys.executable, "-c", "import hotline; print(hotline.connect())"],
                          cwd=work, env=agent_env(hotline), capture_output=True, text=True,
                          timeout=TIMEOUT)
     assert out.stdout.strip() == "None", out
     c.stop()
+
+
+def stale_and_second(hotline, work):
+    import socket
+    os.makedirs(os.path.join(work, ".hotline"), mode=0o700)
+    sock = os.path.join(work, ".hotline", "agent.sock")
+    dead = socket.socket(socket.AF_UNIX)
+    dead.bind(sock)  # closed without unlink: what a killed server leaves
+    dead.close()
+    a = Client(hotline, work)
+    a.start(work)
+    a.log_line(lambda t: t == "kernels: listening on " + sock, "the stale socket replaced")
+    b = Client(hotline, work)
+    b.start(work)
+    line = b.log_line(lambda t: t.startswith("kernels: not listening"), "the second server")
+    assert "another hotline server of this workspace listens there" in line, line
+    b.stop()
+    assert stat.S_ISSOCK(os.lstat(sock).st_mode), "the second server removed the first's socket"
+    a.stop()
+    print("7. stale socket replaced; second server: %s" % line)
 
 
 def main():
@@ -316,14 +346,23 @@ def main():
             two_processes(hotline, work, c)
             ipython_shell(hotline, work, c)
             run_replaces(hotline, work, c)
+            stop = os.path.join(work, "stop5")
+            path, p = spawn(hotline, os.path.join(work, "four"), "last.py", stop)
+            c.wait(lambda m: is_exec(m, uri(path)), "hotline/executing for last.py")
         finally:
             if c.p.poll() is None:
                 c.stop()
         assert not os.path.exists(os.path.join(work, ".hotline", "agent.sock")), \
             "the socket outlived the server"
+        assert p.poll() is None, "the kernel died with the server"
+        finish([p], stop)
+        print("5. the server exited with a kernel connected; the kernel ran on")
         w2 = os.path.join(tmp, "ws2")
         os.makedirs(w2)
         symlinked(hotline, w2)
+        w3 = os.path.join(tmp, "ws3")
+        os.makedirs(w3)
+        stale_and_second(hotline, w3)
     print("ok")
 
 
