@@ -11,6 +11,8 @@ hotline.connect()` from a subdirectory and stream to it:
    that line; the socket is 0600 in a 0700 folder.
 2. two processes at once: hotline/executing names both files, and both
    have hints afterwards (the profile accumulates while they are connected).
+   One of them does not import hotline at all: HOTLINE_CONNECT=1 connects
+   it through the bootstrap sitecustomize.py.
 3. an IPython shell (/usr/bin/python3's, as the notebook tests use)
    where `%load_ext hotline` connects by itself: the live line and the
    hint land in the module its cell calls.
@@ -154,12 +156,15 @@ def agent_env(hotline):
     return env
 
 
-def spawn(hotline, sub, name, stop):
+PLAIN = PROG.replace("import hotline\nif not hotline.connect():\n", "pass  # no import\nif 0:\n")
+
+
+def spawn(hotline, sub, name, stop, text=PROG, env=None):
     path = os.path.join(sub, name)
     with open(path, "w") as f:
-        f.write(PROG)
+        f.write(text)
     # not started by the server: its own process, its own working directory
-    p = subprocess.Popen([sys.executable, name, stop], cwd=sub, env=agent_env(hotline),
+    p = subprocess.Popen([sys.executable, name, stop], cwd=sub, env=env or agent_env(hotline),
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return path, p
 
@@ -215,7 +220,8 @@ def two_processes(hotline, work, c):
     os.makedirs(sub)
     stop = os.path.join(work, "stop2")
     pa, a = spawn(hotline, sub, "a.py", stop)
-    pb, b = spawn(hotline, sub, "b.py", stop)
+    assert "import hotline" not in PLAIN and PLAIN.count("\n") == PROG.count("\n")
+    pb, b = spawn(hotline, sub, "b.py", stop, PLAIN, dict(agent_env(hotline), HOTLINE_CONNECT="1"))
     want = {uri(pa), uri(pb)}
     seen = set()
     deadline = time.monotonic() + TIMEOUT
@@ -226,8 +232,8 @@ def two_processes(hotline, work, c):
     print("2. executing seen for both: %s" % sorted(os.path.basename(u) for u in seen))
     finish([a, b], stop)
     c.wait(lambda m: is_exec(m) and m["params"].get("uri") is None, "executing cleared")
-    for path in (pa, pb):
-        hints, _ = hints_at(c, path, PROG)
+    for path, text in ((pa, PROG), (pb, PLAIN)):
+        hints, _ = hints_at(c, path, text)
         assert HOT_LINE in hints, "%s: no hint on the hot line: %r" % (path, hints)
     print("2. both files have their hint")
 
