@@ -114,10 +114,13 @@ static void let_go(struct server *s, void *data)
     if (f->sock.nconns)
         lsp_log(s, LSP_MSG_INFO, "kernels: %d agent(s) disconnected: the profile was replaced",
                 f->sock.nconns);
-    f->store = NULL; /* first: on_gone below must leave the view alone */
+    int live = f->ticking; /* we marked the view running */
+    f->store = NULL;       /* first: on_gone below must leave the view alone */
     agentsock_drop(&f->sock);
     went_quiet(f);
     lsp_pview_set_live(s, NULL);
+    /* a clear or a load leaves nothing running (a run marks it again) */
+    if (live) lsp_pview_set_running(s, 0);
 }
 
 static struct profile *on_accept(struct agentsock *a, void *ud)

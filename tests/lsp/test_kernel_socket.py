@@ -19,6 +19,8 @@ hotline.connect()` from a subdirectory and stream to it:
 4. hotline.run while a kernel streams: the run's profile replaces the
    kernels' one, the server closes the kernel's connection (a log line
    says so) and the kernel goes on running, unprofiled.
+   Then hotline.clear while a kernel streams: its connection is closed
+   too, and the next kernel is taken again (not refused as if a run went on).
 5. the server exits while a kernel is connected: it exits cleanly, removes
    the socket, and the kernel runs on.
 6. a workspace whose .hotline/agent.sock is a symbolic link: the server
@@ -299,6 +301,16 @@ def run_replaces(hotline, work, c):
     assert p.poll() is None, "the kernel died with its connection"
     finish([p], stop)
     print("4. a run replaced the kernels' profile; the kernel ran on")
+    stop = os.path.join(work, "stop4b")
+    path, p = spawn(hotline, sub, "cleared.py", stop)
+    c.wait(lambda m: is_exec(m, uri(path)), "hotline/executing for cleared.py")
+    r = c.request("workspace/executeCommand", {"command": "hotline.clear", "arguments": []})
+    assert r.get("result", {}).get("cleared"), r
+    path2, p2 = spawn(hotline, sub, "after.py", stop)
+    c.wait(lambda m: is_exec(m, uri(path2)), "hotline/executing after hotline.clear")
+    assert p.poll() is None, "the cleared kernel died"
+    finish([p, p2], stop)
+    print("4. hotline.clear let go of a kernel; the next one streams")
 
 
 def symlinked(hotline, work):
