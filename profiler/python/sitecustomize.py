@@ -81,8 +81,21 @@ def _hotline_chain():
     spec.loader.exec_module(mod)
 
 
+def _hotline_connect():
+    """HOTLINE_CONNECT=1 (this directory on PYTHONPATH by hand): stream to
+    the editor's server of the workspace when one listens, else run as
+    without hotline, silently (docs/notebooks.md)."""
+    try:
+        import hotline
+        hotline.connect()
+    except Exception:  # no agent for this Python, agent refused
+        pass
+
+
 if os.environ.get("HOTLINE_BOOT") and os.environ.get("HOTLINE_SOCKET"):
     _hotline_boot()
     sys.path[:] = [p for p in sys.path
                    if not p or os.path.abspath(p) != _HOTLINE_DIR]
+elif os.environ.get("HOTLINE_CONNECT") == "1":
+    _hotline_connect()
 _hotline_chain()

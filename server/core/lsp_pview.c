@@ -66,6 +66,11 @@ void lsp_pview_replace(struct server *s, struct profile *p, struct anchor_set *s
                        struct memprof_leak_set *leaks)
 {
     struct lsp_pview *v = &s->view;
+    if (v->let_go) { /* once: its holder lets go before the profile does */
+        void (*let_go)(struct server *, void *) = v->let_go;
+        v->let_go = NULL;
+        let_go(s, v->let_go_data);
+    }
     profile_free(v->prof);
     v->prof = p;
     anchor_set_clear(&v->as);
@@ -95,6 +100,12 @@ void lsp_pview_set_live(struct server *s, json_t *live)
 {
     json_decref(s->view.live);
     s->view.live = live;
+}
+
+void lsp_pview_hold(struct server *s, void (*let_go)(struct server *, void *), void *data)
+{
+    s->view.let_go = let_go;
+    s->view.let_go_data = data;
 }
 
 void lsp_pview_set_running(struct server *s, int running)

@@ -4,9 +4,11 @@
  * the live line of a running program, and a generation number.
  *
  * Every provider reads it; one query answers "which profiled line is at
- * this document line" (lsp_docview_line). The run provider is its only
- * writer (the lsp_pview_set_* and lsp_pview_replace calls) and tells the
- * others with lsp_pview_updated, which reaches them through their
+ * this document line" (lsp_docview_line). Its writers are the run provider
+ * and the kernel provider (agents on the workspace socket; it registers
+ * with lsp_pview_hold so that a run replacing its profile is no surprise);
+ * they write with the lsp_pview_set_* and lsp_pview_replace calls and tell
+ * the others with lsp_pview_updated, which reaches them through their
  * profile_updated hook. The core keeps the anchors in step with document
  * sync (lsp_pview_doc_*), before the providers' own document hooks. */
 #ifndef HOTLINE_LSP_PVIEW_H
@@ -29,6 +31,10 @@ struct lsp_pview {
     int running;                    /* a program is filling prof now */
     struct memprof_leak_set *leaks; /* owned likely leaks of prof, or NULL */
     json_t *live;                   /* owned: the running line as a diagnostic + "uri", or NULL */
+    /* a writer that holds prof besides the run (the kernels' connections):
+     * told once, before prof is replaced, so that it lets go; or NULL */
+    void (*let_go)(struct server *s, void *data);
+    void *let_go_data;
 };
 
 /* profile_updated's `what` */
@@ -64,7 +70,12 @@ long lsp_docview_find(const struct lsp_docview *v, int line);
  * *pf (may be NULL) gets the profiled file. */
 int lsp_profiled_line(struct server *s, struct doc *d, uint32_t cur, const struct prof_file **pf);
 
-/* ---- writing (the run provider only) ---- */
+/* ---- writing (the run and kernel providers) ---- */
+
+/* The profile shown now is also filled by someone besides the run: let_go
+ * (data) is called once before it is replaced, and must stop using it. NULL
+ * lets go of the hook. */
+void lsp_pview_hold(struct server *s, void (*let_go)(struct server *, void *), void *data);
 
 /* Show p (stolen, may be NULL) from now on, with the snapshots in snaps
  * (taken, may be NULL: none) and leaks (stolen, may be NULL); the old

@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #include "jsonrpc.h"
+#include "core/hotdir.h"
 #include "core/lsp.h"
+#include "core/lsp_exec.h"
 #include "store/memprof.h"
 #include "proc/session.h"
 #include "store/summary.h"
@@ -85,52 +87,14 @@ static void send_refresh(struct server *s);
 
 /* ---- persistence ------------------------------------------------------- */
 
-/* <root>/.hotline holds what a cloned repository may also carry: it is
- * untrusted input. It must be a real directory (not a symlink); the files
+/* <root>/.hotline (core/hotdir.c) holds what a cloned repository may also
+ * carry: it is untrusted input. It must be a real directory (not a symlink); the files
  * are opened without following a symlink, must be regular files (a FIFO or
  * /dev/stdin would block forever) and are capped in size; the profile store
  * caps what they hold. Loading runs on the thread pool so that initialize
  * answers at once, whatever the files are. What we write there holds the
  * program's argv and source: the directory is 0700, the files 0600, and a
  * .gitignore of `*` keeps it out of commits. */
-
-static int hotline_dir(struct server *s, char *buf, size_t n)
-{
-    if (!s->root_path) return -ENOENT;
-    if ((size_t)snprintf(buf, n, "%s/.hotline", s->root_path) >= n) return -ENAMETOOLONG;
-    return 0;
-}
-
-/* 0 when dir is a directory and not a symlink; -ELOOP, -ENOTDIR, -errno. */
-static int real_dir(const char *dir, struct stat *st)
-{
-    if (lstat(dir, st)) return -errno;
-    if (S_ISLNK(st->st_mode)) return -ELOOP;
-    return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
-}
-
-/* Create <root>/.hotline (0700, with its .gitignore), or make an existing
- * one private (older versions made it 0755). 0 or -errno. */
-static int make_hotline_dir(const char *dir)
-{
-    struct stat st;
-    if (mkdir(dir, 0700) && errno != EEXIST) return -errno;
-    int rc = real_dir(dir, &st);
-    if (rc) return rc;
-    if (st.st_uid == geteuid() && (st.st_mode & 077) && chmod(dir, 0700)) return -errno;
-    char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/.gitignore", dir) >= sizeof path)
-        return -ENAMETOOLONG;
-    /* only when missing: a .gitignore the user wrote stays theirs */
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        static const char text[] = "# written by hotline: profiles hold argv and source\n*\n";
-        ssize_t w = write(fd, text, sizeof text - 1);
-        close(fd);
-        if (w != (ssize_t)sizeof text - 1) return -EIO;
-    }
-    return 0;
-}
 
 /* One save of <root>/.hotline. The snapshot is taken on the loop thread
  * (profile_to_json and the sources' JSON: trees that share nothing with the
@@ -223,8 +187,8 @@ static void save_profile(struct server *s)
 {
     const struct profile *prof = lsp_pview_profile(s);
     char dir[PATH_MAX];
-    if (!prof || !lsp_setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
-    int rc = make_hotline_dir(dir);
+    if (!prof || !lsp_setting_bool(s, "persist", 1) || lsp_hotline_dir(s, dir, sizeof dir)) return;
+    int rc = lsp_hotline_dir_make(dir);
     if (rc) {
         lsp_log(s, LSP_MSG_WARNING, "not saving the profile: %s: %s", dir,
                 rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
@@ -268,7 +232,7 @@ static void load_read(struct lsp_load *ld)
 {
     struct stat st;
     char path[PATH_MAX + 32];
-    int rc = real_dir(ld->dir, &st);
+    int rc = lsp_real_dir(ld->dir, &st);
     if (rc == -ENOENT) {
         ld->missing = 1;
         return;
@@ -355,7 +319,7 @@ static void load_profile(struct server *s)
 {
     struct run_state *f = run_of(s);
     char dir[PATH_MAX];
-    if (!lsp_setting_bool(s, "persist", 1) || hotline_dir(s, dir, sizeof dir)) return;
+    if (!lsp_setting_bool(s, "persist", 1) || lsp_hotline_dir(s, dir, sizeof dir)) return;
     struct lsp_load *ld = calloc(1, sizeof *ld);
     if (!ld) return;
     ld->srv = s;
@@ -408,117 +372,6 @@ static void send_refresh(struct server *s)
     lsp_pview_updated(s, LSP_PV_DATA); /* refresh requests, diagnostics */
 }
 
-static int under(const char *file, const char *dir)
-{
-    size_t n = dir ? strlen(dir) : 0;
-    return n && !strncmp(file, dir, n) && (file[n] == '/' || dir[n - 1] == '/');
-}
-
-static int is_user_file(struct lsp_run *r, const char *file)
-{
-    return (under(file, r->main_dir) || under(file, r->main_dir_given)) &&
-           !strstr(file, "/site-packages/") && !strstr(file, "/dist-packages/") &&
-           !strstr(file, "/..");
-}
-
-/* The dotted module of a frame's file, as editors name a library call: the
- * path after site-packages / dist-packages / lib/pythonX.Y, else the file
- * name; without ".py" and "/__init__". Written to buf (cap n), "" if none. */
-static void module_of(const char *file, char *buf, size_t n)
-{
-    const char *rel = NULL, *p;
-    buf[0] = 0;
-    if (!file || !*file || !strcmp(file, "?")) return;
-    if ((p = strstr(file, "/site-packages/")) || (p = strstr(file, "/dist-packages/")))
-        rel = p + strlen("/site-packages/"); /* same length as /dist-packages/ */
-    for (p = file; !rel && (p = strstr(p, "/lib/python")); p++) {
-        const char *q = p + strlen("/lib/python");
-        if (!(*q >= '0' && *q <= '9')) continue;
-        while (*q >= '0' && *q <= '9')
-            q++;
-        if (*q++ != '.' || !(*q >= '0' && *q <= '9')) continue;
-        while (*q >= '0' && *q <= '9')
-            q++;
-        if (*q == '/' && q[1]) rel = q + 1;
-    }
-    if (!rel) rel = (p = strrchr(file, '/')) ? p + 1 : file;
-    size_t len = strlen(rel);
-    if (len > 3 && !strcmp(rel + len - 3, ".py")) len -= 3;
-    if (len > 9 && !strncmp(rel + len - 9, "/__init__", 9)) len -= 9;
-    if (len >= n) len = n - 1;
-    for (size_t i = 0; i < len; i++)
-        buf[i] = rel[i] == '/' ? '.' : rel[i];
-    buf[len] = 0;
-}
-
-/* One stack entry of hotline/executing (new): where it is, whether it is a
- * library frame (not the program's own code), and the name editors show,
- * "module.function". Computed here once so that no editor has to. */
-static json_t *exec_frame(struct lsp_run *r, const json_t *fr)
-{
-    const char *file = json_string_value(json_object_get(fr, "file"));
-    const char *fn = json_string_value(json_object_get(fr, "name")) ?: "?";
-    int user = file && is_user_file(r, file);
-    char mod[256], name[512];
-    module_of(file, mod, sizeof mod);
-    snprintf(name, sizeof name, "%s%s%s", mod, *mod ? "." : "", fn);
-    return json_pack("{s:s, s:s, s:I, s:b, s:b, s:s}", "function", fn, "file", file ?: "?", "line",
-                     json_integer_value(json_object_get(fr, "line")), "user", user, "library",
-                     !user, "name", name);
-}
-
-/* From a resolved `now`: the thread whose innermost profiled-program frame is
- * most recent, as {uri, line, thread, since_s, stack, call, text}; NULL if none
- * (new). `call` is the library frame the program's line called (the one just
- * outside its innermost own frame), `text` the one-line status editors show. */
-static json_t *executing_from_now(struct lsp_run *r, const json_t *now)
-{
-    json_t *threads = json_object_get(now, "threads");
-    size_t i;
-    json_t *t;
-    json_array_foreach(threads, i, t)
-    {
-        json_t *frames = json_object_get(t, "frames");
-        size_t k, user = (size_t)-1;
-        json_t *fr;
-        json_array_foreach(frames, k, fr)
-        {
-            const char *file = json_string_value(json_object_get(fr, "file"));
-            if (file && is_user_file(r, file)) {
-                user = k;
-                break;
-            }
-        }
-        if (user == (size_t)-1) continue;
-        json_t *stack = json_array();
-        json_array_foreach(frames, k, fr)
-        {
-            if (k > user + 8 || json_array_size(stack) >= 32) break;
-            json_array_append_new(stack, exec_frame(r, fr));
-        }
-        json_t *call = NULL; /* new */
-        if (user > 0) {
-            json_t *lib = exec_frame(r, json_array_get(frames, user - 1));
-            call = json_incref(json_object_get(lib, "name"));
-            json_decref(lib);
-        }
-        double since = json_number_value(json_object_get(t, "since_s"));
-        char text[600];
-        snprintf(text, sizeof text, "\u25b6 %.1f s%s%s", since, call ? " \u00b7 " : "",
-                 call ? json_string_value(call) : "");
-        json_t *ufr = json_array_get(frames, user);
-        char *uri = lsp_path_to_uri(json_string_value(json_object_get(ufr, "file")));
-        json_int_t line = json_integer_value(json_object_get(ufr, "line"));
-        json_t *e =
-            json_pack("{s:s, s:I, s:O, s:f, s:o, s:o, s:s}", "uri", uri ?: "", "line",
-                      line > 0 ? line - 1 : 0, "thread", json_object_get(t, "name") ?: json_null(),
-                      "since_s", since, "stack", stack, "call", call ?: json_null(), "text", text);
-        free(uri);
-        return e;
-    }
-    return NULL;
-}
-
 /* The fallback for clients without hotline/executing: an Information
  * diagnostic on the running line (new reference), or NULL. Names the same
  * library call as the notification. */
@@ -562,7 +415,8 @@ static void on_tick(uv_timer_t *t)
     struct server *s = r->srv;
     if (r->now_fresh && r->now) {
         r->now_fresh = 0;
-        json_t *exec = executing_from_now(r, r->now);
+        const char *dirs[] = {r->main_dir, r->main_dir_given};
+        json_t *exec = lsp_exec_from_now(r->now, dirs, 2);
         if (s->executing_optin && exec) {
             lsp_notify(s, "hotline/executing", json_incref(exec));
             r->exec_sent = 1;
@@ -918,7 +772,7 @@ static void clear_files(struct server *s)
 {
     char dir[PATH_MAX], path[PATH_MAX + 32];
     struct stat st;
-    if (!hotline_dir(s, dir, sizeof dir) && !real_dir(dir, &st)) {
+    if (!lsp_hotline_dir(s, dir, sizeof dir) && !lsp_real_dir(dir, &st)) {
         snprintf(path, sizeof path, "%s/profile.json", dir);
         unlink(path);
         snprintf(path, sizeof path, "%s/sources.json", dir);

@@ -64,7 +64,9 @@ def this_cell(report):
 
 
 def run_shell(cells, record_display=False):
-    env = dict(os.environ, PYTHONPATH=AGENT)
+    # HOTLINE_CONNECT=0: the text reports, even under a folder an editor's
+    # server listens for (docs/notebooks.md, "Streaming into the editor")
+    env = dict(os.environ, PYTHONPATH=AGENT, HOTLINE_CONNECT="0")
     env.pop("HOTLINE_SOCKET", None)
     env.pop("HOTLINE_CONFIG", None)
     with tempfile.TemporaryDirectory() as cwd:
@@ -257,7 +259,8 @@ def case_kernel():
         sys.exit(1)
     from jupyter_client.manager import start_new_kernel
     # the kernel's debugger warns about frozen modules on every start
-    env = dict(os.environ, PYTHONPATH=AGENT, PYDEVD_DISABLE_FILE_VALIDATION="1")
+    env = dict(os.environ, PYTHONPATH=AGENT, PYDEVD_DISABLE_FILE_VALIDATION="1",
+               HOTLINE_CONNECT="0")
     env.pop("HOTLINE_SOCKET", None)
     env.pop("HOTLINE_CONFIG", None)
     with tempfile.TemporaryDirectory() as cwd:

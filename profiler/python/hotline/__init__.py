@@ -5,6 +5,11 @@
     ...
     hotline.stop()
 
+    hotline.connect()        # stream to the editor's server instead, when
+                             # one listens for this workspace (a socket
+                             # <dir>/.hotline/agent.sock from the working
+                             # directory upward, or $HOTLINE_SOCKET)
+
 Without HOTLINE_SOCKET the profile stream goes to HOTLINE_OUT or to
 hotline-<pid>.jsonl in the current directory (open it with `hotline view`).
 The sampling itself is native (hotline._agent); this module only configures
@@ -14,14 +19,16 @@ import os
 
 from . import _config
 
-__all__ = ["start", "stop", "running"]
+__all__ = ["start", "stop", "running", "connect", "connected"]
 
-_state = {"cfg": None, "hooks": False, "child_out": False}
+_state = {"cfg": None, "hooks": False, "child_out": False, "socket": None}
 
 
 def _start_with(cfg):
     from . import _agent
-    if cfg.get("out"):
+    if cfg.get("socket"):
+        path, is_socket = str(cfg["socket"]), True  # connect(): the editor's socket
+    elif cfg.get("out"):
         path, is_socket = str(cfg["out"]), False  # the IPython extension's own file
     else:
         path, is_socket = _config.destination()
@@ -64,6 +71,10 @@ def start(**config):
     if _state["cfg"] is not None:
         return
     _start_with(_config.load(config))
+    _hooks()
+
+
+def _hooks():
     if not _state["hooks"]:
         _state["hooks"] = True
         atexit.register(_at_exit)
@@ -71,11 +82,42 @@ def start(**config):
             os.register_at_fork(after_in_child=_after_fork_child)
 
 
+def connect(**config):
+    """Stream this process's profile to the editor: the Hotline language
+    server of the workspace listens on <workspace>/.hotline/agent.sock
+    (docs/notebooks.md). The socket is looked for from the working directory
+    upward, or taken from $HOTLINE_SOCKET. Keyword arguments as for start().
+    Returns the socket's path, or None when no server listens there (nothing
+    is started then: the caller may profile otherwise). Already streaming:
+    the same path; already profiled otherwise (start()): None."""
+    if _state["cfg"] is not None:
+        return _state["socket"]
+    path = _config.find_socket()
+    if not path:
+        return None
+    cfg = _config.load(config)
+    cfg["socket"] = path
+    try:
+        _start_with(cfg)
+    except OSError:  # a stale socket: the server that made it is gone
+        _state["cfg"] = None
+        return None
+    _state["socket"] = path
+    _hooks()
+    return path
+
+
+def connected():
+    """The socket this process streams to (connect()), or None."""
+    return _state["socket"] if _state["cfg"] is not None else None
+
+
 def stop():
     """Stop sampling: send the last delta and `end`, close the stream."""
     from . import _agent
     _agent.stop("stop")
     _state["cfg"] = None
+    _state["socket"] = None
 
 
 def running():

@@ -91,3 +91,39 @@ def destination():
     if out:
         return out, False
     return os.path.abspath("hotline-%d.jsonl" % os.getpid()), False
+
+
+SOCKET_NAME = os.path.join(".hotline", "agent.sock")
+
+
+def _ours(path, want):
+    """True when path is not a symlink, is of type want (stat.S_IS*) and is
+    owned by this user."""
+    import stat
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (not stat.S_ISLNK(st.st_mode) and want(st.st_mode)
+            and st.st_uid == os.geteuid())
+
+
+def find_socket(start=None):
+    """The editor's socket for agents that connect on their own
+    (docs/notebooks.md), or None: $HOTLINE_SOCKET when set, else the first
+    <dir>/.hotline/agent.sock from start (default: the working directory)
+    upward whose folder and socket are ours and not symlinks."""
+    import stat
+    env = os.environ.get("HOTLINE_SOCKET")
+    if env:
+        return env
+    d = os.path.abspath(start or os.getcwd())
+    while True:
+        sock = os.path.join(d, SOCKET_NAME)
+        if (_ours(os.path.dirname(sock), stat.S_ISDIR) and
+                _ours(sock, stat.S_ISSOCK)):
+            return sock
+        up = os.path.dirname(d)
+        if up == d:
+            return None
+        d = up

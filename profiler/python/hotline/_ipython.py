@@ -5,6 +5,12 @@
     %hotline live    show the line running now under the running cell
     %hotline         say what is on
 
+When the editor's Hotline server listens for the workspace (the socket
+<workspace>/.hotline/agent.sock, found from the working directory upward),
+loading the extension connects the whole kernel to it (hotline.connect())
+and the editor shows the live line and the per-line profile; the magics then
+print no report. HOTLINE_CONNECT=0 keeps the text reports.
+
 Each profiled cell runs under its own agent (hotline.start() with `out` =
 a private file, memory on), stopped when the cell ends; the stream is read
 back and added up in Python (_report.py): no binary, no server. Between
@@ -51,6 +57,7 @@ def load(shell):
     if _ext is not None and _ext.shell is shell:
         return
     _ext = Extension(shell)
+    _ext.connect()
     shell.register_magic_function(_ext.line_cell_magic, "line_cell", "hotline")
     shell.events.register("pre_run_cell", _ext.pre_run_cell)
     shell.events.register("post_run_cell", _ext.post_run_cell)
@@ -228,7 +235,27 @@ class Extension:
 
     # --- profiling --------------------------------------------------------
 
+    def connect(self):
+        """Stream the whole kernel to the editor when its server listens for
+        this workspace (hotline.connect(); docs/notebooks.md): the editor
+        then shows the live line and the per-line profile, and the magics
+        have nothing to add. Without a server: the text reports."""
+        if os.environ.get("HOTLINE_CONNECT") == "0":
+            return None
+        try:
+            path = hotline.connect(include=self.include(), memory=True)
+        except Exception as e:  # no agent for this Python, agent refused
+            print("hotline: not streaming to the editor: %s" % (e,), file=sys.stderr)
+            return None
+        if path:
+            print("hotline: streaming this kernel to the editor (%s)" % path)
+        return path
+
     def _begin(self, cell, offset):
+        if hotline.connected():
+            print("hotline: this kernel streams to the editor (hotline.connect()):"
+                  " the profile is shown there", file=sys.stderr)
+            return None
         if hotline.running():
             print("hotline: this process is already profiled (hotline.start());"
                   " no cell report", file=sys.stderr)

@@ -1,0 +1,122 @@
+/* The live line of a profiled program: hotline/executing's params from an
+ * agent's resolved `now` stacks (lsp_exec.h). Shared by every provider that
+ * streams agents (a run's, the workspace socket's kernels). */
+#include "core/lsp_exec.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/uri.h"
+
+static int under(const char *file, const char *dir)
+{
+    size_t n = dir ? strlen(dir) : 0;
+    return n && !strncmp(file, dir, n) && (file[n] == '/' || dir[n - 1] == '/');
+}
+
+int lsp_exec_user_file(const char *file, const char *const *dirs, int ndirs)
+{
+    int in = 0;
+    for (int i = 0; i < ndirs && !in; i++)
+        in = under(file, dirs[i]);
+    return in && !strstr(file, "/site-packages/") && !strstr(file, "/dist-packages/") &&
+           !strstr(file, "/..");
+}
+
+/* The dotted module of a frame's file, as editors name a library call: the
+ * path after site-packages / dist-packages / lib/pythonX.Y, else the file
+ * name; without ".py" and "/__init__". Written to buf (cap n), "" if none. */
+void lsp_exec_module_of(const char *file, char *buf, size_t n)
+{
+    const char *rel = NULL, *p;
+    buf[0] = 0;
+    if (!file || !*file || !strcmp(file, "?")) return;
+    if ((p = strstr(file, "/site-packages/")) || (p = strstr(file, "/dist-packages/")))
+        rel = p + strlen("/site-packages/"); /* same length as /dist-packages/ */
+    for (p = file; !rel && (p = strstr(p, "/lib/python")); p++) {
+        const char *q = p + strlen("/lib/python");
+        if (!(*q >= '0' && *q <= '9')) continue;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q++ != '.' || !(*q >= '0' && *q <= '9')) continue;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q == '/' && q[1]) rel = q + 1;
+    }
+    if (!rel) rel = (p = strrchr(file, '/')) ? p + 1 : file;
+    size_t len = strlen(rel);
+    if (len > 3 && !strcmp(rel + len - 3, ".py")) len -= 3;
+    if (len > 9 && !strncmp(rel + len - 9, "/__init__", 9)) len -= 9;
+    if (len >= n) len = n - 1;
+    for (size_t i = 0; i < len; i++)
+        buf[i] = rel[i] == '/' ? '.' : rel[i];
+    buf[len] = 0;
+}
+
+/* One stack entry of hotline/executing (new): where it is, whether it is a
+ * library frame (not the program's own code), and the name editors show,
+ * "module.function". Computed here once so that no editor has to. */
+static json_t *exec_frame(const json_t *fr, const char *const *dirs, int ndirs)
+{
+    const char *file = json_string_value(json_object_get(fr, "file"));
+    const char *fn = json_string_value(json_object_get(fr, "name")) ?: "?";
+    int user = file && lsp_exec_user_file(file, dirs, ndirs);
+    char mod[256], name[512];
+    lsp_exec_module_of(file, mod, sizeof mod);
+    snprintf(name, sizeof name, "%s%s%s", mod, *mod ? "." : "", fn);
+    return json_pack("{s:s, s:s, s:I, s:b, s:b, s:s}", "function", fn, "file", file ?: "?", "line",
+                     json_integer_value(json_object_get(fr, "line")), "user", user, "library",
+                     !user, "name", name);
+}
+
+/* From a resolved `now`: the thread whose innermost profiled-program frame is
+ * most recent, as {uri, line, thread, since_s, stack, call, text}; NULL if none
+ * (new). `call` is the library frame the program's line called (the one just
+ * outside its innermost own frame), `text` the one-line status editors show. */
+json_t *lsp_exec_from_now(const json_t *now, const char *const *dirs, int ndirs)
+{
+    json_t *threads = json_object_get(now, "threads");
+    size_t i;
+    json_t *t;
+    json_array_foreach(threads, i, t)
+    {
+        json_t *frames = json_object_get(t, "frames");
+        size_t k, user = (size_t)-1;
+        json_t *fr;
+        json_array_foreach(frames, k, fr)
+        {
+            const char *file = json_string_value(json_object_get(fr, "file"));
+            if (file && lsp_exec_user_file(file, dirs, ndirs)) {
+                user = k;
+                break;
+            }
+        }
+        if (user == (size_t)-1) continue;
+        json_t *stack = json_array();
+        json_array_foreach(frames, k, fr)
+        {
+            if (k > user + 8 || json_array_size(stack) >= 32) break;
+            json_array_append_new(stack, exec_frame(fr, dirs, ndirs));
+        }
+        json_t *call = NULL; /* new */
+        if (user > 0) {
+            json_t *lib = exec_frame(json_array_get(frames, user - 1), dirs, ndirs);
+            call = json_incref(json_object_get(lib, "name"));
+            json_decref(lib);
+        }
+        double since = json_number_value(json_object_get(t, "since_s"));
+        char text[600];
+        snprintf(text, sizeof text, "\u25b6 %.1f s%s%s", since, call ? " \u00b7 " : "",
+                 call ? json_string_value(call) : "");
+        json_t *ufr = json_array_get(frames, user);
+        char *uri = lsp_path_to_uri(json_string_value(json_object_get(ufr, "file")));
+        json_int_t line = json_integer_value(json_object_get(ufr, "line"));
+        json_t *e =
+            json_pack("{s:s, s:I, s:O, s:f, s:o, s:o, s:s}", "uri", uri ?: "", "line",
+                      line > 0 ? line - 1 : 0, "thread", json_object_get(t, "name") ?: json_null(),
+                      "since_s", since, "stack", stack, "call", call ?: json_null(), "text", text);
+        free(uri);
+        return e;
+    }
+    return NULL;
+}

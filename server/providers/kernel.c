@@ -1,0 +1,296 @@
+/* Kernels stream into the editor: agents that connect on their own to the
+ * workspace socket <root>/.hotline/agent.sock (a Jupyter kernel after
+ * `%load_ext hotline`, any script after `hotline.connect()` or with
+ * HOTLINE_CONNECT=1; docs/notebooks.md) are shown like a run's: the live
+ * line (hotline/executing, or the fallback diagnostic), hints, lenses,
+ * hovers, and leak diagnostics once the last one leaves.
+ *
+ * One profile for all of them: the first agent to connect while no run is
+ * going starts a fresh profile in the view; every agent connected meanwhile
+ * (a second kernel, a forked child) adds to it; an agent that connects after
+ * they all left adds to it again as long as it is still the profile shown.
+ * A run (hotline.run), a hotline.clear or a loaded profile replaces it: the
+ * view tells us first (lsp_pview_hold) and the connections are closed (the
+ * agents stop profiling, their programs go on). While a run is going, an
+ * agent that connects is refused. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/hotdir.h"
+#include "core/lsp.h"
+#include "core/lsp_exec.h"
+#include "proc/agentsock.h"
+#include "store/memprof.h"
+
+#define KERNEL_TICK_MS 50     /* hotline/executing: at most 20 per second */
+#define KERNEL_REFRESH_MS 250 /* refresh requests while data comes */
+
+struct kernel_state {
+    struct server *srv; /* borrowed */
+    struct agentsock sock;
+    int listening;         /* sock is open: close it at exit */
+    struct profile *store; /* borrowed: the view's profile our agents fill, or NULL */
+    uv_timer_t tick;
+    int tick_open, ticking;
+    char *root_real; /* owned: the workspace root, resolved (own frames) */
+    json_t *now;     /* owned latest resolved `now`, or NULL */
+    int now_fresh, exec_sent, dirty, live_changed;
+    uint64_t last_refresh_ns;
+};
+
+extern const struct lsp_provider lsp_kernel_provider;
+
+static void refresh(struct kernel_state *f)
+{
+    f->dirty = 0;
+    f->last_refresh_ns = uv_hrtime();
+    lsp_pview_updated(f->srv, LSP_PV_DATA);
+}
+
+/* The fallback for clients without hotline/executing (new), or NULL. */
+static json_t *live_diagnostic(const json_t *exec)
+{
+    if (!exec) return NULL;
+    char msg[700];
+    snprintf(msg, sizeof msg, "%s (kernel)", json_string_value(json_object_get(exec, "text")));
+    json_int_t line = json_integer_value(json_object_get(exec, "line"));
+    return json_pack("{s:s, s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:i, s:s, s:s, s:s}", "uri",
+                     json_string_value(json_object_get(exec, "uri")), "range", "start", "line",
+                     line, "character", 0, "end", "line", line, "character", 0, "severity", 3,
+                     "source", "hotline", "code", "running", "message", msg);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct kernel_state *f = t->data;
+    struct server *s = f->srv;
+    if (f->now_fresh && f->now) {
+        f->now_fresh = 0;
+        const char *dirs[] = {s->root_path, f->root_real};
+        json_t *exec = lsp_exec_from_now(f->now, dirs, 2);
+        if (s->executing_optin && exec) {
+            lsp_notify(s, "hotline/executing", json_incref(exec));
+            f->exec_sent = 1;
+        }
+        if (!s->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
+            lsp_pview_set_live(s, live_diagnostic(exec));
+            f->live_changed = 1;
+        }
+        json_decref(exec);
+    }
+    if ((uv_hrtime() - f->last_refresh_ns) / 1000000 >= KERNEL_REFRESH_MS) {
+        if (f->dirty) {
+            refresh(f); /* publishes the live line too */
+        } else {
+            if (f->live_changed) lsp_pview_updated(s, LSP_PV_LIVE);
+            f->last_refresh_ns = uv_hrtime();
+        }
+        f->live_changed = 0;
+    }
+}
+
+/* The last agent left (or the profile was taken from us): no live line. */
+static void went_quiet(struct kernel_state *f)
+{
+    struct server *s = f->srv;
+    if (f->ticking) uv_timer_stop(&f->tick);
+    f->ticking = 0;
+    json_decref(f->now);
+    f->now = NULL;
+    f->now_fresh = 0;
+    if (f->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
+    f->exec_sent = 0;
+}
+
+/* lsp_pview_hold: a run, a clear or a load replaces the profile we fill. */
+static void let_go(struct server *s, void *data)
+{
+    struct kernel_state *f = data;
+    if (f->sock.nconns)
+        lsp_log(s, LSP_MSG_INFO, "kernels: %d agent(s) disconnected: the profile was replaced",
+                f->sock.nconns);
+    int live = f->ticking; /* we marked the view running */
+    f->store = NULL;       /* first: on_gone below must leave the view alone */
+    agentsock_drop(&f->sock);
+    went_quiet(f);
+    lsp_pview_set_live(s, NULL);
+    /* a clear or a load leaves nothing running (a run marks it again) */
+    if (live) lsp_pview_set_running(s, 0);
+}
+
+static struct profile *on_accept(struct agentsock *a, void *ud)
+{
+    (void)a;
+    struct kernel_state *f = ud;
+    struct server *s = f->srv;
+    if (!f->store) {
+        if (s->view.running) { /* a run fills the view */
+            lsp_log(s, LSP_MSG_WARNING,
+                    "kernels: an agent connected while a program runs (hotline.run): refused");
+            return NULL;
+        }
+        struct profile *p = profile_new();
+        if (!p) return NULL;
+        lsp_pview_replace(s, p, NULL, NULL); /* the view owns it; we fill it */
+        lsp_pview_hold(s, let_go, f);
+        f->store = p;
+    }
+    if (!f->ticking) {
+        lsp_pview_set_running(s, 1);
+        lsp_pview_set_leaks(s, NULL); /* leaks are computed when the agents leave */
+        if (f->tick_open && !uv_timer_start(&f->tick, on_tick, KERNEL_TICK_MS, KERNEL_TICK_MS))
+            f->ticking = 1;
+        agentsock_request_now(&f->sock, 20);
+    }
+    return f->store;
+}
+
+static void on_hello(struct agentsock *a, long long pid, void *ud)
+{
+    struct kernel_state *f = ud;
+    lsp_log(f->srv, LSP_MSG_INFO, "kernels: agent of pid %lld connected (%d now)", pid, a->nconns);
+}
+
+static void on_delta(struct agentsock *a, void *ud)
+{
+    (void)a;
+    ((struct kernel_state *)ud)->dirty = 1;
+}
+
+static void on_now(struct agentsock *a, const json_t *now, void *ud)
+{
+    (void)a;
+    struct kernel_state *f = ud;
+    json_decref(f->now);
+    f->now = json_incref((json_t *)now);
+    f->now_fresh = 1;
+}
+
+static void on_error(struct agentsock *a, const char *msg, void *ud)
+{
+    (void)a;
+    lsp_log(((struct kernel_state *)ud)->srv, LSP_MSG_WARNING, "kernels: %s", msg);
+}
+
+static void on_gone(struct agentsock *a, long long pid, void *ud)
+{
+    struct kernel_state *f = ud;
+    struct server *s = f->srv;
+    if (pid) lsp_log(s, LSP_MSG_INFO, "kernels: agent of pid %lld left (%d now)", pid, a->nconns);
+    if (a->nconns || !f->store) return;
+    went_quiet(f);
+    lsp_pview_set_running(s, 0);
+    lsp_pview_set_live(s, NULL);
+    lsp_pview_set_leaks(s, memprof_leak_set_new(lsp_pview_profile(s)));
+    refresh(f); /* final hints / lenses / diagnostics */
+}
+
+/* Listen on <root>/.hotline/agent.sock; every refusal is one log line. */
+static void kernel_listen(struct server *s, struct kernel_state *f)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 16], err[PATH_MAX + 200];
+    struct stat st;
+    if (!s->loop || !lsp_setting_bool(s, "kernelSocket", 1) || lsp_hotline_dir(s, dir, sizeof dir))
+        return;
+    int rc = lsp_hotline_dir_make(dir);
+    if (!rc) rc = lsp_real_dir(dir, &st);
+    if (rc) {
+        lsp_log(s, LSP_MSG_WARNING, "kernels: not listening: %s: %s", dir,
+                rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
+        return;
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+        lsp_log(s, LSP_MSG_WARNING,
+                "kernels: not listening: %s must be ours and private (uid %u, mode %03o)", dir,
+                (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+        return;
+    }
+    snprintf(path, sizeof path, "%s/agent.sock", dir);
+    const struct agentsock_cbs cbs = {.on_accept = on_accept,
+                                      .on_hello = on_hello,
+                                      .on_delta = on_delta,
+                                      .on_now = on_now,
+                                      .on_error = on_error,
+                                      .on_gone = on_gone};
+    rc = agentsock_listen(s->loop, &f->sock, path, &cbs, f, err, sizeof err);
+    if (rc) {
+        lsp_log(s, LSP_MSG_WARNING, "kernels: not listening: %s", err);
+        return;
+    }
+    f->listening = 1;
+    char real[PATH_MAX];
+    f->root_real = strdup(realpath(s->root_path, real) ? real : s->root_path);
+    lsp_log(s, LSP_MSG_INFO, "kernels: listening on %s", path);
+}
+
+static int kernel_init(struct server *s, void **self)
+{
+    struct kernel_state *f = calloc(1, sizeof *f);
+    if (!f) return -ENOMEM;
+    f->srv = s;
+    if (s->loop && !uv_timer_init(s->loop, &f->tick)) {
+        f->tick.data = f;
+        f->tick_open = 1;
+    }
+    *self = f;
+    return 0;
+}
+
+static void kernel_initialized(struct server *s, void *self)
+{
+    kernel_listen(s, self);
+}
+
+static void kernel_output_live(struct server *s, void *self, int on)
+{
+    (void)s;
+    struct kernel_state *f = self;
+    if (f->listening) agentsock_request_now(&f->sock, on ? 20 : 0);
+}
+
+static void kernel_debug_state(struct server *s, void *self, json_t *r)
+{
+    (void)s;
+    struct kernel_state *f = self;
+    if (f->listening)
+        json_object_set_new(
+            r, "kernels",
+            json_pack("{s:s, s:i}", "socket", f->sock.path, "connected", f->sock.nconns));
+}
+
+static void kernel_close(struct server *s, void *self)
+{
+    struct kernel_state *f = self;
+    if (!f) return;
+    if (f->store) lsp_pview_hold(s, NULL, NULL);
+    f->store = NULL;
+    if (f->listening) agentsock_close(&f->sock, NULL); /* the loop runs until it is closed */
+    f->listening = 0;
+    if (f->tick_open) uv_close((uv_handle_t *)&f->tick, NULL);
+    f->tick_open = 0;
+}
+
+static void kernel_free(struct server *s, void *self)
+{
+    (void)s;
+    struct kernel_state *f = self;
+    if (!f) return;
+    json_decref(f->now);
+    free(f->root_real);
+    free(f);
+}
+
+const struct lsp_provider lsp_kernel_provider = {
+    .name = "kernel",
+    .init = kernel_init,
+    .initialized = kernel_initialized,
+    .output_live = kernel_output_live,
+    .debug_state = kernel_debug_state,
+    .close = kernel_close,
+    .free = kernel_free,
+};
