@@ -148,7 +148,31 @@ def main():
     check(rc == 0 and "target exited" in err2 and "hottest lines" in err2,
           "target exiting ends the attach with a report (rc %d)" % rc)
 
-    # 3. errors
+    # 3. a second libpython (ctypes loads a copy): the initialised runtime wins
+    import sysconfig
+    lib = os.path.join(sysconfig.get_config_var("LIBDIR") or "",
+                       sysconfig.get_config_var("INSTSONAME") or "")
+    if sysconfig.get_config_var("Py_ENABLE_SHARED") and os.path.exists(lib):
+        copy = os.path.join(tmp, "copy-" + os.path.basename(lib))
+        shutil.copy(lib, copy)
+        two = os.path.join(tmp, "two.py")
+        with open(two, "w") as f:
+            f.write("import ctypes, os, sys, time\nctypes.CDLL(%r)\n"
+                    "sys.stderr.write('%%d\\n' %% os.getpid()); sys.stderr.flush()\n"
+                    "end = time.monotonic() + 1.5\n"
+                    "while time.monotonic() < end: pass  # TWO\n" % copy)
+        p = subprocess.Popen([sys.executable, two], stderr=subprocess.PIPE)
+        pid = int(p.stderr.readline())
+        with open("/proc/%d/maps" % pid) as f:
+            both = f.read().count(os.path.basename(lib)) > 0 and copy in open(
+                "/proc/%d/maps" % pid).read()
+        rc, e = attach(pid, "--duration", "0.5")
+        p.wait(timeout=30)
+        check(both and rc == 0 and "two.py:5" in e and os.path.basename(lib) in e
+              and "copy-" not in e.split("\n")[0],
+              "two libpython mappings: attach reads the initialised one (rc %d)" % rc)
+
+    # 4. errors
     dead = subprocess.Popen(["true"])
     dead.wait()
     rc, e = attach(dead.pid)
