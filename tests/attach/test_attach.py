@@ -168,8 +168,7 @@ def main():
                 "/proc/%d/maps" % pid).read()
         rc, e = attach(pid, "--duration", "0.5")
         p.wait(timeout=30)
-        check(both and rc == 0 and "two.py:5" in e and os.path.basename(lib) in e
-              and "copy-" not in e.split("\n")[0],
+        check(both and rc == 0 and "two.py:5" in e and "copy-" not in e.split("\n")[0],
               "two libpython mappings: attach reads the initialised one (rc %d)" % rc)
 
     # 4. errors
