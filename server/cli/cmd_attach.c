@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 
 #include "agent_config.h"
 #include "attach.h"
@@ -59,6 +61,7 @@ static void on_stop(int sig)
 struct att_thread {
     long tid;
     int have_base, run_cat;
+    int perf_fd; /* the thread's task-clock counter, or -1 */
     double last_wall, last_cpu;
     probe_t probe;
 };
@@ -140,11 +143,22 @@ static char thread_proc(pid_t pid, long tid, double *cpu)
     return p && p[1] == ' ' ? p[2] : '?';
 }
 
-static double proc_cpu(struct att *a)
+/* The thread's CPU seconds: its task clock, else the process clock when it
+ * is the only running thread (single), else schedstat. 0 or -1 (gone). */
+static int thread_cpu(struct att *a, struct att_thread *s, int single, double *cpu)
 {
-    struct timespec ts;
-    if (clock_gettime(a->proc_clock, &ts) != 0) return -1;
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    uint64_t ns;
+    if (s->perf_fd >= 0 && read(s->perf_fd, &ns, sizeof ns) == (ssize_t)sizeof ns) {
+        *cpu = (double)ns * 1e-9;
+        return 0;
+    }
+    if (single) {
+        struct timespec ts;
+        if (clock_gettime(a->proc_clock, &ts) != 0) return -1;
+        *cpu = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+        return 0;
+    }
+    return thread_proc(a->ap.pid, s->tid, cpu) ? 0 : -1;
 }
 
 static struct att_thread *att_thread(struct att *a, long tid)
@@ -156,6 +170,18 @@ static struct att_thread *att_thread(struct att *a, long tid)
     memset(t, 0, sizeof *t);
     t->tid = tid;
     t->run_cat = CAT_PY;
+    /* A task-clock counter on the thread is exact where /proc is not: a
+     * read makes the kernel bring a running thread's count up to date
+     * (`perf stat -p` does the same). Needs the right to read the target
+     * (as process_vm_readv) and perf_event_paranoid <= 2; otherwise
+     * /proc is used. */
+    struct perf_event_attr pa;
+    memset(&pa, 0, sizeof pa);
+    pa.size = sizeof pa;
+    pa.type = PERF_TYPE_SOFTWARE;
+    pa.config = PERF_COUNT_SW_TASK_CLOCK;
+    pa.exclude_hv = 1;
+    t->perf_fd = (int)syscall(SYS_perf_event_open, &pa, (pid_t)tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     return t;
 }
 
@@ -225,11 +251,7 @@ static void att_probe(struct att *a, struct attach_thread *t, struct att_thread 
 {
     double cpu;
     int holds = attach_holds_gil(&a->ap, t);
-    if (single) {
-        cpu = proc_cpu(a);
-    } else if (!thread_proc(a->ap.pid, t->tid, &cpu)) {
-        return;
-    }
+    if (thread_cpu(a, s, single, &cpu)) return;
     probe_start(&s->probe, t->sig, holds == 0, cpu, mono());
     int frozen = 0;
     double cpu_prev = -1, end = mono() + budget;
@@ -248,11 +270,7 @@ static void att_probe(struct att *a, struct attach_thread *t, struct att_thread 
         uint64_t sig;
         if (attach_thread_sig(&a->ap, t, &sig)) return;
         holds = attach_holds_gil(&a->ap, t);
-        if (single) {
-            cpu = proc_cpu(a);
-        } else if (!thread_proc(a->ap.pid, t->tid, &cpu)) {
-            return;
-        }
+        if (thread_cpu(a, s, single, &cpu)) return;
         frozen = probe_pair(&s->probe, sig, holds == 0, cpu, mono());
     }
     int v = probe_verdict(&s->probe, tick_cpu);
@@ -281,6 +299,8 @@ static int att_tick(struct att *a)
     for (int i = 0; i < n; i++) {
         st[i] = thread_proc(a->ap.pid, ts[i].tid, &cpu[i]);
         nrun += st[i] == 'R';
+        struct att_thread *s = att_thread(a, ts[i].tid);
+        if (st[i] && s && s->perf_fd >= 0) thread_cpu(a, s, 0, &cpu[i]);
     }
     json_t *lines = json_array(), *funcs = json_array(), *stacks = json_array(),
            *threads = json_array();
@@ -460,6 +480,13 @@ int cmd_attach(int argc, char **argv)
     a->t0 = a->last_tick = mono();
     att_hello(a, interval_ms);
     const char *reason = "detached";
+    att_tick(a); /* opens the threads' counters: say which clock decides */
+    int exact = a->nth > 0;
+    for (int i = 0; i < a->nth; i++)
+        exact &= a->th[i].perf_fd >= 0;
+    fprintf(stderr, "hotline: thread CPU from %s\n",
+            exact ? "perf task clocks (exact)"
+                  : "/proc (scheduler ticks: the native split is approximate, docs/attach.md)");
     for (;;) {
         double next = a->last_tick + interval_ms * 1e-3;
         if (att_tick(a) == -ESRCH) {
@@ -499,6 +526,8 @@ int cmd_attach(int argc, char **argv)
         }
     }
 out:
+    for (int i = 0; i < a->nth; i++)
+        if (a->th[i].perf_fd >= 0) close(a->th[i].perf_fd);
     json_decref(a->strs);
     json_decref(a->stacks);
     if (a->conn) profile_conn_free(a->conn);
