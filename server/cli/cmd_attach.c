@@ -488,7 +488,7 @@ int cmd_attach(int argc, char **argv)
             exact ? "perf task clocks (exact)"
                   : "/proc (scheduler ticks: the native split is approximate, docs/attach.md)");
     for (;;) {
-        double next = a->last_tick + interval_ms * 1e-3;
+        double next = mono() + interval_ms * 1e-3; /* from this tick's start */
         if (att_tick(a) == -ESRCH) {
             reason = "target exited";
             break;

@@ -75,6 +75,9 @@ def accuracy(tmp, ref_out, ref_rc, have_spin):
     check(p.returncode == ref_rc, "target exit status unchanged (%s)" % p.returncode)
     with open(out_json) as f:
         prof = json.load(f)
+    # one sample per --interval (10 ms by default): 2 s -> ~200, never far more
+    check(100 <= prof.get("samples", 0) <= 230,
+          "sampling rate follows the interval (%s samples in 2 s)" % prof.get("samples"))
     busy = line_stats(prof, marker_line("BUSY"))
     nap = line_stats(prof, marker_line("SLEEP"))
     tot = lambda s: s.get("python_s", 0) + s.get("native_s", 0) + s.get("system_s", 0)
