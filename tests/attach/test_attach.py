@@ -178,7 +178,34 @@ def main():
         check(both and rc == 0 and "two.py:5" in e and "copy-" not in e.split("\n")[0],
               "two libpython mappings: attach reads the initialised one (rc %d)" % rc)
 
-    # 4. errors
+    # 4. a user's own process, without root: exact clocks still (user-space
+    # task clock under perf_event_paranoid 2), the spin line native
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    runs_as_nobody = os.geteuid() == 0 and shutil.which("setpriv") and subprocess.run(
+        nobody + [sys.executable, "-c", "pass"], stderr=subprocess.DEVNULL).returncode == 0
+    if not runs_as_nobody:
+        print("note: this interpreter cannot run as uid 65534 here (e.g. under /root): "
+              "the plain-user case runs with the others")
+    if runs_as_nobody and have_spin:
+        os.chmod(tmp, 0o755)
+        mine = os.path.join(tmp, "mine.py")
+        shutil.copy(TARGET, mine)
+        os.chmod(mine, 0o644)
+        env = dict(os.environ, PYTHONPATH=os.environ.get("HOTLINE_SPIN_DIR", ""))
+        p = subprocess.Popen(nobody + [sys.executable, mine, "3"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env)
+        pid = int(p.stderr.readline())
+        r = subprocess.run(nobody + [HOTLINE, "attach", str(pid), "--duration", "2"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        p.communicate(timeout=30)
+        e = r.stderr.decode()
+        m = re.search(r"\s([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s.*mine\.py:\d+\s+hotline_spin", e)
+        print(e)
+        check(r.returncode == 0 and "perf task clocks (exact)" in e and m
+              and float(m.group(2)) > 0.6 * sum(float(x) for x in m.groups()),
+              "as a plain user: exact clocks, spin line mostly native")
+
+    # 5. errors
     dead = subprocess.Popen(["true"])
     dead.wait()
     rc, e = attach(dead.pid)
