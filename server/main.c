@@ -14,6 +14,7 @@ static const char usage[] =
     "  run [options] [--] script.py [args...]   profile a program, print a per-line report\n"
     "  run [options] -m module [args...]        same, for `python -m module`\n"
     "  view PROFILE                             print the report of a saved profile\n"
+    "  attach PID [options]                     sample a running Python, print the report\n"
     "  lsp                                      language server on stdin/stdout\n"
     "\n"
     "options:\n"
@@ -38,6 +39,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "lsp")) return cmd_lsp(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "view")) return cmd_view(argc - 1, argv + 1);
+    if (!strcmp(cmd, "attach")) return cmd_attach(argc - 1, argv + 1);
     if (!strcmp(cmd, "attach")) {
         fputs("hotline: 'attach' is not available in this version\n", stderr);
         return 2;

@@ -1,0 +1,490 @@
+/* attach.c: see attach.h. Order of a reader's questions: which file holds
+ * the runtime (maps + ELF), which layout (Py_Version, _Py_DebugOffsets or
+ * the generated table), then threads -> frames -> code objects. */
+#include "attach.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "linetable.h"
+
+#define ATTACH_MAX_CANDIDATES 8
+
+int attach_read(pid_t pid, uint64_t addr, void *buf, size_t n)
+{
+    if (!addr) return -EFAULT;
+    struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
+    ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (r < 0) return errno == ESRCH ? -ESRCH : errno == EPERM ? -EPERM : -EFAULT;
+    return (size_t)r == n ? 0 : -EFAULT;
+}
+
+static int read_u64(pid_t pid, uint64_t addr, uint64_t *out)
+{
+    return attach_read(pid, addr, out, sizeof *out);
+}
+
+/* 'Z' zombie, 'X' dead, other state letters, or 0 when /proc has no such pid */
+static char proc_state(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' ? p[2] : '?';
+}
+
+struct candidate {
+    char path[512];
+    uint64_t base; /* start of its mapping at file offset 0 */
+};
+
+static int is_libpython(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    return !strncmp(b, "libpython3.", 11) && strstr(b, ".so");
+}
+
+/* The executable first, then every libpython mapped. */
+static int find_candidates(pid_t pid, struct candidate *c, int max, char *why, size_t n)
+{
+    char path[64], exe[512];
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    ssize_t el = readlink(path, exe, sizeof exe - 1);
+    exe[el > 0 ? el : 0] = 0;
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        int e = -errno;
+        snprintf(why, n, "cannot read %s: %s", path, strerror(-e));
+        return e;
+    }
+    int nc = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long start, off;
+        int pos = 0;
+        if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %n", &start, &off, &pos) < 2 || !pos) continue;
+        char *file = line + pos;
+        file[strcspn(file, "\n")] = 0;
+        if (file[0] != '/' || off != 0) continue;
+        if (strcmp(file, exe) != 0 && !is_libpython(file)) continue;
+        int dup = 0;
+        for (int i = 0; i < nc; i++)
+            if (!strcmp(c[i].path, file)) dup = 1;
+        if (dup || nc == max) continue;
+        snprintf(c[nc].path, sizeof c[nc].path, "%s", file);
+        c[nc].base = start;
+        /* the executable goes first: a static python's runtime is its own */
+        if (!strcmp(file, exe) && nc > 0) {
+            struct candidate t = c[0];
+            c[0] = c[nc];
+            c[nc] = t;
+        }
+        nc++;
+    }
+    fclose(f);
+    return nc;
+}
+
+static int perm_message(pid_t pid, char *why, size_t n)
+{
+    int scope = -1;
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    if (f) {
+        if (fscanf(f, "%d", &scope) != 1) scope = -1;
+        fclose(f);
+    }
+    if (geteuid() != 0 && scope < 0)
+        snprintf(why, n,
+                 "permission denied reading process %d: it runs as another user; run "
+                 "hotline attach as that user or as root",
+                 (int)pid);
+    else if (geteuid() != 0)
+        snprintf(why, n,
+                 "permission denied reading process %d: it must run as your user and "
+                 "kernel.yama.ptrace_scope must be 0 (it is %d; `sudo sysctl "
+                 "kernel.yama.ptrace_scope=0`), or run hotline attach as root",
+                 (int)pid, scope);
+    else
+        snprintf(why, n,
+                 "permission denied reading process %d as root: this container lacks "
+                 "CAP_SYS_PTRACE (docker run --cap-add=SYS_PTRACE) or a security module "
+                 "forbids it (ptrace_scope %d)",
+                 (int)pid, scope);
+    return -EPERM;
+}
+
+/* Take the target's own offsets from its _Py_DebugOffsets (3.13+). */
+static int apply_debug_offsets(struct attach_proc *ap, char *why, size_t n)
+{
+    struct attach_layout *l = &ap->lay;
+    if (l->dbg_size > 4096) return ATTACH_EVERSION;
+    uint8_t d[4096];
+    int rc = attach_read(ap->pid, ap->runtime, d, l->dbg_size);
+    if (rc) return rc;
+    if (memcmp(d, "xdebugpy", 8) != 0) {
+        snprintf(why, n, "Python %s in process %d has no _Py_DebugOffsets cookie", ap->version,
+                 (int)ap->pid);
+        return ATTACH_EVERSION;
+    }
+    uint64_t v;
+    memcpy(&v, d + l->dbg_version, 8);
+    if ((v >> 16) != (ap->version_hex >> 16)) {
+        snprintf(why, n, "_Py_DebugOffsets says %d.%d, Py_Version %s", (int)(v >> 24) & 255,
+                 (int)(v >> 16) & 255, ap->version);
+        return ATTACH_EVERSION;
+    }
+    const struct {
+        uint64_t *field, pos;
+    } f[] = {
+        {&l->rt_interp_head, l->dbg_rt_interp_head},
+        {&l->is_threads_head, l->dbg_is_threads_head},
+        {&l->ts_next, l->dbg_ts_next},
+        {&l->ts_native_tid, l->dbg_ts_native_tid},
+        {&l->ts_frame, l->dbg_ts_frame},
+        {&l->fr_previous, l->dbg_fr_previous},
+        {&l->fr_code, l->dbg_fr_code},
+        {&l->fr_instr, l->dbg_fr_instr},
+        {&l->fr_owner, l->dbg_fr_owner},
+        {&l->co_filename, l->dbg_co_filename},
+        {&l->co_qualname, l->dbg_co_qualname},
+        {&l->co_linetable, l->dbg_co_linetable},
+        {&l->co_firstlineno, l->dbg_co_firstlineno},
+        {&l->co_code_adaptive, l->dbg_co_code_adaptive},
+        {&l->uni_length, l->dbg_uni_length},
+        {&l->uni_state, l->dbg_uni_state},
+        {&l->uni_ascii_size, l->dbg_uni_ascii_size},
+        {&l->gil_locked, l->dbg_gil_locked},
+        {&l->gil_holder, l->dbg_gil_holder},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        uint64_t val;
+        if (f[i].pos + 8 > l->dbg_size) return ATTACH_EVERSION;
+        memcpy(&val, d + f[i].pos, 8);
+        if (val > (1u << 20)) {
+            snprintf(why, n, "Python %s: implausible _Py_DebugOffsets entry %zu (%llu)",
+                     ap->version, i, (unsigned long long)val);
+            return ATTACH_EVERSION;
+        }
+        *f[i].field = val;
+    }
+    return 0;
+}
+
+static int pick_layout(struct attach_proc *ap, char *why, size_t n)
+{
+    unsigned major = ap->version_hex >> 24, minor = (ap->version_hex >> 16) & 255;
+    for (size_t i = 0; i < attach_nlayouts; i++)
+        if (attach_layouts[i].major == major && attach_layouts[i].minor == minor) {
+            ap->lay = attach_layouts[i];
+            return ap->lay.has_debug ? apply_debug_offsets(ap, why, n) : 0;
+        }
+    char have[256] = "";
+    for (size_t i = 0; i < attach_nlayouts; i++) {
+        size_t l = strlen(have);
+        snprintf(have + l, sizeof have - l, "%s%d.%d", i ? ", " : "", (int)attach_layouts[i].major,
+                 (int)attach_layouts[i].minor);
+    }
+    snprintf(why, n, "Python %s is not supported by this hotline build (it reads: %s)", ap->version,
+             have[0] ? have : "none");
+    return ATTACH_EVERSION;
+}
+
+int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
+{
+    memset(ap, 0, sizeof *ap);
+    ap->pid = pid;
+    char st = proc_state(pid);
+    if (pid <= 0 || !st || st == 'X') {
+        snprintf(why, n, "no such process: %d", (int)pid);
+        return -ESRCH;
+    }
+    if (st == 'Z') {
+        snprintf(why, n, "process %d has exited (a zombie waiting for its parent)", (int)pid);
+        return -ESRCH;
+    }
+    struct candidate c[ATTACH_MAX_CANDIDATES];
+    int nc = find_candidates(pid, c, ATTACH_MAX_CANDIDATES, why, n);
+    if (nc == -EACCES || nc == -EPERM) return perm_message(pid, why, n);
+    if (nc < 0) return nc == -ENOENT ? -ESRCH : nc;
+    int found = 0, last = ATTACH_ENOTPY;
+    for (int i = 0; i < nc; i++) {
+        char file[PATH_MAX];
+        if (snprintf(file, sizeof file, "/proc/%d/root%s", (int)pid, c[i].path) >= (int)sizeof file)
+            continue;
+        static const char *const names[] = {"_PyRuntime", "Py_Version"};
+        uint64_t vals[2], load;
+        if (elfsym_lookup(file, names, vals, 2, &load) != 0 || !vals[0]) continue;
+        found = 1;
+        uint64_t bias = c[i].base - load;
+        ap->runtime = bias + vals[0];
+        if (snprintf(ap->binary, sizeof ap->binary, "%s", c[i].path) >= (int)sizeof ap->binary)
+            continue;
+        if (!vals[1]) {
+            snprintf(why, n,
+                     "process %d runs a Python older than 3.11 (%s has no Py_Version): "
+                     "hotline attach reads 3.11 and later",
+                     (int)pid, c[i].path);
+            last = ATTACH_EVERSION;
+            continue;
+        }
+        int rc = attach_read(pid, bias + vals[1], &ap->version_hex, 4);
+        if (rc == -EPERM) return perm_message(pid, why, n);
+        if (rc == -ESRCH) {
+            snprintf(why, n, "process %d exited", (int)pid);
+            return -ESRCH;
+        }
+        if (rc) continue;
+        snprintf(ap->version, sizeof ap->version, "%u.%u.%u", ap->version_hex >> 24,
+                 (ap->version_hex >> 16) & 255, (ap->version_hex >> 8) & 255);
+        last = pick_layout(ap, why, n);
+        if (last == -EPERM) return perm_message(pid, why, n);
+        if (last) continue;
+        /* a second libpython (ctypes.CDLL) has a runtime that never started:
+         * take the one with an interpreter */
+        uint64_t head = 0;
+        if (read_u64(pid, ap->runtime + ap->lay.rt_interp_head, &head) || !head) {
+            snprintf(why, n, "process %d: the Python runtime in %s is not initialised", (int)pid,
+                     c[i].path);
+            last = ATTACH_ENOTPY;
+            continue;
+        }
+        ap->codes = calloc(ATTACH_CODE_CACHE, sizeof *ap->codes);
+        return ap->codes ? 0 : -ENOMEM;
+    }
+    if (!found) {
+        char comm[64] = "?", path[64];
+        snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = 0;
+            fclose(f);
+        }
+        snprintf(why, n,
+                 "process %d (%s) is not a Python process (no _PyRuntime in its "
+                 "executable or a libpython)",
+                 (int)pid, comm);
+        return ATTACH_ENOTPY;
+    }
+    return last;
+}
+
+void attach_close(struct attach_proc *ap)
+{
+    if (ap->codes)
+        for (int i = 0; i < ATTACH_CODE_CACHE; i++)
+            free(ap->codes[i].tab);
+    free(ap->codes);
+    ap->codes = NULL;
+}
+
+static int thread_frame(struct attach_proc *ap, uint64_t ts, uint64_t *frame)
+{
+    const struct attach_layout *l = &ap->lay;
+    uint64_t p;
+    int rc = read_u64(ap->pid, ts + l->ts_frame, &p);
+    if (rc) return rc;
+    if (l->has_cframe && p) rc = read_u64(ap->pid, p + l->cf_current, &p);
+    *frame = p;
+    return rc;
+}
+
+static int frame_sig(struct attach_proc *ap, uint64_t frame, uint64_t *sig)
+{
+    uint64_t instr = 0;
+    int rc = frame ? read_u64(ap->pid, frame + ap->lay.fr_instr, &instr) : 0;
+    *sig = (frame * 0x9E3779B97F4A7C15ull) ^ instr;
+    return rc;
+}
+
+int attach_threads(struct attach_proc *ap, struct attach_thread *out, int max)
+{
+    const struct attach_layout *l = &ap->lay;
+    uint64_t interp, ts;
+    int rc = read_u64(ap->pid, ap->runtime + l->rt_interp_head, &interp);
+    if (!rc) rc = read_u64(ap->pid, interp + l->is_threads_head, &ts);
+    if (rc) return rc == -ESRCH ? rc : ATTACH_ERACE;
+    int nt = 0;
+    while (ts && nt < max) {
+        struct attach_thread *t = &out[nt];
+        t->tstate = ts;
+        uint64_t tid;
+        rc = read_u64(ap->pid, ts + l->ts_native_tid, &tid);
+        if (!rc) rc = thread_frame(ap, ts, &t->frame);
+        if (!rc) rc = frame_sig(ap, t->frame, &t->sig);
+        if (!rc) rc = read_u64(ap->pid, ts + l->ts_next, &ts);
+        if (rc) return rc == -ESRCH ? rc : ATTACH_ERACE;
+        if (tid == 0 || tid > INT_MAX) return ATTACH_ERACE;
+        t->tid = (long)tid;
+        nt++;
+    }
+    return nt;
+}
+
+int attach_thread_sig(struct attach_proc *ap, const struct attach_thread *t, uint64_t *sig)
+{
+    uint64_t frame;
+    int rc = thread_frame(ap, t->tstate, &frame);
+    if (!rc) rc = frame_sig(ap, frame, sig);
+    return rc;
+}
+
+int attach_holds_gil(struct attach_proc *ap, const struct attach_thread *t)
+{
+    const struct attach_layout *l = &ap->lay;
+    uint64_t base = ap->runtime;
+    int rc = 0;
+    if (l->gil_in_interp) rc = read_u64(ap->pid, ap->runtime + l->rt_interp_head, &base);
+    int locked = 0;
+    uint64_t holder = 0;
+    if (!rc) rc = attach_read(ap->pid, base + l->gil_locked, &locked, sizeof locked);
+    if (!rc) rc = read_u64(ap->pid, base + l->gil_holder, &holder);
+    if (rc) return rc;
+    return locked && holder == t->tstate;
+}
+
+/* Append UTF-8 of code point cp to s (room for 4 more bytes checked by the caller). */
+static size_t put_utf8(char *s, uint32_t cp)
+{
+    if (cp < 0x80) return s[0] = (char)cp, 1;
+    if (cp < 0x800) return s[0] = (char)(0xC0 | cp >> 6), s[1] = (char)(0x80 | (cp & 63)), 2;
+    if (cp < 0x10000) {
+        s[0] = (char)(0xE0 | cp >> 12);
+        s[1] = (char)(0x80 | ((cp >> 6) & 63));
+        s[2] = (char)(0x80 | (cp & 63));
+        return 3;
+    }
+    s[0] = (char)(0xF0 | cp >> 18);
+    s[1] = (char)(0x80 | ((cp >> 12) & 63));
+    s[2] = (char)(0x80 | ((cp >> 6) & 63));
+    s[3] = (char)(0x80 | (cp & 63));
+    return 4;
+}
+
+/* A str object into out (UTF-8); ATTACH_ERACE when it is not a sane
+ * compact str (freed, reused memory). */
+static int read_str(struct attach_proc *ap, uint64_t addr, char *out, size_t outn)
+{
+    const struct attach_layout *l = &ap->lay;
+    uint8_t hdr[256];
+    if (l->uni_compact_size > sizeof hdr) return ATTACH_EVERSION;
+    int rc = attach_read(ap->pid, addr, hdr, l->uni_compact_size);
+    if (rc) return rc;
+    int64_t len;
+    uint32_t state;
+    memcpy(&len, hdr + l->uni_length, 8);
+    memcpy(&state, hdr + l->uni_state, 4);
+    unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
+    if (!compact || len < 0 || len > 4 * ATTACH_MAX_STR || (kind != 1 && kind != 2 && kind != 4))
+        return ATTACH_ERACE;
+    size_t take = (size_t)len < outn / 4 - 1 ? (size_t)len : outn / 4 - 1;
+    uint8_t raw[4 * ATTACH_MAX_STR];
+    uint64_t data = addr + (ascii ? l->uni_ascii_size : l->uni_compact_size);
+    rc = attach_read(ap->pid, data, raw, take * kind);
+    if (rc) return rc;
+    size_t o = 0;
+    for (size_t i = 0; i < take; i++) {
+        uint32_t cp = kind == 1 ? raw[i] : kind == 2 ? ((uint16_t *)raw)[i] : ((uint32_t *)raw)[i];
+        if (ascii && cp > 127) return ATTACH_ERACE;
+        o += put_utf8(out + o, cp);
+    }
+    out[o] = 0;
+    return 0;
+}
+
+/* The cached code object at addr, read (again) when its fields changed. */
+static int code_get(struct attach_proc *ap, uint64_t addr, struct attach_code **out)
+{
+    const struct attach_layout *l = &ap->lay;
+    uint8_t head[1024];
+    if (l->co_code_adaptive > sizeof head) return ATTACH_EVERSION;
+    int rc = attach_read(ap->pid, addr, head, l->co_code_adaptive);
+    if (rc) return rc;
+    uint64_t fname, qname, tab;
+    int first;
+    memcpy(&fname, head + l->co_filename, 8);
+    memcpy(&qname, head + l->co_qualname, 8);
+    memcpy(&tab, head + l->co_linetable, 8);
+    memcpy(&first, head + l->co_firstlineno, 4);
+    if (first < 0 || first > 10000000) return ATTACH_ERACE;
+    struct attach_code *c = &ap->codes[(addr >> 4) % ATTACH_CODE_CACHE];
+    if (c->addr == addr && c->filename == fname && c->linetable == tab && c->firstline == first) {
+        *out = c;
+        return 0;
+    }
+    c->addr = 0;
+    if ((rc = read_str(ap, fname, c->file, sizeof c->file)) ||
+        (rc = read_str(ap, qname, c->name, sizeof c->name)))
+        return rc;
+    int64_t tn;
+    rc = attach_read(ap->pid, tab + l->bytes_size, &tn, 8);
+    if (rc) return rc;
+    if (tn < 0 || tn > ATTACH_MAX_TABLE) return ATTACH_ERACE;
+    uint8_t *t = realloc(c->tab, tn ? (size_t)tn : 1);
+    if (!t) return -ENOMEM;
+    c->tab = t;
+    c->tab_n = (size_t)tn;
+    rc = attach_read(ap->pid, tab + l->bytes_sval, t, c->tab_n);
+    if (rc && tn) return rc;
+    c->addr = addr;
+    c->filename = fname;
+    c->linetable = tab;
+    c->firstline = first;
+    c->lastline = lt_last_line(LT_LOCATIONS, c->tab, c->tab_n, first);
+    *out = c;
+    return 0;
+}
+
+int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct attach_frame *out,
+                 int max)
+{
+    const struct attach_layout *l = &ap->lay;
+    uint64_t f = t->frame;
+    int nf = 0, hops = 0;
+    while (f && nf < max) {
+        if (++hops > 4 * ATTACH_MAX_FRAMES) return ATTACH_ERACE; /* a cycle */
+        uint8_t fr[256];
+        size_t need = l->fr_owner + 1;
+        if (l->fr_previous + 8 > need) need = l->fr_previous + 8;
+        if (l->fr_code + 8 > need) need = l->fr_code + 8;
+        if (l->fr_instr + 8 > need) need = l->fr_instr + 8;
+        if (need > sizeof fr) return ATTACH_EVERSION;
+        int rc = attach_read(ap->pid, f, fr, need);
+        if (rc) return rc == -ESRCH ? rc : ATTACH_ERACE;
+        uint64_t prev, code, instr;
+        memcpy(&prev, fr + l->fr_previous, 8);
+        memcpy(&code, fr + l->fr_code, 8);
+        memcpy(&instr, fr + l->fr_instr, 8);
+        uint8_t owner = fr[l->fr_owner];
+        f = prev;
+        if (owner >= l->owner_shim_min) continue;
+        if (owner > 8) return ATTACH_ERACE;
+        code &= ~(uint64_t)7; /* 3.14: a tagged stack reference */
+        struct attach_code *c;
+        rc = code_get(ap, code, &c);
+        if (rc) return rc == -ESRCH || rc == -ENOMEM ? rc : ATTACH_ERACE;
+        uint64_t start = code + l->co_code_adaptive;
+        long addr = instr < start ? -1 : (long)((instr - start) / 2);
+        out[nf].file = c->file;
+        out[nf].name = c->name;
+        out[nf].firstline = c->firstline;
+        out[nf].lastline = c->lastline;
+        out[nf].line = lt_line(LT_LOCATIONS, c->tab, c->tab_n, c->firstline, addr);
+        nf++;
+    }
+    return nf;
+}

@@ -1,0 +1,19 @@
+/* elfsym: dynamic symbols of an ELF file on disk (64-bit, little-endian),
+ * for `hotline attach`: where _PyRuntime and Py_Version are in a python
+ * binary or libpython, before the load bias. Pure file reading, no ptrace. */
+#ifndef HOTLINE_ELFSYM_H
+#define HOTLINE_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ELFSYM_MAX_FILE ((size_t)1 << 30) /* bigger files are refused */
+
+/* Look up names[0..n) (borrowed) in path's .dynsym (falling back to .symtab);
+ * vals[i] = st_value, 0 when absent. *load_vaddr = page-aligned p_vaddr of
+ * the PT_LOAD that maps file offset 0 (bias = map start - it). Returns 0 or
+ * -errno (-ENOEXEC: not a 64-bit ELF). */
+int elfsym_lookup(const char *path, const char *const *names, uint64_t *vals, int n,
+                  uint64_t *load_vaddr);
+
+#endif

@@ -1,0 +1,106 @@
+/* gen_layout.c: compiled once per Python interpreter (attach/CMakeLists.txt)
+ * against that interpreter's internal headers, run at build time, prints
+ * one `struct attach_layout` initializer with every offset `hotline attach`
+ * needs, from offsetof(): no number is copied by hand. For 3.13+ it also
+ * prints where each of those offsets sits inside _Py_DebugOffsets, so that
+ * attach reads the real values from the target's own table (a vendor patch
+ * of the same minor version still reads right) and uses ours to check it. */
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <internal/pycore_runtime.h>
+#include <internal/pycore_interp.h>
+#if PY_VERSION_HEX >= 0x030E0000
+#include <internal/pycore_debug_offsets.h>
+#include <internal/pycore_interpframe_structs.h>
+#else
+#include <internal/pycore_frame.h>
+#endif
+
+#define P(field, value) printf("    .%s = %llu,\n", #field, (unsigned long long)(value))
+
+int main(void)
+{
+    printf("{\n");
+    P(major, PY_MAJOR_VERSION);
+    P(minor, PY_MINOR_VERSION);
+    P(rt_interp_head, offsetof(_PyRuntimeState, interpreters.head));
+    P(is_threads_head, offsetof(PyInterpreterState, threads.head));
+    P(ts_next, offsetof(PyThreadState, next));
+    P(ts_native_tid, offsetof(PyThreadState, native_thread_id));
+#if PY_VERSION_HEX >= 0x030D0000
+    P(ts_frame, offsetof(PyThreadState, current_frame));
+    P(cf_current, 0);
+    P(has_cframe, 0);
+    P(fr_code, offsetof(_PyInterpreterFrame, f_executable));
+    P(fr_instr, offsetof(_PyInterpreterFrame, instr_ptr));
+    P(instr_is_prev, 0);
+#else
+    P(ts_frame, offsetof(PyThreadState, cframe));
+    P(cf_current, offsetof(_PyCFrame, current_frame));
+    P(has_cframe, 1);
+    P(fr_code, offsetof(_PyInterpreterFrame, f_code));
+    P(fr_instr, offsetof(_PyInterpreterFrame, prev_instr));
+    P(instr_is_prev, 1);
+#endif
+    P(fr_previous, offsetof(_PyInterpreterFrame, previous));
+    P(fr_owner, offsetof(_PyInterpreterFrame, owner));
+#if PY_VERSION_HEX >= 0x030E0000
+    P(owner_shim_min, FRAME_OWNED_BY_INTERPRETER);
+#elif PY_VERSION_HEX >= 0x030C0000
+    P(owner_shim_min, FRAME_OWNED_BY_CSTACK);
+#else
+    P(owner_shim_min, 255);
+#endif
+    P(co_filename, offsetof(PyCodeObject, co_filename));
+    P(co_qualname, offsetof(PyCodeObject, co_qualname));
+    P(co_linetable, offsetof(PyCodeObject, co_linetable));
+    P(co_firstlineno, offsetof(PyCodeObject, co_firstlineno));
+    P(co_code_adaptive, offsetof(PyCodeObject, co_code_adaptive));
+    P(bytes_size, offsetof(PyVarObject, ob_size));
+    P(bytes_sval, offsetof(PyBytesObject, ob_sval));
+    P(uni_length, offsetof(PyASCIIObject, length));
+    P(uni_state, offsetof(PyASCIIObject, state));
+    P(uni_ascii_size, sizeof(PyASCIIObject));
+    P(uni_compact_size, sizeof(PyCompactUnicodeObject));
+#if PY_VERSION_HEX >= 0x030C0000
+    P(gil_in_interp, 1);
+    P(gil_locked, offsetof(PyInterpreterState, _gil.locked));
+    P(gil_holder, offsetof(PyInterpreterState, _gil.last_holder));
+#else
+    P(gil_in_interp, 0);
+    P(gil_locked, offsetof(_PyRuntimeState, ceval.gil.locked));
+    P(gil_holder, offsetof(_PyRuntimeState, ceval.gil.last_holder));
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+#define D(field, path) P(field, offsetof(_Py_DebugOffsets, path))
+    P(has_debug, 1);
+    P(dbg_size, sizeof(_Py_DebugOffsets));
+    D(dbg_version, version);
+    D(dbg_rt_interp_head, runtime_state.interpreters_head);
+    D(dbg_is_threads_head, interpreter_state.threads_head);
+    D(dbg_ts_next, thread_state.next);
+    D(dbg_ts_native_tid, thread_state.native_thread_id);
+    D(dbg_ts_frame, thread_state.current_frame);
+    D(dbg_fr_previous, interpreter_frame.previous);
+    D(dbg_fr_code, interpreter_frame.executable);
+    D(dbg_fr_instr, interpreter_frame.instr_ptr);
+    D(dbg_fr_owner, interpreter_frame.owner);
+    D(dbg_co_filename, code_object.filename);
+    D(dbg_co_qualname, code_object.qualname);
+    D(dbg_co_linetable, code_object.linetable);
+    D(dbg_co_firstlineno, code_object.firstlineno);
+    D(dbg_co_code_adaptive, code_object.co_code_adaptive);
+    D(dbg_uni_length, unicode_object.length);
+    D(dbg_uni_state, unicode_object.state);
+    D(dbg_uni_ascii_size, unicode_object.asciiobject_size);
+    D(dbg_gil_locked, interpreter_state.gil_runtime_state_locked);
+    D(dbg_gil_holder, interpreter_state.gil_runtime_state_holder);
+#else
+    P(has_debug, 0);
+#endif
+    printf("},\n");
+    return 0;
+}

@@ -1,0 +1,35 @@
+/* layout.h: the offsets `hotline attach` needs to walk a CPython it does
+ * not run in. One row per interpreter Hotline was built for, written at
+ * build time by gen_layout.c from that interpreter's headers (offsetof, no
+ * hand-copied numbers); for 3.13+ the values are then replaced by the
+ * target's own _Py_DebugOffsets, read at the dbg_* positions. */
+#ifndef HOTLINE_ATTACH_LAYOUT_H
+#define HOTLINE_ATTACH_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct attach_layout {
+    uint64_t major, minor;
+    uint64_t rt_interp_head, is_threads_head;
+    uint64_t ts_next, ts_native_tid, ts_frame;
+    uint64_t has_cframe, cf_current; /* 3.11/3.12: ts_frame is a _PyCFrame * */
+    uint64_t fr_previous, fr_code, fr_instr, fr_owner, owner_shim_min;
+    uint64_t instr_is_prev; /* 3.11/3.12: prev_instr, not instr_ptr */
+    uint64_t co_filename, co_qualname, co_linetable, co_firstlineno, co_code_adaptive;
+    uint64_t bytes_size, bytes_sval;
+    uint64_t uni_length, uni_state, uni_ascii_size, uni_compact_size;
+    uint64_t gil_in_interp, gil_locked, gil_holder; /* from interp (3.12+) or _PyRuntime */
+    uint64_t has_debug, dbg_size, dbg_version;
+    uint64_t dbg_rt_interp_head, dbg_is_threads_head, dbg_ts_next, dbg_ts_native_tid, dbg_ts_frame;
+    uint64_t dbg_fr_previous, dbg_fr_code, dbg_fr_instr, dbg_fr_owner;
+    uint64_t dbg_co_filename, dbg_co_qualname, dbg_co_linetable, dbg_co_firstlineno,
+        dbg_co_code_adaptive;
+    uint64_t dbg_uni_length, dbg_uni_state, dbg_uni_ascii_size, dbg_gil_locked, dbg_gil_holder;
+};
+
+/* The generated rows (borrowed, static) and their count. */
+extern const struct attach_layout attach_layouts[];
+extern const size_t attach_nlayouts;
+
+#endif

@@ -1,0 +1,240 @@
+"""`hotline attach` against ground truth (target.py), run by the
+interpreter under test: the busy line is mostly python time, the sleep line
+system, the hotline_spin line running (python or native: its native share
+is printed, see docs/attach.md); the report has `hotline run`'s form; the
+target's stdout and exit status are unchanged; a target that exits ends the
+attach normally; a dead pid, a zombie, a non-Python process and a reader
+without permission each get their message and exit status.
+
+usage: python test_attach.py  (env: HOTLINE_BUILD, HOTLINE_SPIN_DIR)"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = os.environ["HOTLINE_BUILD"]
+HOTLINE = os.path.join(BUILD, "hotline")
+HERE = os.path.dirname(os.path.abspath(__file__))
+TARGET = os.path.join(HERE, "target.py")
+FAILS = []
+
+
+def check(cond, msg):
+    print(("ok   " if cond else "FAIL ") + msg)
+    if not cond:
+        FAILS.append(msg)
+
+
+def marker_line(tag):
+    with open(TARGET) as f:
+        for i, l in enumerate(f, 1):
+            if "# " + tag in l:
+                return i
+    raise AssertionError(tag)
+
+
+def start_target(seconds):
+    env = dict(os.environ)
+    spin = os.environ.get("HOTLINE_SPIN_DIR")
+    if spin:
+        env["PYTHONPATH"] = spin
+    p = subprocess.Popen([sys.executable, TARGET, str(seconds)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    pid = int(p.stderr.readline())  # waits for the target to be up (a condition, not a sleep)
+    return p, env
+
+
+def attach(pid, *args, user=None):
+    cmd = [HOTLINE, "attach", str(pid)] + list(args)
+    if user:
+        cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + cmd
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    return r.returncode, r.stderr.decode()
+
+
+def line_stats(prof, line):
+    return prof["files"].get(TARGET, {}).get("lines", {}).get(str(line), {})
+
+
+def table_headers(report):
+    return [l.strip() for l in report.splitlines() if re.match(r"\s+time%", l)]
+
+
+def accuracy(tmp, ref_out, ref_rc, have_spin):
+    p, _ = start_target(3.0)
+    out_json = os.path.join(tmp, "attach.json")
+    rc, err = attach(p.pid, "--duration", "2", "--json", out_json)
+    out, _ = p.communicate(timeout=30)
+    print(err)
+    check(rc == 0, "attach exits 0 (got %d)" % rc)
+    check(out == ref_out, "target stdout byte-identical to an unattached run")
+    check(p.returncode == ref_rc, "target exit status unchanged (%s)" % p.returncode)
+    with open(out_json) as f:
+        prof = json.load(f)
+    # one sample per --interval (10 ms by default): 2 s -> ~200, never far more
+    check(100 <= prof.get("samples", 0) <= 230,
+          "sampling rate follows the interval (%s samples in 2 s)" % prof.get("samples"))
+    busy = line_stats(prof, marker_line("BUSY"))
+    nap = line_stats(prof, marker_line("SLEEP"))
+    tot = lambda s: s.get("python_s", 0) + s.get("native_s", 0) + s.get("system_s", 0)
+    print("busy", busy, "\nsleep", nap)
+    check(tot(busy) > 0.2 and busy.get("python_s", 0) > 0.7 * tot(busy),
+          "busy line: mostly python (%.3f of %.3f s)" % (busy.get("python_s", 0), tot(busy)))
+    check(tot(nap) > 0.2 and nap.get("system_s", 0) > 0.8 * tot(nap),
+          "sleep line: mostly system (%.3f of %.3f s)" % (nap.get("system_s", 0), tot(nap)))
+    if have_spin:
+        nat = line_stats(prof, marker_line("NATIVE"))
+        print("native", nat)
+        # running, never waiting; mostly native where attach has exact
+        # thread clocks (perf task clock); from /proc a running thread's CPU
+        # moves only at scheduler ticks (docs/attach.md, "Limits"), so the
+        # native share is then printed, not asserted
+        run = nat.get("native_s", 0) + nat.get("python_s", 0)
+        if "perf task clocks (exact)" in err:
+            check(nat.get("native_s", 0) > 0.6 * tot(nat),
+                  "native line: mostly native with exact clocks (%.3f of %.3f s)"
+                  % (nat.get("native_s", 0), tot(nat)))
+        check(tot(nat) > 0.2 and run > 0.8 * tot(nat),
+              "native line: running, not waiting (%.3f of %.3f s; native %.3f)"
+              % (run, tot(nat), nat.get("native_s", 0)))
+    else:
+        print("note: hotline_spin not built for this Python: no native line")
+    check(("Python %d.%d." % sys.version_info[:2]) in err, "attach names the target's Python")
+
+    return err
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="hotline-attach-")
+    have_spin = True
+    try:
+        __import__("hotline_spin")
+    except ImportError:
+        sys.path.insert(0, os.environ.get("HOTLINE_SPIN_DIR", ""))
+        try:
+            __import__("hotline_spin")
+        except ImportError:
+            have_spin = False
+
+    # unattached reference run: its stdout and status
+    ref, _ = start_target(1.0)
+    ref_out, _ = ref.communicate(timeout=30)
+    ref_rc = ref.returncode
+    check(ref_rc == 7, "unattached target exits 7 (got %s)" % ref_rc)
+
+    # 1. attach for 2 s to a 3 s target; accuracy is wall-clock work: the best
+    # of 3 attempts, every attempt printed (as the profiler's truth tests)
+    for attempt in range(3):
+        print("--- attempt %d" % (attempt + 1))
+        mark = len(FAILS)
+        err = accuracy(tmp, ref_out, ref_rc, have_spin)
+        if len(FAILS) == mark:
+            break
+        if attempt < 2:
+            del FAILS[mark:]
+
+    # the report has `hotline run`'s form (same table headers)
+    small = os.path.join(tmp, "small.py")
+    with open(small, "w") as f:
+        f.write("import time\nend = time.monotonic() + 0.3\nwhile time.monotonic() < end: pass\n")
+    r = subprocess.run([HOTLINE, "run", "--no-memory", "--python", sys.executable, small],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    run_h, att_h = table_headers(r.stderr.decode()), table_headers(err)
+    check(len(att_h) == 2 and att_h == run_h,
+          "report tables as `hotline run`'s: %r vs %r" % (att_h, run_h))
+    check("hottest lines" in err and "detached (duration)" in err, "report header and end reason")
+
+    # 2. the target exits while attached: a normal end with what was collected
+    p, _ = start_target(0.6)
+    rc, err2 = attach(p.pid)
+    p.communicate(timeout=30)
+    check(rc == 0 and "target exited" in err2 and "hottest lines" in err2,
+          "target exiting ends the attach with a report (rc %d)" % rc)
+
+    # 3. a second libpython (ctypes loads a copy): the initialised runtime wins
+    import sysconfig
+    lib = os.path.join(sysconfig.get_config_var("LIBDIR") or "",
+                       sysconfig.get_config_var("INSTSONAME") or "")
+    if sysconfig.get_config_var("Py_ENABLE_SHARED") and os.path.exists(lib):
+        copy = os.path.join(tmp, "copy-" + os.path.basename(lib))
+        shutil.copy(lib, copy)
+        two = os.path.join(tmp, "two.py")
+        with open(two, "w") as f:
+            f.write("import ctypes, os, sys, time\nctypes.CDLL(%r)\n"
+                    "sys.stderr.write('%%d\\n' %% os.getpid()); sys.stderr.flush()\n"
+                    "end = time.monotonic() + 1.5\n"
+                    "while time.monotonic() < end: pass  # TWO\n" % copy)
+        p = subprocess.Popen([sys.executable, two], stderr=subprocess.PIPE)
+        pid = int(p.stderr.readline())
+        with open("/proc/%d/maps" % pid) as f:
+            both = f.read().count(os.path.basename(lib)) > 0 and copy in open(
+                "/proc/%d/maps" % pid).read()
+        rc, e = attach(pid, "--duration", "0.5")
+        p.wait(timeout=30)
+        check(both and rc == 0 and "two.py:5" in e and "copy-" not in e.split("\n")[0],
+              "two libpython mappings: attach reads the initialised one (rc %d)" % rc)
+
+    # 4. a user's own process, without root: exact clocks still (user-space
+    # task clock under perf_event_paranoid 2), the spin line native
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    runs_as_nobody = os.geteuid() == 0 and shutil.which("setpriv") and subprocess.run(
+        nobody + [sys.executable, "-c", "pass"], stderr=subprocess.DEVNULL).returncode == 0
+    if not runs_as_nobody:
+        print("note: this interpreter cannot run as uid 65534 here (e.g. under /root): "
+              "the plain-user case runs with the others")
+    if runs_as_nobody and have_spin:
+        os.chmod(tmp, 0o755)
+        mine = os.path.join(tmp, "mine.py")
+        shutil.copy(TARGET, mine)
+        os.chmod(mine, 0o644)
+        env = dict(os.environ, PYTHONPATH=os.environ.get("HOTLINE_SPIN_DIR", ""))
+        p = subprocess.Popen(nobody + [sys.executable, mine, "3"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env)
+        pid = int(p.stderr.readline())
+        r = subprocess.run(nobody + [HOTLINE, "attach", str(pid), "--duration", "2"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        p.communicate(timeout=30)
+        e = r.stderr.decode()
+        m = re.search(r"\s([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s.*mine\.py:\d+\s+hotline_spin", e)
+        print(e)
+        check(r.returncode == 0 and "perf task clocks (exact)" in e and m
+              and float(m.group(2)) > 0.6 * sum(float(x) for x in m.groups()),
+              "as a plain user: exact clocks, spin line mostly native")
+
+    # 5. errors
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    rc, e = attach(dead.pid)
+    check(rc == 3 and "no such process" in e, "dead pid: rc 3, says so (%d: %s)" % (rc, e.strip()))
+    zombie = subprocess.Popen(["true"])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # until it is a zombie (not reaped: no wait())
+        with open("/proc/%d/stat" % zombie.pid) as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+    rc, e = attach(zombie.pid)
+    zombie.wait()
+    check(rc == 3 and "exited" in e, "zombie: rc 3, says so (%d: %s)" % (rc, e.strip()))
+    sl = subprocess.Popen(["sleep", "30"])
+    rc, e = attach(sl.pid)
+    check(rc == 4 and "not a Python process" in e,
+          "non-Python pid: rc 4, says so (%d: %s)" % (rc, e.strip()))
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        rc, e = attach(sl.pid, user=65534)
+        check(rc == 6 and "permission denied" in e,
+              "other uid: rc 6, permission message (%d: %s)" % (rc, e.strip()))
+    sl.kill()
+    sl.wait()
+    rc, e = attach("abc")
+    check(rc == 2, "bad pid argument: usage error 2")
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("%d failures" % len(FAILS))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
