@@ -426,9 +426,20 @@ def main():
         ok &= near("LCHILD kept_mb", field(f, L["LCHILD"], "kept_mb"), 20, 0.10)
     elif c == "cells":
         prof, f, L, _, _ = run(args, c)
-        ok &= near("LCELLNAT alloc_mb", field(f, L["LCELLNAT"], "alloc_mb"), 40, 0.10)
+        ver = subprocess.run([args.python, "-c", "import sys; print(sys.version_info >= (3, 12))"],
+                             capture_output=True, text=True).stdout.strip() == "True"
+        if ver:
+            ok &= near("LCELLNAT alloc_mb", field(f, L["LCELLNAT"], "alloc_mb"), 40, 0.10)
+            ok &= near("LCELLPY alloc_mb", field(f, L["LCELLPY"], "alloc_mb"), 40, 0.10)
+        else:
+            # no code watcher before 3.12: a cell whose code was freed and
+            # its block reused before the next delta loses its events (seen:
+            # 32 of 40 MB in CI); never more than was allocated
+            for k in ("LCELLNAT", "LCELLPY"):
+                got = field(f, L[k], "alloc_mb")
+                print("%s alloc_mb %.1f (3.9-3.11: 16..44)" % (k, got))
+                ok &= 16 <= got <= 44
         ok &= field(f, L["LCELLNAT"], "python_alloc_fraction") < 0.1
-        ok &= near("LCELLPY alloc_mb", field(f, L["LCELLPY"], "alloc_mb"), 40, 0.10)
         ok &= field(f, L["LCELLPY"], "python_alloc_fraction") > 0.9
         # 3.9-3.11 have no code watcher: there a reused address would charge
         # the other cell (docs/memory.md, "Code that is gone"), not tried
