@@ -207,45 +207,31 @@ json_t *export_speedscope(const struct profile *p, const char *exporter)
     return root;
 }
 
+struct text_fill {
+    const char *buf;
+    size_t len;
+};
+
+static int fill_text(FILE *f, void *ud)
+{
+    const struct text_fill *t = ud;
+    return t->len && fwrite(t->buf, 1, t->len, f) != t->len ? (errno ? -errno : -EIO) : 0;
+}
+
 int export_save_text(const char *path, const char *buf, size_t len)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) return -ENOMEM;
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-    int rc = 0, fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        rc = -errno;
-        free(tmp);
-        return rc;
-    }
-    while (len && !rc) {
-        ssize_t w = write(fd, buf, len);
-        if (w < 0 && errno != EINTR) rc = -errno;
-        if (w > 0) {
-            buf += w;
-            len -= (size_t)w;
-        }
-    }
-    if (!rc && fsync(fd)) rc = -errno;
-    if (close(fd) && !rc) rc = -errno;
-    if (!rc && rename(tmp, path)) rc = -errno;
-    if (rc) unlink(tmp);
-    free(tmp);
-    return rc;
+    struct text_fill t = {buf, len};
+    return profile_save_with(path, fill_text, &t);
+}
+
+static int fill_collapsed(FILE *f, void *ud)
+{
+    return export_collapsed(ud, f);
 }
 
 int export_collapsed_save(const struct profile *p, const char *path)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return -errno;
-    int rc = export_collapsed(p, f);
-    if (fclose(f) && !rc) rc = -ENOMEM;
-    if (!rc) rc = export_save_text(path, buf, len);
-    free(buf);
-    return rc;
+    return profile_save_with(path, fill_collapsed, (void *)p);
 }
 
 int export_speedscope_save(const struct profile *p, const char *exporter, const char *path)

@@ -39,8 +39,8 @@ json_t *export_speedscope(const struct profile *p, const char *exporter);
  * replaced atomically like profile_save). 0 or -errno. */
 int export_collapsed_save(const struct profile *p, const char *path);
 int export_speedscope_save(const struct profile *p, const char *exporter, const char *path);
-/* Writes len bytes of buf (borrowed) to path atomically (a new 0600 temp
- * file beside it, then rename), as profile_save_json does. 0 or -errno. */
+/* Writes len bytes of buf (borrowed) to path atomically, through
+ * profile_save_with (a new 0600 temp file beside it, then rename). */
 int export_save_text(const char *path, const char *buf, size_t len);
 
 #endif

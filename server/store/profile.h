@@ -203,6 +203,9 @@ struct profile *profile_from_json_cancellable(const json_t *root, const atomic_i
 int profile_save(const struct profile *p, const char *path);
 /* The same for any JSON value (borrowed), dumped with jansson's flags. */
 int profile_save_json(const json_t *root, const char *path, size_t flags);
+/* The same for any content: fill(f, ud) writes it to the temp file's
+ * buffered stream and returns 0 or -errno. The one atomic-save routine. */
+int profile_save_with(const char *path, int (*fill)(FILE *f, void *ud), void *ud);
 
 /* profile_read_file flags */
 #define PROFILE_READ_NOFOLLOW 1 /* refuse a symlink as the last component */

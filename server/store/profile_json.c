@@ -342,7 +342,26 @@ struct profile *profile_from_json_cancellable(const json_t *root, const atomic_i
     return p;
 }
 
+struct json_fill {
+    const json_t *root;
+    size_t flags;
+};
+
+static int fill_json(FILE *f, void *ud)
+{
+    const struct json_fill *j = ud;
+    errno = 0;
+    if (json_dumpf(j->root, f, j->flags) || fputc('\n', f) == EOF) return errno ? -errno : -EIO;
+    return 0;
+}
+
 int profile_save_json(const json_t *root, const char *path, size_t flags)
+{
+    struct json_fill j = {root, flags};
+    return profile_save_with(path, fill_json, &j);
+}
+
+int profile_save_with(const char *path, int (*fill)(FILE *f, void *ud), void *ud)
 {
     size_t n = strlen(path);
     char *tmp = malloc(n + 16);
@@ -367,9 +386,9 @@ int profile_save_json(const json_t *root, const char *path, size_t flags)
         free(tmp);
         return rc;
     }
+    rc = fill(f, ud);
     errno = 0;
-    if (json_dumpf(root, f, flags) || fputc('\n', f) == EOF || fflush(f))
-        rc = errno ? -errno : -EIO;
+    if (!rc && fflush(f)) rc = errno ? -errno : -EIO;
     if (!rc && fsync(fd)) rc = -errno;
     if (fclose(f) && !rc) rc = -errno;
     if (!rc && rename(tmp, path)) rc = -errno;
