@@ -23,6 +23,7 @@
 #include "attach.h"
 #include "probe.h"
 #include "cli/cli.h"
+#include "cli/outputs.h"
 #include "cli/report.h"
 #include "store/profile.h"
 
@@ -42,8 +43,7 @@ static const char attach_usage[] =
     "Needs permission to read the target's memory (docs/attach.md).\n"
     "\n"
     "options:\n"
-    "  --duration S      stop after S seconds\n"
-    "  --json FILE       also save the profile as JSON (docs/profile-format.md)\n"
+    "  --duration S      stop after S seconds\n" CLI_OUTPUTS_USAGE
     "  --interval MS     sampling interval in milliseconds (default 10)\n"
     "  --top N           lines and functions shown in the report (default 10)\n"
     "  -h, --help        this help\n"
@@ -378,16 +378,6 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-static int parse_num(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi)) return -EINVAL;
-    *out = v;
-    return 0;
-}
-
 static int open_error_status(int rc)
 {
     switch (rc) {
@@ -407,7 +397,8 @@ static int open_error_status(int rc)
 
 int cmd_attach(int argc, char **argv)
 {
-    const char *json_out = NULL, *pid_arg = NULL;
+    struct cli_outputs outs = {0};
+    const char *pid_arg = NULL;
     double duration = 0, interval_ms = AGENT_INTERVAL_DEFAULT_MS, d;
     int top = REPORT_DEFAULT_TOP;
     for (int i = 1; i < argc; i++) {
@@ -421,7 +412,8 @@ int cmd_attach(int argc, char **argv)
             pid_arg = a;
             continue;
         }
-        static const char *valued[] = {"--duration", "--json", "--interval", "--top"};
+        static const char *valued[] = {"--duration",  "--interval",   "--top", "--json",
+                                       "--collapsed", "--speedscope", "--html"};
         const char *name = NULL;
         for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
             size_t n = strlen(valued[k]);
@@ -435,22 +427,22 @@ int cmd_attach(int argc, char **argv)
             if (i + 1 >= argc) return usage_error("%s needs a value", name);
             val = argv[++i];
         }
-        if (!strcmp(name, "--json")) {
-            json_out = val;
+        if (cli_output_slot(&outs, name)) {
+            *cli_output_slot(&outs, name) = val;
         } else if (!strcmp(name, "--duration")) {
-            if (parse_num(val, 0.001, ATT_MAX_DURATION, &duration))
+            if (cli_parse_num(val, 0.001, ATT_MAX_DURATION, &duration))
                 return usage_error("--duration wants seconds > 0, not '%s'", val);
         } else if (!strcmp(name, "--interval")) {
-            if (parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &interval_ms))
+            if (cli_parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &interval_ms))
                 return usage_error("--interval wants milliseconds, not '%s'", val);
         } else {
-            if (parse_num(val, 1, 100000, &d) || d != (int)d)
+            if (cli_parse_num(val, 1, 100000, &d) || d != (int)d)
                 return usage_error("--top wants a whole number >= 1, not '%s'", val);
             top = (int)d;
         }
     }
     if (!pid_arg) return usage_error("%s", "no PID to attach to");
-    if (parse_num(pid_arg, 1, INT_MAX, &d) || d != (int)d)
+    if (cli_parse_num(pid_arg, 1, INT_MAX, &d) || d != (int)d)
         return usage_error("'%s' is not a process id", pid_arg);
 
     struct att *a = calloc(1, sizeof *a);
@@ -521,15 +513,7 @@ int cmd_attach(int argc, char **argv)
     if (a->dropped)
         fprintf(stderr, "  %lld inconsistent reads dropped (the target moved under them)\n",
                 a->dropped);
-    if (json_out) {
-        int e = profile_save(a->p, json_out);
-        if (e) {
-            fprintf(stderr, "hotline: cannot write %s: %s\n", json_out, strerror(-e));
-            status = 1;
-        } else {
-            fprintf(stderr, "\n  profile saved to %s\n", json_out);
-        }
-    }
+    if (cli_outputs_write(&outs, a->p, "hotline", 0)) status = 1;
 out:
     for (int i = 0; i < a->nth; i++)
         if (a->th[i].perf_fd >= 0) close(a->th[i].perf_fd);

@@ -89,16 +89,6 @@ static int is_tty_foreground(void)
     return 0;
 }
 
-static int parse_num(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi)) return -EINVAL;
-    *out = v;
-    return 0;
-}
-
 static void die_like(int sig)
 {
     fflush(stdout);
@@ -172,7 +162,7 @@ int cmd_run(int argc, char **argv)
         } else if (cli_output_slot(&outs, name)) {
             *cli_output_slot(&outs, name) = val;
         } else if (!strcmp(name, "--interval")) {
-            if (parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &d)) {
+            if (cli_parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &d)) {
                 char fmt[80];
                 snprintf(fmt, sizeof fmt, "--interval wants milliseconds in %g..%g, not '%%s'",
                          AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS);
@@ -180,7 +170,7 @@ int cmd_run(int argc, char **argv)
             }
             o.interval_ms = d;
         } else if (!strcmp(name, "--top")) {
-            if (parse_num(val, 1, 100000, &d) || d != (int)d)
+            if (cli_parse_num(val, 1, 100000, &d) || d != (int)d)
                 return usage_error("--top wants a whole number >= 1, not '%s'", val);
             top = (int)d;
         } else if (!strcmp(name, "--include")) {

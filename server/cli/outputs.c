@@ -1,5 +1,7 @@
 /* outputs: writing the profile and its pictures after a run or a view. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/html.h"
@@ -40,4 +42,14 @@ int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, cons
         }
     }
     return bad;
+}
+
+int cli_parse_num(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) return -EINVAL;
+    *out = v;
+    return 0;
 }

@@ -1,6 +1,6 @@
-/* outputs: the files `hotline run` and `hotline view` write besides the
+/* outputs: the files `hotline run`, `view` and `attach` write besides the
  * report: the JSON profile and the pictures (docs/pictures.md). One option
- * table and one writer, so both commands take the same flags. */
+ * table and one writer, so the commands take the same flags. */
 #ifndef HOTLINE_OUTPUTS_H
 #define HOTLINE_OUTPUTS_H
 
@@ -18,7 +18,10 @@ const char **cli_output_slot(struct cli_outputs *o, const char *a);
 int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, const char *who,
                       int quiet);
 
-/* Usage lines of the options, shared by both commands' help. */
+/* A number in [lo, hi] from the whole of s into *out: 0 or -EINVAL. */
+int cli_parse_num(const char *s, double lo, double hi, double *out);
+
+/* Usage lines of the options, shared by the commands' help. */
 #define CLI_OUTPUTS_USAGE                                                                          \
     "  --json FILE       also save the profile as JSON (docs/profile-format.md)\n"                 \
     "  --collapsed FILE  folded stacks for flamegraph.pl / inferno (docs/pictures.md)\n"           \
