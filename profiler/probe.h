@@ -126,9 +126,13 @@ static inline int probe_verdict(const probe_t *p, double tick_cpu)
     if (p->frozen_s >= PROBE_MIN_FROZEN && p->frozen_n >= PROBE_MIN_PAIRS) return CAT_NAT;
     if (p->nogil_s >= PROBE_MIN_NOGIL) return CAT_NAT;
     /* frozen since the previous tick while it burnt PERIOD_MIN_FROZEN of
-     * CPU: without the GIL at both ends, or with a frozen pair now */
+     * CPU: without the GIL at both ends and burning CPU without it now, or
+     * with frozen pairs now. Not on the state alone: a loop that computes,
+     * then sleeps, is back at the same sleep call (same frame, instruction,
+     * no GIL) at the next tick after ms of Python (test_alternate.py's busy
+     * line read 10-40% native) */
     if (p->first == p->prev && tick_cpu >= PERIOD_MIN_FROZEN &&
-        ((p->prev_nogil && p->first_nogil) || p->frozen_n >= PROBE_MIN_PAIRS / 2))
+        ((p->prev_nogil && p->first_nogil && p->nogil_s > 0) || p->frozen_n >= PROBE_MIN_PAIRS / 2))
         return CAT_NAT;
     return -1;
 }

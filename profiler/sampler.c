@@ -161,10 +161,11 @@ static void sleep_until(double t)
 typedef struct {
     agent_thread_t *t;
     double dw, dc, u;
-    double busy; /* CPU + run-queue wait over dw (u = busy / dw, capped) */
-    int charge;  /* its CPU clock was read: charge this tick */
-    int running; /* on a CPU or waiting for one at the sample instant */
-    double cpu0; /* CPU clock at the start of the probe window */
+    double busy;     /* CPU + run-queue wait over dw (u = busy / dw, capped) */
+    int charge;      /* its CPU clock was read: charge this tick */
+    int running;     /* on a CPU or waiting for one at the sample instant */
+    double cpu0;     /* CPU clock at the start of the probe window */
+    uintptr_t frame; /* innermost frame at the sample instant */
     int line_row, func_row;
     double natv;
 } tick_t;
@@ -312,7 +313,30 @@ static void tick(agent_t *a)
     }
     a->last_tick = now;
 
-    /* 2. is the interpreter moving? Pairs of consecutive probes between
+    /* 2. the sample instant: the threads listed, their stacks, running or
+     * waiting, all read now. Read after the probe window (up to
+     * PROBE_MAX_WINDOW), a task that ended inside the window charged its
+     * thread's exit path, not its line: 3 ms tasks lost 10-25% of their time
+     * (tests/profiler/test_short_threads.py). Running is the kernel's state (R: on a CPU or waiting
+     * for one; a thread that starves for a CPU is running in this sense, not waiting), not CPU
+     * burnt inside the window: a sleeper that wakes inside it would charge
+     * Python to its sleep line. A thread that was waiting at its previous
+     * sample and has neither run nor queued since is still waiting: no read. */
+    for (int i = 0; i < nk; i++) {
+        agent_thread_t *t = ks[i].t;
+        ks[i].frame = walk_top_frame(t->tstate);
+        int m = walk_stack(a, t->tstate, t->fr, AGENT_MAX_DEPTH);
+        t->nfr = m > 0 ? m : 0;
+        if (!ks[i].charge)
+            ks[i].running = 0;
+        else if (ks[i].busy <= 0 && !t->was_running)
+            ks[i].running = 0;
+        else
+            ks[i].running = thread_runnable(t);
+        t->was_running = ks[i].running;
+    }
+
+    /* 3. is the interpreter moving? Pairs of consecutive probes between
      * which the thread provably ran decide (probe.h): a pure-Python thread
      * always moves in that time, a thread in C code never does. Threads
      * that did not run enough during the window keep the last category. */
@@ -361,35 +385,17 @@ static void tick(agent_t *a)
             agent_thread_t *t = ks[i].t;
             if (!t->probe_on) continue;
             int v = probe_verdict(&t->probe, ks[i].dc);
+            /* C code found in another frame than the sampled one (the task
+             * returned inside the window) says nothing about the sample */
+            if (v == CAT_NAT && walk_top_frame(t->tstate) != ks[i].frame) v = -1;
             if (v >= 0) t->run_cat = v;
             a->probe_stats[v == CAT_PY ? 0 : v == CAT_NAT ? 1 : 2]++;
         }
     }
 
-    /* running or waiting at the sample instant: CPU burnt inside the probe
-     * window proves running; otherwise the kernel's state (R: on a CPU or
-     * waiting for one; a thread that starves for a CPU is running in this
-     * sense, not waiting). A thread that was waiting at its previous sample
-     * and has neither run nor queued since is still waiting: no read. */
-    for (int i = 0; i < nk; i++) {
-        agent_thread_t *t = ks[i].t;
-        if (!ks[i].charge)
-            ks[i].running = 0;
-        else if (t->probe_on && t->probe.cpu - ks[i].cpu0 > 2e-6)
-            ks[i].running = 1;
-        else if (ks[i].busy <= 0 && !t->was_running)
-            ks[i].running = 0;
-        else
-            ks[i].running = thread_runnable(t);
-        t->was_running = ks[i].running;
-    }
-
-    /* 3. stacks and charging */
+    /* 4. charging: the sample (2.) in the category the window found (3.) */
     double total_nat = 0;
     for (int i = 0; i < nk; i++) {
-        agent_thread_t *t = ks[i].t;
-        int m = walk_stack(a, t->tstate, t->fr, AGENT_MAX_DEPTH);
-        t->nfr = m > 0 ? m : 0;
         charge(a, &ks[i], now);
         total_nat += ks[i].natv;
     }

@@ -400,6 +400,13 @@ void walk_code_copy_free(walk_code_copy_t *c)
     memset(c, 0, sizeof *c);
 }
 
+/* The innermost frame's address now (0: none, or unreadable). */
+uintptr_t walk_top_frame(uintptr_t tstate)
+{
+    uintptr_t f;
+    return read_tstate_frame(tstate, &f) == 0 ? f : 0;
+}
+
 /* Signature of what the innermost frame's interpreter state looks like now:
  * frame address, instruction, and the first PROBE_WORDS words of its local
  * variables and value stack (stale slots above the stack top included). A

@@ -38,6 +38,7 @@ typedef struct {
 int walk_threads(agent_t *a, walk_thread_t *out, int cap);
 int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap);
 int walk_probe(uintptr_t tstate, uint64_t *sig);
+uintptr_t walk_top_frame(uintptr_t tstate);
 int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out);
 int walk_code_copy(uintptr_t code, walk_code_copy_t *out); /* 0 or -errno; any thread */
 int walk_frame_copy(agent_t *a, const walk_code_copy_t *c, intptr_t instr, agent_frame_t *out);

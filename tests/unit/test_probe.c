@@ -141,6 +141,17 @@ static void test_frozen_since_previous_tick(void)
     /* nor on fewer frozen pairs now (two chance repeats in a row) */
     short_window(&p, N / 2 - 1);
     CHECK(probe_verdict(&p, 5e-3) == -1);
+    /* a loop back at the same sleep call (no GIL at either tick, no CPU in
+     * this window) after 3 ms of Python in between is not C code */
+    probe_t z = {0};
+    probe_start(&z, 9, 1, 1.0, 10.0);
+    probe_start(&z, 9, 1, 1.003, 10.010);
+    for (int i = 1; i <= N; i++)
+        probe_pair(&z, 9, 1, 1.003, 10.010 + i * 20e-6);
+    CHECK(probe_verdict(&z, 3e-3) == -1);
+    /* the same state burning CPU without the GIL is */
+    probe_pair(&z, 9, 1, 1.003 + 10e-6, 10.010 + (N + 1) * 20e-6);
+    CHECK_EQ_U(probe_verdict(&z, 3e-3), CAT_NAT);
     /* a thread not probed last tick has no previous state to match */
     probe_t q = {0};
     probe_start(&q, 0, 0, 0, 0);
