@@ -111,6 +111,7 @@ class Conn:
 class Result:
     def __init__(self, rc, out, err, conns, elapsed):
         self.rc, self.stdout, self.stderr, self.conns, self.elapsed = rc, out, err, conns, elapsed
+        self.steal = 0.0
 
     @property
     def main(self):
@@ -202,6 +203,16 @@ def env_for(sock, config, extra_env=None, pythonpath_extra=None):
     return env
 
 
+def _cpu_jiffies():
+    """(steal, total) jiffies of all CPUs from /proc/stat (None if absent)."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (v[7] if len(v) > 7 else 0), sum(v[:8])
+
+
 def run(argv, config=None, extra_env=None, timeout=60, cwd=None, requests=(),
         pythonpath_extra=None, stdin=None):
     """Run [python] + argv under the agent; returns a Result. argv[0] is a
@@ -218,11 +229,11 @@ def run(argv, config=None, extra_env=None, timeout=60, cwd=None, requests=(),
         cfg["main"] = os.path.abspath(argv[0])
     cfg.update(config or {})
     env = env_for(sock, cfg, extra_env, pythonpath_extra)
-    t0 = time.monotonic()
+    t0, j0 = time.monotonic(), _cpu_jiffies()
     try:
         p = subprocess.run([PY] + list(argv), env=env, cwd=cwd, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=timeout, input=stdin)
-        elapsed = time.monotonic() - t0
+        elapsed, j1 = time.monotonic() - t0, _cpu_jiffies()
         if not srv.wait_closed(15):
             raise AssertionError("agent connections still open 15 s after exit")
     finally:
@@ -230,7 +241,13 @@ def run(argv, config=None, extra_env=None, timeout=60, cwd=None, requests=(),
         shutil.rmtree(d, ignore_errors=True)
     for c in srv.conns:
         assert not c.problems, c.problems[:5]
-    return Result(p.returncode, p.stdout, p.stderr, srv.conns, elapsed)
+    res = Result(p.returncode, p.stdout, p.stderr, srv.conns, elapsed)
+    # the share of all vCPU time the hypervisor gave to others during the
+    # run (docs/sampling.md, "Limits": a thread runnable on a stolen vCPU is
+    # running for the profiler, and burns no CPU)
+    if j0 and j1 and j1[1] > j0[1]:
+        res.steal = (j1[0] - j0[0]) / (j1[1] - j0[1])
+    return res
 
 
 def plain(argv, timeout=60, cwd=None, extra_env=None):
@@ -269,10 +286,13 @@ class Checker:
     def __init__(self, label):
         self.label = label
         self.fails = []
+        self.steal_fails = []
 
-    def check(self, ok, msg):
+    def check(self, ok, msg, steal=False):
+        """steal=True: a Python-vs-native share, which vCPU steal above
+        STEAL_MAX breaks without the profiler being wrong (accuracy())."""
         if not ok:
-            self.fails.append(msg)
+            (self.steal_fails if steal else self.fails).append(msg)
 
     def done(self):
         tag = "%s [Python %d.%d.%d %s]" % ((self.label,) + sys.version_info[:3] + (PY,))
@@ -284,6 +304,15 @@ class Checker:
         print("ok " + tag)
 
 
+# Above this share of all vCPU time stolen by the hypervisor during an
+# attempt, Python-vs-native shares are not judged: a thread whose vCPU is
+# stolen keeps its frame while its CPU clock runs on until the vCPU returns,
+# which is what C code looks like (docs/sampling.md, "Limits"). Measured
+# here: at 22% steal a pure-Python loop read <= 8% native, at 30-35% steal
+# 20-57%. Every other check still applies.
+STEAL_MAX = 0.15
+
+
 def accuracy(label, attempt, tries=3):
     """Runs attempt(checker) up to `tries` times; passes when one attempt
     has no failure. Every attempt and its failures are printed, with the
@@ -292,12 +321,21 @@ def accuracy(label, attempt, tries=3):
     being wrong (docs/sampling.md, "Limits"): the sampler starved for tens
     of ms, and vCPU time stolen by the hypervisor charged to a thread as CPU
     while its frame is frozen (looks like C code). A profiler that is wrong
-    fails every attempt; the checks themselves are never loosened."""
+    fails every attempt; the checks themselves are never loosened, except
+    that Python-vs-native shares are not judged in an attempt run with more
+    than STEAL_MAX of the machine stolen (printed as "not judged")."""
     for i in range(tries):
         c = Checker(label)
         results = attempt(c)
         late = max((r.main.end or {}).get("late_max_ms", 0.0) for r in results)
-        print("attempt %d: sampler worst lateness %.1f ms, %d failures" % (i + 1, late, len(c.fails)))
+        steal = max(r.steal for r in results)
+        if steal <= STEAL_MAX:
+            c.fails += c.steal_fails
+        else:
+            for f in c.steal_fails:
+                print("  not judged at %.0f%% vCPU steal: %s" % (100 * steal, f))
+        print("attempt %d: sampler worst lateness %.1f ms, vCPU steal %.0f%%, %d failures"
+              % (i + 1, late, 100 * steal, len(c.fails)))
         if not c.fails:
             c.done()
             return

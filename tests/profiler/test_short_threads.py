@@ -1,7 +1,7 @@
 """Thread-per-task code (docs/sampling.md, "New threads"): 400 threads
 started and joined one after another, each burning ~3 ms of Python; the
 same tasks on a ThreadPoolExecutor; one short-lived executor per task.
-Each task's line gets the tasks' own time (the line total within 25% of
+Each task's body gets the tasks' own time (its lines' total within 25% of
 their summed wall time, its cpu 0.5-1.3x their summed thread CPU),
 as Python, not native. Before new threads were charged their first
 interval, the 400 threads' line had almost nothing (a thread that lives
@@ -27,17 +27,30 @@ def attempt(c):
     m = res.main
     for name in ("seq", "pool", "once"):
         cpu, wall = truth[name]
-        r = m.line(prog, marks[name])
+        # the task's body: the line that reads the clocks, the loop, done().
+        # A worker waiting for the GIL waits where the switch caught it,
+        # mostly the loop, but two pool workers in step can hand it over at
+        # the first line for a whole run (that line then had ~1.2 s system)
+        rows = [m.line(prog, marks[name] + d) for d in (-1, 0, 1)]
+        r = {k: sum(x[k] for x in rows) for k in ("py", "nat", "sys", "cpu", "n")}
         tot = r["py"] + r["nat"] + r["sys"]
         print("%-5s truth cpu %.3f wall %.3f | got %.3f (py %.3f nat %.3f sys %.3f) cpu %.3f n %d"
-              % (name, cpu, wall, tot, r["py"], r["nat"], r["sys"], r["cpu"], r["n"]))
+              % (name, cpu, wall, tot, r["py"], r["nat"], r["sys"], r["cpu"], r["n"])
+              + " | by line " + " ".join("%.3f" % (x["py"] + x["nat"] + x["sys"]) for x in rows))
         c.check(abs(tot - wall) <= 0.25 * wall,
                 "%s: line has %.3f s, the tasks ran %.3f s" % (name, tot, wall))
         # cpu of a new thread's first interval reads low under load (its
-        # wait for a CPU after creation: docs/sampling.md, "Limits")
-        c.check(0.5 * cpu <= r["cpu"] <= 1.3 * cpu,
-                "%s: line has %.3f s of CPU, the tasks used %.3f s" % (name, r["cpu"], cpu))
-        c.check(r["nat"] <= 0.1 * max(tot, 1e-9), "%s: %.3f s native of %.3f" % (name, r["nat"], tot))
+        # wait for a CPU after creation), and a thread runnable on a stolen
+        # vCPU reads as on CPU: the bound grows by 1/(1 - steal) when the
+        # hypervisor took that share of the machine (docs/sampling.md,
+        # "Limits"; the two pool workers, one always runnable, showed 1.64 s
+        # for 1.23 s of CPU with 22-32% steal)
+        hi = 1.3 * cpu / (1.0 - min(res.steal, 0.5))
+        c.check(0.5 * cpu <= r["cpu"] <= hi,
+                "%s: line has %.3f s of CPU, the tasks used %.3f s (bound %.3f at %.0f%% steal)"
+                % (name, r["cpu"], cpu, hi, 100 * res.steal))
+        c.check(r["nat"] <= 0.1 * max(tot, 1e-9), "%s: %.3f s native of %.3f" % (name, r["nat"], tot),
+                steal=True)
     for name in ("seq_start", "seq_join", "pool_result", "once_result"):
         r = m.line(prog, marks[name])
         print("%-11s py %.3f nat %.3f sys %.3f cpu %.3f" % (name, r["py"], r["nat"], r["sys"], r["cpu"]))
