@@ -49,9 +49,11 @@ typedef struct {
     unsigned delta_seq; /* deltas emitted */
     int have_base;
     double last_wall, last_cpu, last_rq;
-    int was_running; /* at the previous sample */
-    int run_cat;     /* last running category seen (CAT_PY/CAT_NAT) */
-    int state_now;   /* category of the latest sample */
+    int was_running;     /* at the previous sample */
+    uint64_t sample_sig; /* innermost frame state at the previous sample (walk_probe) */
+    int sample_sig_ok;
+    int run_cat;   /* last running category seen (CAT_PY/CAT_NAT) */
+    int state_now; /* category of the latest sample */
     agent_fd_t schedfd, statfd;
     char name[40];
     int cur_file, cur_line;

@@ -308,9 +308,10 @@ class Checker:
 # attempt, Python-vs-native shares are not judged: a thread whose vCPU is
 # stolen keeps its frame while its CPU clock runs on until the vCPU returns,
 # which is what C code looks like (docs/sampling.md, "Limits"). Measured
-# here: at 22% steal a pure-Python loop read <= 8% native, at 30-35% steal
-# 20-57%. Every other check still applies.
-STEAL_MAX = 0.15
+# here: test_alternate's busy line (pure Python) read 0-1% native at 1-3%
+# steal, 10-35% at 8-15%, and short_threads' loops 20-57% at 30-35%. Every
+# other check still applies.
+STEAL_MAX = 0.05
 
 
 def accuracy(label, attempt, tries=3):
@@ -323,7 +324,9 @@ def accuracy(label, attempt, tries=3):
     while its frame is frozen (looks like C code). A profiler that is wrong
     fails every attempt; the checks themselves are never loosened, except
     that Python-vs-native shares are not judged in an attempt run with more
-    than STEAL_MAX of the machine stolen (printed as "not judged")."""
+    than STEAL_MAX of the machine stolen (printed as "not judged"; such a
+    pass is kept while the next attempts try for a judged one)."""
+    passed = None
     for i in range(tries):
         c = Checker(label)
         results = attempt(c)
@@ -336,9 +339,16 @@ def accuracy(label, attempt, tries=3):
                 print("  not judged at %.0f%% vCPU steal: %s" % (100 * steal, f))
         print("attempt %d: sampler worst lateness %.1f ms, vCPU steal %.0f%%, %d failures"
               % (i + 1, late, 100 * steal, len(c.fails)))
-        if not c.fails:
+        unjudged = steal > STEAL_MAX and c.steal_fails
+        if not c.fails and not unjudged:
             c.done()
             return
+        if not c.fails:  # passed, but with a share not judged: one more try may judge it
+            passed = c
         for f in c.fails:
             print("  - " + f)
+    if passed:
+        print("every attempt that passed had shares not judged (vCPU steal above %.0f%%)"
+              % (100 * STEAL_MAX))
+        c = passed
     c.done()
