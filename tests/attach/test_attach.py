@@ -191,7 +191,15 @@ def main():
         mine = os.path.join(tmp, "mine.py")
         shutil.copy(TARGET, mine)
         os.chmod(mine, 0o644)
-        env = dict(os.environ, PYTHONPATH=os.environ.get("HOTLINE_SPIN_DIR", ""))
+        # the spin module goes along: the build folder may be unreadable to
+        # uid 65534 (a clone under a 0700 mktemp folder): the target would
+        # then run without its native line
+        spin_dir = os.environ.get("HOTLINE_SPIN_DIR", "")
+        for f in os.listdir(spin_dir) if os.path.isdir(spin_dir) else ():
+            if f.startswith("hotline_spin") and f.endswith(sysconfig.get_config_var("EXT_SUFFIX")):
+                shutil.copy(os.path.join(spin_dir, f), os.path.join(tmp, f))
+                os.chmod(os.path.join(tmp, f), 0o755)
+        env = dict(os.environ, PYTHONPATH=tmp)
         p = subprocess.Popen(nobody + [sys.executable, mine, "3"], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, env=env)
         pid = int(p.stderr.readline())
