@@ -15,28 +15,31 @@ truth = {"seq": [0.0, 0.0], "pool": [0.0, 0.0], "once": [0.0, 0.0]}  # [cpu, wal
 lock = threading.Lock()
 
 
-def done(kind, c, w):
+def done(kind, dc, dw):
+    # the clocks are read on the caller's line, before this call: a wait
+    # for the GIL or the lock in here is not the task's (two pool workers
+    # in step hand the GIL over at this call)
     with lock:
-        truth[kind][0] += tt() - c
-        truth[kind][1] += pc() - w
+        truth[kind][0] += dc
+        truth[kind][1] += dw
 
 
 def seq_task():
     w, c, x = pc(), tt(), 1
     while tt() < c + MS: x = (x * 7 + 3) % 1000003  # @seq
-    done("seq", c, w)
+    done("seq", tt() - c, pc() - w)
 
 
 def pool_task():
     w, c, x = pc(), tt(), 1
     while tt() < c + MS: x = (x * 7 + 3) % 1000003  # @pool
-    done("pool", c, w)
+    done("pool", tt() - c, pc() - w)
 
 
 def once_task():
     w, c, x = pc(), tt(), 1
     while tt() < c + MS: x = (x * 7 + 3) % 1000003  # @once
-    done("once", c, w)
+    done("once", tt() - c, pc() - w)
 
 
 for _ in range(N):
