@@ -17,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 
 #include "agent_config.h"
 #include "attach.h"
@@ -46,6 +48,8 @@ static const char attach_usage[] =
     "  --duration S      stop after S seconds\n" CLI_OUTPUTS_USAGE
     "  --interval MS     sampling interval in milliseconds (default 10)\n"
     "  --top N           lines and functions shown in the report (default 10)\n"
+    "  --connect SOCK    send the samples to a Hotline server's agent socket\n"
+    "                    (the editor's \"Attach to process\"), no report\n"
     "  -h, --help        this help\n"
     "\n"
     "exit status: 0 done, 2 usage, 3 no such process, 4 not a Python process,\n"
@@ -64,6 +68,10 @@ struct att_thread {
     int perf_fd; /* the thread's task-clock counter, or -1 */
     double last_wall, last_cpu;
     probe_t probe;
+    char name[32];      /* MainThread, or the thread's comm */
+    long long cur_file; /* charged frame now, and since when (`now`) */
+    int cur_line;
+    double since;
 };
 
 struct att {
@@ -78,6 +86,14 @@ struct att {
     double t0, last_tick;
     long long dropped;
     double budget; /* seconds a probe window may last */
+    /* --connect: each message is a line on the server's socket instead of
+     * an update of the local store (the agent's wire, docs/agent-protocol.md) */
+    int sock; /* -1: local store */
+    int now_hz;
+    double last_now;
+    json_t *now_threads; /* this tick's `now` entries while one is due (owned) */
+    char in[4096];       /* server -> us: partial line */
+    size_t in_len;
 };
 
 static double mono(void)
@@ -94,17 +110,40 @@ static void sleep_s(double s)
         ;
 }
 
-/* Feed one agent message (new reference, stolen) to the store. */
+/* Write all of a line to the server; -1 once it is gone. */
+static int att_send(struct att *a, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = send(a->sock, s, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Feed one agent message (new reference, stolen) to the store, or with
+ * --connect send it to the server. */
 static void att_apply(struct att *a, json_t *msg)
 {
     char *s = json_dumps(msg, JSON_COMPACT);
     json_decref(msg);
     if (!s) return;
+    if (a->sock >= 0) {
+        size_t n = strlen(s);
+        s[n] = '\n'; /* json_dumps' terminator becomes the line end */
+        if (att_send(a, s, n + 1)) att_stop = SIGPIPE;
+        free(s);
+        return;
+    }
     struct agent_msg m;
     char err[128];
     if (agent_msg_parse(s, strlen(s), &m, err, sizeof err) == 0) {
         if (profile_conn_apply(a->conn, &m)) a->dropped++;
         agent_msg_clear(&m);
+    } else {
+        a->dropped++; /* never silently: counted in the report's dropped line */
     }
     free(s);
 }
@@ -204,8 +243,9 @@ static int charged_frame(const struct attach_frame *fr, int nf)
 
 /* Charge one thread's tick: str/stack messages as needed, then its part
  * of a delta (appended to lines/funcs/stacks/threads, borrowed). */
-static void att_charge(struct att *a, const struct attach_thread *t, int cat, double dw, double cpu,
-                       json_t *lines, json_t *funcs, json_t *stacks, json_t *threads)
+static void att_charge(struct att *a, const struct attach_thread *t, struct att_thread *s, int cat,
+                       double dw, double cpu, json_t *lines, json_t *funcs, json_t *stacks,
+                       json_t *threads)
 {
     struct attach_frame fr[ATTACH_MAX_FRAMES];
     int nf = attach_stack(&a->ap, t, fr, ATTACH_MAX_FRAMES);
@@ -215,10 +255,21 @@ static void att_charge(struct att *a, const struct attach_thread *t, int cat, do
     }
     double py = cat == CAT_PY ? dw : 0, nat = cat == CAT_NAT ? dw : 0,
            sys = cat == CAT_SYS ? dw : 0;
-    json_t *thr = json_pack("{s:I,s:s,s:f,s:f,s:f}", "tid", (json_int_t)t->tid, "name", "", "py",
-                            py, "nat", nat, "sys", sys);
+    if (!s->name[0]) { /* the main thread as Python names it, others by their comm */
+        char path[96];
+        snprintf(path, sizeof path, "/proc/%d/task/%ld/comm", (int)a->ap.pid, t->tid);
+        FILE *f = t->tid == a->ap.pid ? NULL : fopen(path, "r");
+        if (f && fgets(s->name, sizeof s->name, f)) s->name[strcspn(s->name, "\n")] = 0;
+        if (f) fclose(f);
+        if (!s->name[0])
+            snprintf(s->name, sizeof s->name, "%s", t->tid == a->ap.pid ? "MainThread" : "?");
+    }
+    json_t *thr = json_pack("{s:I,s:s,s:f,s:f,s:f}", "tid", (json_int_t)t->tid, "name", s->name,
+                            "py", py, "nat", nat, "sys", sys);
     json_array_append_new(threads, thr);
     if (nf == 0) return;
+    for (int i = 0; i < nf; i++) /* no location (a prologue instruction): its first line */
+        if (fr[i].line < 0) fr[i].line = fr[i].firstline > 0 ? fr[i].firstline : 0;
     json_t *jfr = json_array();
     char key[8192];
     size_t kl = 0;
@@ -228,6 +279,22 @@ static void att_charge(struct att *a, const struct attach_thread *t, int cat, do
         if (kl < sizeof key - 64)
             kl += (size_t)snprintf(key + kl, sizeof key - kl, "%lld:%lld:%d|", f, n, fr[i].line);
     }
+    int c = charged_frame(fr, nf);
+    long long file = att_str(a, fr[c].file), name = att_str(a, fr[c].name);
+    double now = mono();
+    if (file != s->cur_file || fr[c].line != s->cur_line) {
+        s->cur_file = file;
+        s->cur_line = fr[c].line;
+        s->since = now;
+    }
+    if (a->now_threads) /* the live view: all frames, innermost first */
+        json_array_append_new(a->now_threads,
+                              json_pack("{s:I,s:s,s:s,s:f,s:O}", "tid", (json_int_t)t->tid, "name",
+                                        s->name, "state",
+                                        cat == CAT_PY    ? "python"
+                                        : cat == CAT_NAT ? "native"
+                                                         : "system",
+                                        "since_s", now - s->since, "fr", jfr));
     json_t *sid = json_object_get(a->stacks, key);
     long long stack;
     if (sid) {
@@ -238,8 +305,6 @@ static void att_charge(struct att *a, const struct attach_thread *t, int cat, do
         json_object_set_new(a->stacks, key, json_integer(stack));
         att_apply(a, json_pack("{s:s,s:I,s:o}", "t", "stack", "id", stack, "fr", jfr));
     }
-    int c = charged_frame(fr, nf);
-    long long file = att_str(a, fr[c].file), name = att_str(a, fr[c].name);
     json_array_append_new(lines,
                           json_pack("{s:I,s:i,s:f,s:f,s:f,s:f,s:i}", "f", file, "l", fr[c].line,
                                     "py", py, "nat", nat, "sys", sys, "cpu", cpu, "n", 1));
@@ -309,6 +374,8 @@ static int att_tick(struct att *a)
     }
     json_t *lines = json_array(), *funcs = json_array(), *stacks = json_array(),
            *threads = json_array();
+    if (a->sock >= 0 && a->now_hz > 0 && now - a->last_now >= 1.0 / a->now_hz)
+        a->now_threads = json_array();
     for (int i = 0; i < n; i++) {
         struct att_thread *s = att_thread(a, ts[i].tid);
         if (!s || !st[i]) continue;
@@ -323,7 +390,7 @@ static int att_tick(struct att *a)
             probe_start(&s->probe, 0, 1, cpu[i], now);
         }
         double on = dw > 0 ? (dc < dw ? dc / dw : 1) : 0;
-        att_charge(a, &ts[i], running ? s->run_cat : CAT_SYS, dw, running ? dw * on : 0, lines,
+        att_charge(a, &ts[i], s, running ? s->run_cat : CAT_SYS, dw, running ? dw * on : 0, lines,
                    funcs, stacks, threads);
         s->have_base = 1;
         s->last_wall = now;
@@ -333,7 +400,63 @@ static int att_tick(struct att *a)
     att_apply(a,
               json_pack("{s:s,s:f,s:i,s:o,s:o,s:o,s:o}", "t", "delta", "ts", now - a->t0, "samples",
                         1, "lines", lines, "funcs", funcs, "stacks", stacks, "threads", threads));
+    if (a->now_threads) {
+        att_apply(a, json_pack("{s:s,s:f,s:o}", "t", "now", "ts", now - a->t0, "threads",
+                               a->now_threads));
+        a->now_threads = NULL;
+        a->last_now = now;
+    }
     return 0;
+}
+
+/* --connect: what the server asked since the last tick (`now` rate, `stop`);
+ * its socket closing is a stop too. */
+static void att_poll(struct att *a)
+{
+    for (;;) {
+        if (a->in_len == sizeof a->in) a->in_len = 0; /* no request is that long */
+        ssize_t r = recv(a->sock, a->in + a->in_len, sizeof a->in - a->in_len, MSG_DONTWAIT);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return; /* EAGAIN: nothing more now */
+        if (r == 0) {
+            att_stop = SIGPIPE;
+            return;
+        }
+        a->in_len += (size_t)r;
+        char *nl;
+        while ((nl = memchr(a->in, '\n', a->in_len))) {
+            json_t *m = json_loadb(a->in, (size_t)(nl - a->in), 0, NULL);
+            const char *t = json_string_value(json_object_get(m, "t"));
+            if (t && !strcmp(t, "now")) {
+                json_int_t hz = json_integer_value(json_object_get(m, "hz"));
+                a->now_hz = hz > 0 ? (hz < 100 ? (int)hz : 100) : 0;
+            } else if (t && !strcmp(t, "stop")) {
+                att_stop = SIGTERM;
+            }
+            json_decref(m);
+            size_t used = (size_t)(nl - a->in) + 1;
+            memmove(a->in, a->in + used, a->in_len - used);
+            a->in_len -= used;
+        }
+    }
+}
+
+/* --connect SOCK: the server's agent socket; -1 with a message on failure */
+static int att_connect(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path) {
+        fprintf(stderr, "hotline attach: socket path too long: %s\n", path);
+        return -1;
+    }
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        fprintf(stderr, "hotline attach: cannot connect to %s: %s\n", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 /* hello: the target's pid, Python, executable, argv, cwd, main script */
@@ -398,7 +521,7 @@ static int open_error_status(int rc)
 int cmd_attach(int argc, char **argv)
 {
     struct cli_outputs outs = {0};
-    const char *pid_arg = NULL;
+    const char *pid_arg = NULL, *connect_to = NULL;
     double duration = 0, interval_ms = AGENT_INTERVAL_DEFAULT_MS, d;
     int top = REPORT_DEFAULT_TOP;
     for (int i = 1; i < argc; i++) {
@@ -412,8 +535,8 @@ int cmd_attach(int argc, char **argv)
             pid_arg = a;
             continue;
         }
-        static const char *valued[] = {"--duration",  "--interval",   "--top", "--json",
-                                       "--collapsed", "--speedscope", "--html"};
+        static const char *valued[] = {"--duration",  "--interval",   "--top",  "--json",
+                                       "--collapsed", "--speedscope", "--html", "--connect"};
         const char *name = NULL;
         for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
             size_t n = strlen(valued[k]);
@@ -429,6 +552,8 @@ int cmd_attach(int argc, char **argv)
         }
         if (cli_output_slot(&outs, name)) {
             *cli_output_slot(&outs, name) = val;
+        } else if (!strcmp(name, "--connect")) {
+            connect_to = val;
         } else if (!strcmp(name, "--duration")) {
             if (cli_parse_num(val, 0.001, ATT_MAX_DURATION, &duration))
                 return usage_error("--duration wants seconds > 0, not '%s'", val);
@@ -447,10 +572,19 @@ int cmd_attach(int argc, char **argv)
 
     struct att *a = calloc(1, sizeof *a);
     if (!a) return 1;
+    a->sock = -1;
+    if (connect_to && (a->sock = att_connect(connect_to)) < 0) {
+        free(a);
+        return 1;
+    }
     char why[512] = "";
     int rc = attach_open(&a->ap, (pid_t)d, why, sizeof why);
     if (rc) {
         fprintf(stderr, "hotline attach: %s\n", why[0] ? why : strerror(-rc));
+        if (a->sock >= 0) { /* the editor shows it (an `error` alone on its connection) */
+            att_apply(a, json_pack("{s:s,s:s}", "t", "error", "msg", why[0] ? why : strerror(-rc)));
+            close(a->sock);
+        }
         attach_close(&a->ap);
         free(a);
         return open_error_status(rc);
@@ -490,6 +624,7 @@ int cmd_attach(int argc, char **argv)
             reason = "target exited";
             break;
         }
+        if (a->sock >= 0) att_poll(a);
         if (att_stop) {
             reason = "detached (interrupted)";
             break;
@@ -502,6 +637,10 @@ int cmd_attach(int argc, char **argv)
         if (wait > 0) sleep_s(wait);
     }
     att_apply(a, json_pack("{s:s,s:f,s:s}", "t", "end", "ts", mono() - a->t0, "reason", "stop"));
+    if (a->sock >= 0) { /* the server has it all: its report, its files */
+        fprintf(stderr, "hotline: %s\n", reason);
+        goto out;
+    }
     struct prof_meta *m = &a->p->meta;
     m->elapsed_s = mono() - a->t0;
     m->exit_status = -1;
@@ -515,6 +654,8 @@ int cmd_attach(int argc, char **argv)
                 a->dropped);
     if (cli_outputs_write(&outs, a->p, "hotline", 0)) status = 1;
 out:
+    if (a->sock >= 0) close(a->sock);
+    json_decref(a->now_threads);
     for (int i = 0; i < a->nth; i++)
         if (a->th[i].perf_fd >= 0) close(a->th[i].perf_fd);
     json_decref(a->strs);

@@ -687,7 +687,7 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     s->ud = ud;
     s->exit_status = -1;
     s->detached = !o->inherit_stdio;
-    if (!!o->script == !!o->module || !cb->on_exit) {
+    if ((o->attach_pid > 0 ? !o->attach_exe : !!o->script == !!o->module) || !cb->on_exit) {
         set_err(s, "session: exactly one of script / module, and on_exit, are required");
         return -EINVAL;
     }
@@ -737,7 +737,9 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
         snprintf(cwd, sizeof cwd, "%s", o->cwd);
     else if (!getcwd(cwd, sizeof cwd))
         cwd[0] = 0;
-    if (o->module)
+    if (o->attach_pid > 0)
+        main_path = o->script ? strf("%s", o->script) : strf("process %d", o->attach_pid);
+    else if (o->module)
         main_path = strf("-m %s", o->module);
     else if (o->script[0] == '/')
         main_path = strf("%s", o->script);
@@ -768,7 +770,7 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     char **args = calloc((size_t)o->nargs + 4, sizeof *args);
     char *config = config_json(o, main_path);
     int nown = 0;
-    char *shim = o->memory ? shim_preload_path(s, agent_dir) : NULL;
+    char *shim = o->memory && o->attach_pid <= 0 ? shim_preload_path(s, agent_dir) : NULL;
     char **env = config ? build_env(agent_dir, s->sockpath, config, shim, &nown) : NULL;
     free(shim);
     if (!args || !env) {
@@ -780,18 +782,42 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
         return -ENOMEM;
     }
     int k = 0;
-    args[k++] = (char *)python;
-    if (o->module) {
+    char pidbuf[24], ivbuf[32];
+    if (o->attach_pid > 0) {
+        free(args); /* the helper's own argv: exe attach PID --connect SOCK [--interval MS] */
+        args = calloc(8, sizeof *args);
+        if (!args) {
+            free(config);
+            free(main_path);
+            free_env(env, nown);
+            sync_teardown(s);
+            return -ENOMEM;
+        }
+        python = o->attach_exe;
+        snprintf(pidbuf, sizeof pidbuf, "%d", o->attach_pid);
+        args[k++] = (char *)o->attach_exe;
+        args[k++] = "attach";
+        args[k++] = pidbuf;
+        args[k++] = "--connect";
+        args[k++] = s->sockpath;
+        if (o->interval_ms > 0) {
+            snprintf(ivbuf, sizeof ivbuf, "%g", o->interval_ms);
+            args[k++] = "--interval";
+            args[k++] = ivbuf;
+        }
+    } else if (o->module) {
+        args[k++] = (char *)python;
         args[k++] = "-m";
         args[k++] = (char *)o->module;
     } else {
+        args[k++] = (char *)python;
         args[k++] = (char *)o->script;
     }
-    for (int i = 0; i < o->nargs; i++)
+    for (int i = 0; o->attach_pid <= 0 && i < o->nargs; i++)
         args[k++] = o->args[i];
 
     int in_fd = -1;
-    if (!o->inherit_stdio && o->stdin_path) {
+    if (!o->inherit_stdio && o->stdin_path && o->attach_pid <= 0) {
         char in_path[PATH_MAX * 2 + 2];
         if (o->stdin_path[0] == '/' || !cwd[0])
             snprintf(in_path, sizeof in_path, "%s", o->stdin_path);

@@ -49,6 +49,15 @@ struct session_opts {
     /* without inherit_stdio: a file for the program's stdin instead of
      * /dev/null (relative to cwd), or NULL */
     const char *stdin_path;
+    /* attach instead of run (the editor's "Attach to process"): the process
+     * spawned is `attach_exe attach PID --connect <socket>` (hotline's own
+     * CLI, cmd_attach.c), which samples the running Python PID from outside
+     * and speaks the agent's wire on the session socket; stopping the
+     * session stops that helper, never the target. script is then only the
+     * target's program name for the profile; module, args, stdin, memory
+     * are not used. */
+    int attach_pid;
+    const char *attach_exe;
 };
 
 struct session_cbs {

@@ -25,6 +25,7 @@
 #include "core/lsp.h"
 #include "core/lsp_exec.h"
 #include "store/memprof.h"
+#include "proc/pylist.h"
 #include "proc/session.h"
 #include "store/summary.h"
 #include "core/uri.h"
@@ -49,6 +50,7 @@ struct lsp_run {
     int exec_sent;    /* a hotline/executing with a uri was sent */
     int live_changed; /* the live line (s->view.live) not yet published */
     int stop_requested;
+    int attach_pid;  /* > 0: attached to this running process, not a run */
     json_t *pending; /* owned hotline.run arguments to start after this run (restart) */
     struct lsp_run *next;
 };
@@ -404,9 +406,12 @@ static json_t *run_ended_params(struct server *s, struct lsp_run *r, const struc
     const char *outcome = r->stop_requested                           ? "stopped"
                           : (ss->term_signal || ss->exit_status != 0) ? "failed"
                                                                       : "done";
-    return json_pack("{s:s?, s:s, s:s, s:i, s:i, s:f, s:I}", "uri", r->uri, "outcome", outcome,
-                     "reason", reason, "exitStatus", ss->exit_status, "signal", ss->term_signal,
-                     "elapsed_s", ss->elapsed_s, "samples", (json_int_t)r->store->meta.samples);
+    json_t *o =
+        json_pack("{s:s?, s:s, s:s, s:i, s:i, s:f, s:I}", "uri", r->uri, "outcome", outcome,
+                  "reason", reason, "exitStatus", ss->exit_status, "signal", ss->term_signal,
+                  "elapsed_s", ss->elapsed_s, "samples", (json_int_t)r->store->meta.samples);
+    if (o && r->attach_pid > 0) json_object_set_new(o, "attachedPid", json_integer(r->attach_pid));
+    return o;
 }
 
 static void on_tick(uv_timer_t *t)
@@ -537,12 +542,19 @@ static void on_exit_cb(struct session *ss, void *ud)
         m->exit_status = ss->exit_status;
         m->exit_signal = ss->term_signal;
         profile_describe_exit(ss->exit_status, ss->term_signal, reason, sizeof reason);
-        if (r->stop_requested) /* SIGINT may end it as "exited 1" (KeyboardInterrupt) */
+        if (r->attach_pid > 0) /* the helper's status: 0 detached or target gone */
+            snprintf(reason, sizeof reason, "%s",
+                     r->stop_requested      ? "detached"
+                     : ss->exit_status == 0 ? "target exited"
+                     : ss->agent_error[0]   ? "attach failed"
+                                            : "attach ended");
+        else if (r->stop_requested) /* SIGINT may end it as "exited 1" (KeyboardInterrupt) */
             snprintf(reason, sizeof reason, "stopped");
         profile_set_str(&m->reason, reason);
         const char *base = strrchr(r->path, '/');
         base = base ? base + 1 : r->path;
         int bad = !r->stop_requested && (ss->term_signal || ss->exit_status != 0);
+        if (r->attach_pid > 0 && ss->agent_error[0]) bad = 0; /* the agent message says it */
         char *tail = bad ? session_output_tail(ss) : NULL;
         const char *last = NULL;
         if (tail) { /* the last non-empty line of output: usually the exception */
@@ -564,7 +576,10 @@ static void on_exit_cb(struct session *ss, void *ud)
         lsp_pview_set_leaks(s, memprof_leak_set_new(lsp_pview_profile(s)));
         ended = run_ended_params(s, r, ss, reason);
     }
-    lsp_progress_end(s, &r->progress, r->stop_requested ? "stopped" : "done");
+    lsp_progress_end(s, &r->progress,
+                     r->attach_pid > 0   ? "detached"
+                     : r->stop_requested ? "stopped"
+                                         : "done");
     if (r->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
     json_t *pending = r->pending;
     r->pending = NULL;
@@ -600,13 +615,43 @@ static char **str_array(json_t *a, int *n, char **extra, int nextra)
 static int start_run(struct server *s, json_t *id, json_t *a)
 {
     struct run_state *f = run_of(s);
-    const char *uri = json_string_value(json_object_get(a, "uri"));
+    /* hotline.attach: {"pid": N} instead of a program to start */
+    int attach_pid = (int)json_integer_value(json_object_get(a, "pid"));
+    struct pyproc_info target;
+    char self_exe[PATH_MAX] = "", target_uri_buf[PATH_MAX + 16] = "";
+    if (attach_pid > 0) {
+        ssize_t l = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+        self_exe[l > 0 ? l : 0] = 0;
+        int rc = pyproc_describe(attach_pid, &target);
+        if (rc || !self_exe[0]) {
+            const char *why = rc == -ESRCH ? "no such process"
+                              : rc         ? strerror(-rc)
+                                           : "cannot find hotline's own executable";
+            if (id)
+                lsp_reply_error(s, id, LSP_REQUEST_FAILED, "cannot attach to %d: %s", attach_pid,
+                                why);
+            lsp_show(s, LSP_MSG_ERROR, "hotline: cannot attach to process %d: %s", attach_pid, why);
+            return rc ? rc : -ENOENT;
+        }
+        if (target.main[0]) {
+            char *u = lsp_path_to_uri(target.main);
+            if (u) snprintf(target_uri_buf, sizeof target_uri_buf, "%s", u);
+            free(u);
+        }
+    }
+    const char *uri = attach_pid > 0 ? (target_uri_buf[0] ? target_uri_buf : NULL)
+                                     : json_string_value(json_object_get(a, "uri"));
     const char *module = json_string_value(json_object_get(a, "module"));
     const char *python = json_string_value(json_object_get(a, "python"));
     const char *cwd = json_string_value(json_object_get(a, "cwd"));
     const char *in = json_string_value(json_object_get(a, "stdin"));
     if (!python) python = json_string_value(lsp_setting(s, "python"));
     char *path = uri ? lsp_uri_to_path(uri) : NULL;
+    if (attach_pid > 0 && !path) { /* -m, -c, an embedding program: its command */
+        char name[64];
+        snprintf(name, sizeof name, "process %d", attach_pid);
+        path = strdup(name);
+    }
     if (!module && !path) {
         if (id)
             lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.run needs a file: uri");
@@ -623,7 +668,9 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     r->path = path ? path : strdup(module);
     r->uri = strdup(uri ? uri : "");
     char dir[PATH_MAX];
-    if (path) {
+    if (attach_pid > 0 && !target.main[0]) {
+        snprintf(dir, sizeof dir, "%s", target.cwd[0] ? target.cwd : "/");
+    } else if (path) {
         snprintf(dir, sizeof dir, "%s", path);
         char *slash = strrchr(dir, '/');
         if (slash && slash != dir) *slash = 0;
@@ -657,7 +704,13 @@ static int start_run(struct server *s, json_t *id, json_t *a)
                              .exclude = exc,
                              .nexclude = nexc,
                              .memory = lsp_setting_bool(s, "memory", 1),
-                             .stdin_path = in};
+                             .stdin_path = in,
+                             .attach_pid = attach_pid,
+                             .attach_exe = self_exe};
+    if (attach_pid > 0) {
+        o.cwd = r->main_dir;
+        o.nargs = 0;
+    }
     struct session_cbs cbs = {
         .on_delta = on_delta, .on_now = on_now, .on_error = on_error, .on_exit = on_exit_cb};
     int rc = store && r->uri && r->main_dir && args && inc && exc
@@ -680,7 +733,9 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     load_discard(f);
     lsp_pview_replace(s, store, NULL, NULL);
     r->store = store;
-    if (path) { /* the program as it is now on disk is what gets profiled */
+    r->attach_pid = attach_pid;
+    if (path && (attach_pid <= 0 || target.main[0])) { /* the program as it is now on disk is what
+                                                          gets profiled (attach: the best guess) */
         lsp_pview_snapshot(s, path);
     }
     f->run = r;
@@ -700,8 +755,14 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     session_request_now(&r->sess, 20);
     char token[48];
     snprintf(token, sizeof token, "hotline-run-%d", f->runs_started);
-    lsp_progress_start(s, &r->progress, token, "Hotline", "starting", on_progress_cancel, r);
-    if (id) lsp_reply(s, id, json_pack("{s:b, s:i}", "started", 1, "pid", r->sess.pid));
+    lsp_progress_start(s, &r->progress, token, "Hotline", attach_pid > 0 ? "attaching" : "starting",
+                       on_progress_cancel, r);
+    if (id && attach_pid > 0)
+        lsp_reply(
+            s, id,
+            json_pack("{s:b, s:i, s:s}", "attached", 1, "pid", attach_pid, "program", r->path));
+    else if (id)
+        lsp_reply(s, id, json_pack("{s:b, s:i}", "started", 1, "pid", r->sess.pid));
     send_refresh(s); /* old hints go away */
     return 0;
 }
@@ -747,6 +808,57 @@ static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
     r->stop_requested = 1;
     session_stop(&r->sess);
     lsp_reply(s, id, json_pack("{s:b}", "stopped", 1));
+}
+
+/* hotline.attach {pid}: sample a running Python from outside (cmd_attach.c
+ * via the session); the editor shows what it shows during a run. */
+static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
+{
+    struct run_state *f = self;
+    json_t *pid = json_object_get(a, "pid");
+    if (!s->loop) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot attach to processes");
+        return;
+    }
+    if (!json_is_integer(pid) || json_integer_value(pid) <= 0 ||
+        json_integer_value(pid) > INT_MAX) {
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.attach needs {\"pid\": N}");
+        return;
+    }
+    if (json_integer_value(pid) == getpid()) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "that is the Hotline server itself");
+        return;
+    }
+    if (f->run) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "%s is %s (pid %d): stop or detach first",
+                        f->run->path, f->run->attach_pid > 0 ? "attached" : "running",
+                        f->run->attach_pid > 0 ? f->run->attach_pid : f->run->sess.pid);
+        return;
+    }
+    json_t *args = json_pack("{s:O}", "pid", pid);
+    start_run(s, id, args);
+    json_decref(args);
+}
+
+/* hotline.detach: end an attach; the target runs on untouched */
+static void cmd_detach(struct server *s, void *self, json_t *id, json_t *a)
+{
+    (void)a;
+    struct lsp_run *r = ((struct run_state *)self)->run;
+    if (!r || r->attach_pid <= 0) {
+        lsp_reply(s, id, json_pack("{s:b}", "detached", 0));
+        return;
+    }
+    r->stop_requested = 1;
+    session_stop(&r->sess); /* the helper: SIGINT detaches it */
+    lsp_reply(s, id, json_pack("{s:b, s:i}", "detached", 1, "pid", r->attach_pid));
+}
+
+/* hotline.listProcesses: the Python processes one could attach to */
+static void cmd_list_processes(struct server *s, void *self, json_t *id, json_t *a)
+{
+    (void)self, (void)a;
+    lsp_reply(s, id, pyproc_list(s->root_path, getpid()));
 }
 
 static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
@@ -893,6 +1005,9 @@ static const struct lsp_command run_commands[] = {
     {"hotline.stop", cmd_stop},
     {"hotline.clear", cmd_clear},
     {"hotline.showProfile", cmd_show},
+    {"hotline.attach", cmd_attach},
+    {"hotline.detach", cmd_detach},
+    {"hotline.listProcesses", cmd_list_processes},
     {NULL, NULL},
 };
 

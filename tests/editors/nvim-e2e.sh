@@ -22,3 +22,7 @@ HOTLINE_WORK="$work/venv" HOTLINE_PYTHON="$(python3 -c 'import os, sys; print(os
 # :HotlineFlame: the HTML report of the saved profile, opened (no server needed)
 mkdir -p "$work/flame"
 HOTLINE_WORK="$work/flame" timeout 60 nvim --headless --clean -n -c "luafile $here/nvim_flame.lua" </dev/null
+# :HotlineAttach / :HotlineDetach on a program the editor did not start
+mkdir -p "$work/attach"
+HOTLINE_WORK="$work/attach" HOTLINE_PYTHON="$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" \
+  timeout 90 nvim --headless --clean -n -c "luafile $here/nvim_attach.lua" </dev/null

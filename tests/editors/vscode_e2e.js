@@ -10,6 +10,9 @@
 //   - after the run: an inlay hint with a percentage on the hot loop line, a
 //     CodeLens over def hot(), and in the Problems panel the hot-line diagnostic
 //     and the leak Warning on remember()'s append line (1 MB kept per call);
+//   - "Hotline: Attach to process…" lists a program the editor did not start,
+//     attaching shows the live status item, "Hotline: Detach" ends it and the
+//     program runs on;
 //   - turning hotline.hints.enabled / lenses.enabled off removes them (no restart).
 // Screenshots go to OUT/*.png. Usage (see vscode-e2e.sh):
 //   node vscode_e2e.js PREFIX VSIX PROJECT OUT
@@ -206,6 +209,38 @@ async function main() {
         /likely leak: memory grows [\d.]+ MB\/s here/.test(r.innerText) && r.innerText.includes(`Ln ${ln},`)
         && !!r.querySelector('.codicon-warning')), leakLine));
     await shot('5-problems.png');
+
+    // Hotline: Attach to process… on a program the editor did not start (its
+    // own session): the quick pick lists it with its Python, the live marker
+    // follows, Hotline: Detach ends the attach and the program runs on
+    const stopFile = path.join(out, 'attach-stop');
+    fs.rmSync(stopFile, { force: true });
+    const svc = path.join(project, 'app', 'service.py');
+    fs.writeFileSync(svc, 'import os, sys\nstop = sys.argv[1]\ndef serve():\n    n = 0\n'
+      + '    while not os.path.exists(stop):\n        n += sum(i * i for i in range(3000))  # hot\nserve()\n');
+    const target = spawn(process.env.HOTLINE_E2E_PYTHON || '/usr/bin/python3', [svc, stopFile],
+      { detached: true, stdio: 'ignore' });
+    try {
+      await runCommand('Hotline: Attach to process…');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: String(target.pid) })
+        .filter({ hasText: 'service.py' });
+      await until('the process quick pick lists service.py with its Python', async () =>
+        (await row.count()) > 0 && /Python 3\.\d+/.test(await row.first().innerText()));
+      await shot('7-attach-pick.png');
+      await row.first().click();
+      await until('attached: the status item runs', async () => (await status.count()) > 0);
+      await shot('8-attached.png');
+      await runCommand('Hotline: Detach');
+      await until('detached: the status item gone', async () => (await status.count()) === 0);
+      await new Promise((r) => setTimeout(r, 500));
+      if (target.exitCode !== null || target.signalCode !== null) throw new Error('the attached program died');
+      log(`attach: pid ${target.pid} listed, attached, detached; it runs on`);
+    } finally {
+      fs.writeFileSync(stopFile, '');
+      await until('the attached program ends', async () => target.exitCode !== null || target.signalCode !== null, 10000)
+        .catch(() => { try { process.kill(target.pid, 'SIGKILL'); } catch {} });
+      fs.rmSync(svc, { force: true });
+    }
 
     // hints and lenses turn off without a restart: untick them in the Settings UI
     await runCommand('Preferences: Open Settings (UI)');

@@ -15,7 +15,7 @@ import {
   ServerOptions,
   State,
 } from 'vscode-languageclient/node';
-import { Executing, frameItems, RunEnded, statusText } from './frames';
+import { Executing, frameItems, PyProcess, RunEnded, statusText } from './frames';
 
 /** Settings the extension handles itself and does not send to the server. */
 const CLIENT_ONLY = ['serverPath', 'python', 'args', 'askForArguments', 'executing'];
@@ -165,6 +165,7 @@ class Hotline {
   runEnded(p: RunEnded): void {
     this.out.appendLine(`run ended: ${p?.outcome ?? '?'} (${p?.reason ?? ''})`);
     this.setRunning(false);
+    void vscode.commands.executeCommand('setContext', 'hotline.attached', false);
     this.exec = undefined;
     this.paint();
     this.refreshViews();
@@ -237,6 +238,44 @@ class Hotline {
     }
   }
 
+  /** Hotline: Attach to process… (docs/attach.md): a quick pick over the
+   * server's hotline.listProcesses, this workspace's programs first; the
+   * editor then shows what it shows during a run. */
+  async attachProcess(): Promise<void> {
+    const procs = (await this.execute('hotline.listProcesses', {})) as PyProcess[] | undefined;
+    if (!procs) return;
+    if (procs.length === 0) {
+      void vscode.window.showInformationMessage('Hotline: no Python process to attach to');
+      return;
+    }
+    procs.sort((a, b) => Number(b.inWorkspace) - Number(a.inWorkspace) || a.pid - b.pid);
+    const items = procs.map((p) => ({
+      label: `${p.pid}  ${path.basename(p.main || p.command.split(' ')[0])}`,
+      description: [p.python ? `Python ${p.python}` : '', p.inWorkspace ? 'this workspace' : ''].filter((x) => x).join(' · '),
+      detail: p.canAttach ? p.command : `${p.command} — ${p.why ?? 'cannot attach'}`,
+      proc: p,
+    }));
+    const pick = await vscode.window.showQuickPick(items, {
+      title: 'Hotline: attach to a running Python process',
+      placeHolder: 'pid, program or Python version',
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    if (!pick) return;
+    if (!pick.proc.canAttach) {
+      void vscode.window.showErrorMessage(`Hotline: ${pick.proc.why ?? 'cannot attach'}`);
+      return;
+    }
+    this.out.appendLine(`hotline.attach ${pick.proc.pid}`);
+    this.setRunning(true);
+    void vscode.commands.executeCommand('setContext', 'hotline.attached', true);
+    const r = await this.execute('hotline.attach', { pid: pick.proc.pid });
+    if (!r) {
+      this.setRunning(false);
+      void vscode.commands.executeCommand('setContext', 'hotline.attached', false);
+    }
+  }
+
   async profile(ask: boolean): Promise<void> {
     const ed = vscode.window.activeTextEditor;
     if (!ed || ed.document.languageId !== 'python' || ed.document.uri.scheme !== 'file') {
@@ -287,6 +326,8 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     }
   });
   reg('hotline.pickFrame', () => h.pickFrame());
+  reg('hotline.attachProcess', () => h.attachProcess());
+  reg('hotline.detachProcess', () => h.execute('hotline.detach', {}));
   reg('hotline.restartServer', () => h.restart());
   ctx.subscriptions.push(
     vscode.window.onDidChangeVisibleTextEditors(() => h.paint()),

@@ -36,6 +36,20 @@ export interface RunEnded {
   signal?: number;
   elapsed_s?: number;
   samples?: number;
+  /** set when the "run" was an attach (hotline.attach) */
+  attachedPid?: number;
+}
+
+/** One entry of hotline.listProcesses (docs/attach.md). */
+export interface PyProcess {
+  pid: number;
+  command: string;
+  cwd: string;
+  main: string;
+  python: string | null;
+  inWorkspace: boolean;
+  canAttach: boolean;
+  why?: string;
 }
 
 /** The status-bar and hover text: the server's. */

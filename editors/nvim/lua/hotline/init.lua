@@ -335,6 +335,61 @@ function M.clear()
   end)
 end
 
+-- :HotlineAttach [pid]: sample a Python process that is already running
+-- (docs/attach.md): the live line, hints and lenses as during a run; the
+-- target is never stopped or changed. Without a pid, vim.ui.select over
+-- hotline.listProcesses (this workspace's processes first).
+function M.attach_process(pid)
+  if not client() then
+    M.attach(vim.api.nvim_get_current_buf())
+  end
+  local function go(p)
+    M.state.running = true
+    exec_command('hotline.attach', { pid = p }, function(result)
+      M.state.last_attach = result
+    end)
+  end
+  if pid then
+    return go(pid)
+  end
+  exec_command('hotline.listProcesses', vim.empty_dict(), function(procs)
+    procs = procs or {}
+    M.state.processes = procs
+    if #procs == 0 then
+      notify('no Python process to attach to', vim.log.levels.WARN)
+      return
+    end
+    table.sort(procs, function(a, b)
+      if a.inWorkspace ~= b.inWorkspace then
+        return a.inWorkspace
+      end
+      return a.pid < b.pid
+    end)
+    vim.ui.select(procs, {
+      prompt = 'Attach hotline to',
+      format_item = function(p)
+        return string.format('%d  %s%s%s', p.pid, p.command,
+          p.python ~= vim.NIL and p.python and ('  (Python ' .. p.python .. ')') or '',
+          p.canAttach and '' or ('  [' .. tostring(p.why) .. ']'))
+      end,
+    }, function(choice)
+      if not choice then
+        return
+      end
+      if not choice.canAttach then
+        notify(tostring(choice.why), vim.log.levels.ERROR)
+        return
+      end
+      go(choice.pid)
+    end)
+  end)
+end
+
+-- :HotlineDetach: end the attach; the process runs on.
+function M.detach()
+  exec_command('hotline.detach', vim.empty_dict())
+end
+
 -- :HotlineShow: the profile summary in a scratch buffer.
 function M.show()
   exec_command('hotline.showProfile', { show = false }, function(result)
@@ -413,6 +468,10 @@ function M.setup(opts)
     M.run(c.fargs)
   end, { nargs = '*', desc = 'Profile the current Python file with hotline' })
   vim.api.nvim_create_user_command('HotlineStop', M.stop, { desc = 'Stop the hotline run' })
+  vim.api.nvim_create_user_command('HotlineAttach', function(c)
+    M.attach_process(c.args ~= '' and tonumber(c.args) or nil)
+  end, { nargs = '?', desc = 'Profile a running Python process (pick one without a pid)' })
+  vim.api.nvim_create_user_command('HotlineDetach', M.detach, { desc = 'Detach from the process' })
   vim.api.nvim_create_user_command('HotlineClear', M.clear, { desc = 'Clear hotline results' })
   vim.api.nvim_create_user_command('HotlineShow', M.show, { desc = 'Show the hotline profile' })
   vim.api.nvim_create_user_command('HotlineFlame', function()

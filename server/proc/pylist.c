@@ -1,0 +1,146 @@
+/* pylist.c: see pylist.h. */
+#include "proc/pylist.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+
+static ssize_t read_small(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -errno;
+    size_t got = fread(buf, 1, n - 1, f);
+    fclose(f);
+    buf[got] = 0;
+    return (ssize_t)got;
+}
+
+static void read_link(pid_t pid, const char *what, char *out, size_t n)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
+    ssize_t l = readlink(path, out, n - 1);
+    out[l > 0 ? l : 0] = 0;
+}
+
+int pyproc_describe(pid_t pid, struct pyproc_info *out)
+{
+    memset(out, 0, sizeof *out);
+    char path[64], buf[8192];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    ssize_t n = read_small(path, buf, sizeof buf);
+    if (n < 0) return n == -ENOENT ? -ESRCH : (int)n;
+    read_link(pid, "cwd", out->cwd, sizeof out->cwd);
+    read_link(pid, "exe", out->exe, sizeof out->exe);
+    size_t cl = 0;
+    int skip_next = 0, done = 0;
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
+        const char *arg = buf + i;
+        if (cl < sizeof out->command - 1)
+            cl += (size_t)snprintf(out->command + cl, sizeof out->command - cl, "%s%s",
+                                   cl ? " " : "", arg);
+        if (i == 0) { /* a script only follows a python's own argv[0] */
+            const char *base = strrchr(arg, '/');
+            done = strncmp(base ? base + 1 : arg, "python", 6) != 0;
+            continue;
+        }
+        if (done) continue;
+        /* the script: the first argument that is not an option of python's
+         * own (-m/-c end the search: no script) */
+        if (skip_next) {
+            skip_next = 0;
+        } else if (!strcmp(arg, "-m") || !strcmp(arg, "-c")) {
+            done = 1;
+        } else if (!strcmp(arg, "-W") || !strcmp(arg, "-X") ||
+                   !strcmp(arg, "--check-hash-based-pycs")) {
+            skip_next = 1;
+        } else if (arg[0] != '-') {
+            char joined[2 * PATH_MAX + 2], real[PATH_MAX];
+            if (arg[0] == '/' || !out->cwd[0])
+                snprintf(joined, sizeof joined, "%s", arg);
+            else
+                snprintf(joined, sizeof joined, "%s/%s", out->cwd,
+                         !strncmp(arg, "./", 2) ? arg + 2 : arg);
+            const char *m = realpath(joined, real) ? real : joined;
+            if (m[0] == '/' && strlen(m) < sizeof out->main) memcpy(out->main, m, strlen(m) + 1);
+            done = 1;
+        }
+    }
+    return 0;
+}
+
+/* python3.11, python3, python: by its executable or its argv[0] */
+static int looks_python(pid_t pid, const struct pyproc_info *in)
+{
+    const char *names[2] = {in->exe, in->command};
+    for (int k = 0; k < 2; k++) {
+        char first[PATH_MAX];
+        snprintf(first, sizeof first, "%s", names[k]);
+        char *sp = k ? strchr(first, ' ') : NULL;
+        if (sp) *sp = 0;
+        const char *base = strrchr(first, '/');
+        base = base ? base + 1 : first;
+        if (!strncmp(base, "python", 6)) return 1;
+    }
+    /* an embedding program (uwsgi, a C host) maps libpython */
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int yes = 0;
+    while (!yes && fgets(line, sizeof line, f))
+        yes = strstr(line, "/libpython3") != NULL;
+    fclose(f);
+    return yes;
+}
+
+static int under(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    return path[0] && n && !strncmp(path, root, n) && (path[n] == '/' || path[n] == 0);
+}
+
+json_t *pyproc_list(const char *root, pid_t self)
+{
+    json_t *out = json_array();
+    DIR *d = opendir("/proc");
+    if (!out || !d) {
+        if (d) closedir(d);
+        return out;
+    }
+    char rroot[PATH_MAX] = "";
+    if (root && !realpath(root, rroot)) snprintf(rroot, sizeof rroot, "%s", root);
+    struct dirent *e;
+    while ((e = readdir(d)) && json_array_size(out) < PYLIST_MAX) {
+        if (!isdigit((unsigned char)e->d_name[0])) continue;
+        pid_t pid = (pid_t)atoi(e->d_name);
+        struct pyproc_info in;
+        if (pid <= 0 || pid == self || pyproc_describe(pid, &in) || !in.command[0]) continue;
+        if (!looks_python(pid, &in)) continue;
+        struct attach_proc ap;
+        char why[512] = "";
+        int rc = attach_open(&ap, pid, why, sizeof why);
+        char version[32];
+        snprintf(version, sizeof version, "%s", rc == 0 ? ap.version : "");
+        attach_close(&ap);
+        if (rc == ATTACH_ENOTPY || rc == -ESRCH) continue; /* not Python after all, or gone */
+        int ws = rroot[0] && (under(in.main, rroot) || under(in.cwd, rroot));
+        json_t *o =
+            json_pack("{s:i,s:s,s:s,s:s,s:b,s:b}", "pid", (int)pid, "command", in.command, "cwd",
+                      in.cwd, "main", in.main, "inWorkspace", ws, "canAttach", rc == 0);
+        if (!o) continue;
+        json_object_set_new(o, "python", version[0] ? json_string(version) : json_null());
+        if (rc) json_object_set_new(o, "why", json_string(why[0] ? why : strerror(-rc)));
+        json_array_append_new(out, o);
+    }
+    closedir(d);
+    return out;
+}

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""The editor's "Attach to process…" (issue 13; docs/attach.md, "In the
+editor"), against a real `hotline lsp`:
+
+1. hotline.listProcesses lists a Python program the server did not start
+   (its own session, started here with setsid), with its Python version,
+   its script, inWorkspace and canAttach; the server itself is not listed.
+2. hotline.attach {pid} -> hotline/executing names the program's hot line
+   and, below it, the library frames it calls (json's encoder).
+3. a second hotline.attach while attached is refused with a message.
+4. hotline.detach -> hotline/runEnded (outcome stopped, reason detached,
+   attachedPid); the target keeps running, no `hotline attach` helper is
+   left; the hot line then has an inlay hint and its function a lens.
+5. attaching again, then the target exits on its own -> runEnded with
+   reason "target exited"; the target's exit status and output are its own.
+6. errors: a pid that does not exist (error reply, "no such process"); a
+   process that is not Python (`sleep`): the attach ends at once with a
+   message that says so, and the server keeps serving.
+
+Usage: test_attach_lsp.py HOTLINE
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_kernel_socket import Client, TIMEOUT, hints_at, uri  # noqa: E402
+
+PROG = """import json, os, sys
+stop = sys.argv[1]
+def hot():
+    d = {"k%d" % i: list(range(20)) for i in range(50)}
+    n = 0
+    while not os.path.exists(stop):
+        n += len(json.dumps(d))  # hot
+    print("done", n > 0)
+hot()
+"""
+HOT_LINE = 6  # 0-based
+FUNC_LINE = 2
+
+
+def start_target(work, stop):
+    path = os.path.join(work, "app", "service.py")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(PROG)
+    p = subprocess.Popen([sys.executable, path, stop], cwd=os.path.dirname(path),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    return path, p
+
+
+def helpers():
+    """pids of `hotline attach ... --connect` processes still alive"""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"attach" in args and b"--connect" in args:
+            with open("/proc/%s/stat" % d) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    out.append(int(d))
+    return out
+
+
+def execute(c, cmd, args):
+    return c.request("workspace/executeCommand", {"command": cmd, "arguments": [args]})
+
+
+def is_exec(m, u=None, line=None):
+    if m.get("method") != "hotline/executing":
+        return False
+    p = m["params"]
+    return (u is None or p.get("uri") == u) and (line is None or p.get("line") == line)
+
+
+def wait_ended(c):
+    return c.wait(lambda m: m.get("method") == "hotline/runEnded", "hotline/runEnded")["params"]
+
+
+def main():
+    hotline = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        work = os.path.realpath(tmp)
+        stop = os.path.join(work, "stop")
+        path, target = start_target(work, stop)
+        u = uri(path)
+        c = Client(hotline, work)
+        c.start(work)
+        try:
+            # 1. the list
+            deadline = time.monotonic() + TIMEOUT
+            while True:
+                procs = execute(c, "hotline.listProcesses", {})["result"]
+                mine = [p for p in procs if p["pid"] == target.pid]
+                if mine and mine[0]["python"]:
+                    break
+                assert time.monotonic() < deadline, "target never listed: %r" % procs
+                time.sleep(0.2)
+            t = mine[0]
+            want_py = "%d.%d.%d" % sys.version_info[:3]
+            assert t["python"] == want_py, t
+            assert t["main"] == path and t["inWorkspace"] and t["canAttach"], t
+            assert "service.py" in t["command"] and t["cwd"] == os.path.dirname(path), t
+            assert all(p["pid"] != c.p.pid for p in procs), "the server lists itself"
+            print("1. listed: %r" % t)
+
+            # 2. attach: the live line and the library frames under it
+            r = execute(c, "hotline.attach", {"pid": target.pid})
+            assert r.get("result", {}).get("attached") is True, r
+            lib = None
+            deadline = time.monotonic() + TIMEOUT
+            while lib is None:
+                m = c.wait(lambda m: is_exec(m, u, HOT_LINE), "executing on the hot line",
+                           max(0.1, deadline - time.monotonic()))
+                frames = m["params"].get("stack") or []  # innermost first
+                user = [i for i, f in enumerate(frames) if f["user"]]
+                assert user and frames[user[0]]["line"] == HOT_LINE + 1, m
+                if user[0] > 0:
+                    lib = frames[:user[0]]
+            print("2. executing: %s | thread %r | library: %s"
+                  % (m["params"].get("text"), m["params"].get("thread"),
+                     " > ".join(f.get("name", "?") for f in lib)))
+            assert m["params"].get("thread") == "MainThread", m
+            assert any("json" in (f.get("file") or "") or "encode" in (f.get("name") or "")
+                       for f in lib), lib
+
+            # 3. one attach at a time
+            r = execute(c, "hotline.attach", {"pid": target.pid})
+            assert "error" in r and "detach first" in r["error"]["message"], r
+            print("3. second attach refused: %s" % r["error"]["message"])
+
+            # 4. detach
+            r = execute(c, "hotline.detach", {})
+            assert r["result"] == {"detached": True, "pid": target.pid}, r
+            c.wait(lambda m: is_exec(m) and m["params"].get("uri") is None, "executing cleared")
+            ended = wait_ended(c)
+            assert ended["outcome"] == "stopped" and ended["reason"] == "detached", ended
+            assert ended["attachedPid"] == target.pid and ended["samples"] > 0, ended
+            time.sleep(0.3)
+            assert target.poll() is None, "the target died at detach"
+            assert not helpers(), "attach helpers left: %r" % helpers()
+            hints, lenses = hints_at(c, path, PROG)
+            assert HOT_LINE in hints, "no hint on the hot line: %r" % hints
+            assert FUNC_LINE in lenses, "no lens over hot(): %r" % lenses
+            print("4. detached after %.1f s, %d samples; target running; hints %r lenses %r"
+                  % (ended["elapsed_s"], ended["samples"], hints, lenses))
+
+            # 5. attached when the target ends by itself
+            r = execute(c, "hotline.attach", {"pid": target.pid})
+            assert r.get("result", {}).get("attached") is True, r
+            c.wait(lambda m: is_exec(m, u, HOT_LINE), "executing again")
+            open(stop, "w").close()
+            out, err = target.communicate(timeout=TIMEOUT)
+            assert target.returncode == 0 and out == b"done True\n" and err == b"", (out, err)
+            ended = wait_ended(c)
+            assert ended["reason"] == "target exited" and ended["outcome"] == "done", ended
+            assert not helpers(), "attach helpers left: %r" % helpers()
+            print("5. target exited while attached: %r" % ended["reason"])
+
+            # 6. errors
+            gone = subprocess.Popen(["true"])
+            gone.wait()
+            r = execute(c, "hotline.attach", {"pid": gone.pid})
+            assert "error" in r and "no such process" in r["error"]["message"], r
+            r = execute(c, "hotline.attach", {"pid": "12"})
+            assert "error" in r and "pid" in r["error"]["message"], r
+            sl = subprocess.Popen(["sleep", "60"], start_new_session=True)
+            try:
+                r = execute(c, "hotline.attach", {"pid": sl.pid})
+                assert r.get("result", {}).get("attached") is True, r
+                m = c.wait(lambda m: m.get("method") == "window/showMessage" and
+                           "not a Python process" in m["params"]["message"], "not-Python message")
+                ended = wait_ended(c)
+                assert ended["outcome"] == "failed" and ended["reason"] == "attach failed", ended
+                assert sl.poll() is None, "sleep was harmed"
+                print("6. %s" % m["params"]["message"])
+            finally:
+                sl.kill()
+                sl.wait()
+            # still serving
+            procs = execute(c, "hotline.listProcesses", {})["result"]
+            assert isinstance(procs, list), procs
+        finally:
+            if target.poll() is None:
+                open(stop, "w").close()
+                target.communicate(timeout=TIMEOUT)
+            if c.p.poll() is None:
+                c.stop()
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
