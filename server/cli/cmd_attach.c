@@ -535,21 +535,12 @@ int cmd_attach(int argc, char **argv)
             pid_arg = a;
             continue;
         }
-        static const char *valued[] = {"--duration",  "--interval",   "--top",  "--json",
-                                       "--collapsed", "--speedscope", "--html", "--connect"};
-        const char *name = NULL;
-        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
-            size_t n = strlen(valued[k]);
-            if (!strncmp(a, valued[k], n) && (a[n] == 0 || a[n] == '=')) {
-                name = valued[k];
-                val = a[n] == '=' ? a + n + 1 : NULL;
-            }
-        }
+        static const char *const valued[] = {"--duration",  "--interval",   "--top",  "--json",
+                                             "--collapsed", "--speedscope", "--html", "--connect"};
+        const char *name =
+            cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);
-        if (!val) {
-            if (i + 1 >= argc) return usage_error("%s needs a value", name);
-            val = argv[++i];
-        }
+        if (!val) return usage_error("%s needs a value", name);
         if (cli_output_slot(&outs, name)) {
             *cli_output_slot(&outs, name) = val;
         } else if (!strcmp(name, "--connect")) {

@@ -140,22 +140,13 @@ int cmd_run(int argc, char **argv)
             break;
         }
         /* options with a value: --opt VALUE or --opt=VALUE */
-        static const char *valued[] = {"--python",     "--json",    "--collapsed",
-                                       "--speedscope", "--html",    "--interval",
-                                       "--include",    "--exclude", "--top"};
-        const char *name = NULL;
-        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
-            size_t n = strlen(valued[k]);
-            if (!strncmp(a, valued[k], n) && (a[n] == 0 || a[n] == '=')) {
-                name = valued[k];
-                val = a[n] == '=' ? a + n + 1 : NULL;
-            }
-        }
+        static const char *const valued[] = {"--python",     "--json",    "--collapsed",
+                                             "--speedscope", "--html",    "--interval",
+                                             "--include",    "--exclude", "--top"};
+        const char *name =
+            cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);
-        if (!val) {
-            if (i + 1 >= argc) return usage_error("%s needs a value", name);
-            val = argv[++i];
-        }
+        if (!val) return usage_error("%s needs a value", name);
         double d;
         if (!strcmp(name, "--python")) {
             o.python = val;

@@ -53,3 +53,19 @@ int cli_parse_num(const char *s, double lo, double hi, double *out)
     *out = v;
     return 0;
 }
+
+const char *cli_valued_opt(int argc, char **argv, int *i, const char *const *names, size_t n,
+                           const char **val)
+{
+    const char *a = argv[*i], *name = NULL;
+    *val = NULL;
+    for (size_t k = 0; k < n; k++) {
+        size_t l = strlen(names[k]);
+        if (!strncmp(a, names[k], l) && (a[l] == 0 || a[l] == '=')) {
+            name = names[k];
+            *val = a[l] == '=' ? a + l + 1 : NULL;
+        }
+    }
+    if (name && !*val && *i + 1 < argc) *val = argv[++*i];
+    return name;
+}

@@ -20,6 +20,12 @@ int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, cons
 
 /* A number in [lo, hi] from the whole of s into *out: 0 or -EINVAL. */
 int cli_parse_num(const char *s, double lo, double hi, double *out);
+/* argv[*i] as one of the n options with a value in names (`--opt VALUE` or
+ * `--opt=VALUE`): returns the name (borrowed from names) and sets *val,
+ * stepping *i over a separate value; *val is NULL when the value is
+ * missing. NULL when argv[*i] is none of them. */
+const char *cli_valued_opt(int argc, char **argv, int *i, const char *const *names, size_t n,
+                           const char **val);
 
 /* Usage lines of the options, shared by the commands' help. */
 #define CLI_OUTPUTS_USAGE                                                                          \
