@@ -17,20 +17,12 @@
 #include <unistd.h>
 
 #include "agent_wire.h"
+#include "proc/agentconn.h"
 
 struct agentsock_conn {
-    uv_pipe_t h; /* first member: handle -> conn */
+    struct agentconn ac; /* first member: handle -> conn; ac.pc NULL once dropped */
     struct agentsock *a;
-    struct agent_reader rd;
-    struct prof_conn *pc; /* NULL once dropped */
     struct agentsock_conn *next;
-    long long pid;
-    int closing, hello, warned;
-};
-
-struct write_req {
-    uv_write_t req;
-    char buf[]; /* the line and its newline */
 };
 
 static void report(struct agentsock *a, const char *fmt, ...)
@@ -54,24 +46,6 @@ static void check_closed(struct agentsock *a)
 
 /* ---- connections ---------------------------------------------------------- */
 
-static void on_write_done(uv_write_t *req, int status)
-{
-    (void)status;
-    free(req->data);
-}
-
-static void conn_send(struct agentsock_conn *c, const char *line)
-{
-    size_t n = strlen(line);
-    struct write_req *w = malloc(sizeof *w + n + 1);
-    if (!w) return;
-    memcpy(w->buf, line, n);
-    w->buf[n] = '\n';
-    uv_buf_t b = uv_buf_init(w->buf, (unsigned)(n + 1));
-    w->req.data = w;
-    if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_write_done)) free(w);
-}
-
 static void conn_closed(uv_handle_t *h)
 {
     struct agentsock_conn *c = (struct agentsock_conn *)h;
@@ -81,8 +55,7 @@ static void conn_closed(uv_handle_t *h)
             *pp = c->next;
             break;
         }
-    agent_reader_free(&c->rd);
-    profile_conn_free(c->pc);
+    agentconn_release(&c->ac);
     free(c);
     a->pending_closes--;
     check_closed(a);
@@ -90,115 +63,74 @@ static void conn_closed(uv_handle_t *h)
 
 static void conn_close(struct agentsock_conn *c)
 {
-    if (c->closing) return;
+    if (c->ac.closing) return;
     struct agentsock *a = c->a;
-    c->closing = 1;
+    c->ac.closing = 1;
     a->nconns--;
     a->pending_closes++;
-    uv_close((uv_handle_t *)&c->h, conn_closed);
-    if (a->cb.on_gone && !a->closing) a->cb.on_gone(a, c->pid, a->ud);
+    uv_close((uv_handle_t *)&c->ac.h, conn_closed);
+    if (a->cb.on_gone && !a->closing) a->cb.on_gone(a, c->ac.pid, a->ud);
 }
 
-static void handle_msg(struct agentsock_conn *c, struct agent_msg *m)
+/* What a message means here (agentconn applied it to the store). */
+static void conn_message(struct agentconn *ac, const struct agent_msg *m)
 {
+    struct agentsock_conn *c = (struct agentsock_conn *)ac;
     struct agentsock *a = c->a;
-    if (!c->pc || a->closing) return; /* dropped: its store is gone */
-    if (profile_conn_apply(c->pc, m) == -EPROTO && !c->warned) {
-        c->warned = 1;
-        report(a, "agent (pid %lld) used an undefined id; part of its data was dropped", c->pid);
-    }
+    if (a->closing) return;
     switch (m->type) {
     case AGENT_MSG_HELLO:
-        c->hello = 1;
-        c->pid = m->u.hello.pid;
-        if (m->u.hello.v != AGENT_WIRE_VERSION)
-            report(a, "agent (pid %lld) speaks wire version %d, this hotline speaks %d", c->pid,
-                   m->u.hello.v, AGENT_WIRE_VERSION);
-        if (a->cb.on_hello) a->cb.on_hello(a, c->pid, a->ud);
-        if (a->now_hz > 0) {
-            char b[48];
-            snprintf(b, sizeof b, "{\"t\":\"now\",\"hz\":%d}", a->now_hz);
-            conn_send(c, b);
-        }
+        if (a->cb.on_hello) a->cb.on_hello(a, ac->pid, a->ud);
+        if (a->now_hz > 0) agentconn_send_now(ac, a->now_hz);
         break;
     case AGENT_MSG_DELTA:
         if (a->cb.on_delta) a->cb.on_delta(a, a->ud);
         break;
     case AGENT_MSG_NOW:
         if (a->cb.on_now) {
-            json_t *now = profile_conn_resolve_now(c->pc, m);
+            json_t *now = profile_conn_resolve_now(ac->pc, m);
             if (now) a->cb.on_now(a, now, a->ud);
             json_decref(now);
         }
         break;
     case AGENT_MSG_ERROR:
-        report(a, "agent (pid %lld) error: %s", c->pid, m->u.text.msg);
+        report(a, "agent (pid %lld) error: %s", ac->pid, m->u.text.msg);
         break;
     case AGENT_MSG_LOG:
         if (!strcmp(m->u.text.level, "warn") || !strcmp(m->u.text.level, "error"))
-            report(a, "agent (pid %lld): %s", c->pid, m->u.text.msg);
+            report(a, "agent (pid %lld): %s", ac->pid, m->u.text.msg);
         break;
     default:
         break;
     }
 }
 
-static int on_line(void *ud, enum agent_line_status st, const char *line, size_t len)
+static void conn_report(struct agentconn *ac, const char *msg)
 {
-    struct agentsock_conn *c = ud;
-    if (st == AGENT_LINE_OVERSIZE) {
-        report(c->a, "agent sent a %zu-byte line (over the %u-byte cap); dropped", len,
-               AGENT_WIRE_MAX_LINE);
-        return 0;
-    }
-    struct agent_msg m;
-    char err[160];
-    if (agent_msg_parse(line, len, &m, err, sizeof err)) {
-        if (!c->warned) {
-            c->warned = 1;
-            report(c->a, "agent sent a bad message: %s", err);
-        }
-        return 0;
-    }
-    handle_msg(c, &m);
-    agent_msg_clear(&m);
-    return 0;
+    report(((struct agentsock_conn *)ac)->a, "%s", msg);
 }
 
-static void alloc_buf(uv_handle_t *h, size_t hint, uv_buf_t *b)
+static void conn_eof(struct agentconn *ac)
 {
-    (void)h, (void)hint;
-    b->base = malloc(65536);
-    b->len = b->base ? 65536 : 0;
+    conn_close((struct agentsock_conn *)ac); /* the process ended or stopped */
 }
 
-static void conn_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
-{
-    struct agentsock_conn *c = (struct agentsock_conn *)st;
-    if (n > 0) {
-        if (agent_reader_feed(&c->rd, b->base, (size_t)n, on_line, c) == -ENOMEM)
-            report(c->a, "out of memory reading the agent stream");
-    } else if (n < 0) {
-        conn_close(c); /* EOF or error: the process ended or stopped */
-    }
-    free(b->base);
-}
+static const struct agentconn_ops conn_ops = {conn_report, conn_message, conn_eof};
 
 static void on_connection(uv_stream_t *srv, int status)
 {
     struct agentsock *a = srv->data;
     if (status < 0 || a->closing) return;
     struct agentsock_conn *c = calloc(1, sizeof *c);
-    if (!c || uv_pipe_init(a->loop, &c->h, 0)) {
+    if (!c || agentconn_init(a->loop, &c->ac, &conn_ops, NULL)) {
         free(c);
         return;
     }
     c->a = a;
-    agent_reader_init(&c->rd);
     c->next = a->conns;
     a->conns = c;
     a->nconns++;
-    if (uv_accept(srv, (uv_stream_t *)&c->h)) {
+    if (uv_accept(srv, (uv_stream_t *)&c->ac.h)) {
         conn_close(c);
         return;
     }
@@ -207,8 +139,8 @@ static void on_connection(uv_stream_t *srv, int status)
         report(a, "more than %d agents at once: one refused", AGENTSOCK_MAX_CONNS);
     else
         store = a->cb.on_accept ? a->cb.on_accept(a, a->ud) : NULL;
-    c->pc = store ? profile_conn_new(store) : NULL;
-    if (!c->pc || uv_read_start((uv_stream_t *)&c->h, alloc_buf, conn_read)) conn_close(c);
+    c->ac.pc = store ? profile_conn_new(store) : NULL;
+    if (!c->ac.pc || agentconn_read_start(&c->ac)) conn_close(c);
 }
 
 /* ---- the listener ------------------------------------------------------------ */
@@ -297,17 +229,15 @@ int agentsock_listen(uv_loop_t *loop, struct agentsock *a, const char *path,
 void agentsock_request_now(struct agentsock *a, int hz)
 {
     a->now_hz = hz < 0 ? 0 : hz;
-    char b[48];
-    snprintf(b, sizeof b, "{\"t\":\"now\",\"hz\":%d}", a->now_hz);
     for (struct agentsock_conn *c = a->conns; c; c = c->next)
-        if (c->hello && !c->closing) conn_send(c, b);
+        agentconn_send_now(&c->ac, a->now_hz);
 }
 
 void agentsock_drop(struct agentsock *a)
 {
     for (struct agentsock_conn *c = a->conns; c; c = c->next) {
-        profile_conn_free(c->pc); /* now: the store it points into is going */
-        c->pc = NULL;
+        profile_conn_free(c->ac.pc); /* now: the store it points into is going */
+        c->ac.pc = NULL;
         conn_close(c);
     }
 }

@@ -7,6 +7,7 @@
  *          to sinks that read and drop until EOF (LSP mode)
  *   close: uv_close everything, unlink the socket, rmdir, on_closed */
 #include "proc/session.h"
+#include "proc/agentconn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,17 +25,9 @@
 extern char **environ;
 
 struct session_conn {
-    uv_pipe_t h; /* first member: handle -> conn */
+    struct agentconn ac; /* first member: handle -> conn */
     struct session *s;
-    struct agent_reader rd;
-    struct prof_conn *pc;
     struct session_conn *next;
-    int closing, hello, warned;
-};
-
-struct write_req {
-    uv_write_t req;
-    char buf[]; /* the line and its newline, sized per write */
 };
 
 struct session_io {
@@ -93,26 +86,6 @@ int session_agent_dir(char *buf, size_t n)
 
 /* ---- agent connections -------------------------------------------------- */
 
-static void on_write_done(uv_write_t *req, int status)
-{
-    (void)status;
-    free(req->data);
-}
-
-static void conn_send(struct session_conn *c, const char *line)
-{
-    /* Sized from the line itself: a fixed buffer plus snprintf's return value
-     * (the untruncated length) would hand uv_write bytes past the buffer. */
-    size_t n = strlen(line);
-    struct write_req *w = malloc(sizeof *w + n + 1);
-    if (!w) return;
-    memcpy(w->buf, line, n);
-    w->buf[n] = '\n';
-    uv_buf_t b = uv_buf_init(w->buf, (unsigned)(n + 1));
-    w->req.data = w;
-    if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_write_done)) free(w);
-}
-
 static void conn_closed(uv_handle_t *h)
 {
     struct session_conn *c = (struct session_conn *)h;
@@ -122,8 +95,7 @@ static void conn_closed(uv_handle_t *h)
         pp = &(*pp)->next;
     if (*pp) *pp = c->next;
     s->nconns--;
-    agent_reader_free(&c->rd);
-    profile_conn_free(c->pc);
+    agentconn_release(&c->ac);
     free(c);
     s->pending_closes--;
     check_done(s);
@@ -131,39 +103,27 @@ static void conn_closed(uv_handle_t *h)
 
 static void conn_close(struct session_conn *c)
 {
-    if (c->closing) return;
-    c->closing = 1;
+    if (c->ac.closing) return;
+    c->ac.closing = 1;
     c->s->pending_closes++;
-    uv_close((uv_handle_t *)&c->h, conn_closed);
+    uv_close((uv_handle_t *)&c->ac.h, conn_closed);
 }
 
-static void handle_msg(struct session_conn *c, struct agent_msg *m)
+/* What a message means to a run (agentconn applied it to the store). */
+static void conn_message(struct agentconn *ac, const struct agent_msg *m)
 {
+    struct session_conn *c = (struct session_conn *)ac;
     struct session *s = c->s;
-    int rc = profile_conn_apply(c->pc, m);
-    if (rc == -EPROTO && !c->warned) {
-        c->warned = 1;
-        report_error(s, "agent (pid %lld) used an undefined id; part of its data was dropped",
-                     profile_conn_pid(c->pc));
-    }
     switch (m->type) {
     case AGENT_MSG_HELLO:
-        c->hello = 1;
-        if (m->u.hello.v != AGENT_WIRE_VERSION)
-            report_error(s, "agent (pid %lld) speaks wire version %d, this hotline speaks %d",
-                         m->u.hello.pid, m->u.hello.v, AGENT_WIRE_VERSION);
-        if (s->now_hz > 0) {
-            char b[48];
-            snprintf(b, sizeof b, "{\"t\":\"now\",\"hz\":%d}", s->now_hz);
-            conn_send(c, b);
-        }
+        if (s->now_hz > 0) agentconn_send_now(ac, s->now_hz);
         break;
     case AGENT_MSG_DELTA:
         if (s->cb.on_delta && !s->closing) s->cb.on_delta(s, s->ud);
         break;
     case AGENT_MSG_NOW:
         if (s->cb.on_now && !s->closing) {
-            json_t *now = profile_conn_resolve_now(c->pc, m);
+            json_t *now = profile_conn_resolve_now(ac->pc, m);
             if (now) s->cb.on_now(s, now, s->ud);
             json_decref(now);
         }
@@ -189,28 +149,19 @@ static void handle_msg(struct session_conn *c, struct agent_msg *m)
     }
 }
 
-static int on_line(void *ud, enum agent_line_status st, const char *line, size_t len)
+static void conn_report(struct agentconn *ac, const char *msg)
 {
-    struct session_conn *c = ud;
-    if (st == AGENT_LINE_OVERSIZE) {
-        report_error(c->s, "agent sent a %zu-byte line (over the %u-byte cap); dropped", len,
-                     AGENT_WIRE_MAX_LINE);
-        return 0;
-    }
-    struct agent_msg m;
-    char err[160];
-    if (agent_msg_parse(line, len, &m, err, sizeof err)) {
-        if (!c->warned) {
-            c->warned = 1;
-            report_error(c->s, "agent sent a bad message: %s", err);
-        }
-        return 0;
-    }
-    handle_msg(c, &m);
-    agent_msg_clear(&m);
-    return 0;
+    report_error(((struct session_conn *)ac)->s, "%s", msg);
 }
 
+static void conn_eof(struct agentconn *ac)
+{
+    conn_close((struct session_conn *)ac); /* the process ended (maybe without `end`) */
+}
+
+static const struct agentconn_ops conn_ops = {conn_report, conn_message, conn_eof};
+
+/* the program's output pipes and the sinks */
 static void alloc_buf(uv_handle_t *h, size_t hint, uv_buf_t *b)
 {
     (void)h;
@@ -219,35 +170,21 @@ static void alloc_buf(uv_handle_t *h, size_t hint, uv_buf_t *b)
     b->len = b->base ? 65536 : 0;
 }
 
-static void conn_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
-{
-    struct session_conn *c = (struct session_conn *)st;
-    if (n > 0) {
-        if (agent_reader_feed(&c->rd, b->base, (size_t)n, on_line, c) == -ENOMEM)
-            report_error(c->s, "out of memory reading the agent stream");
-    } else if (n < 0) {
-        conn_close(c); /* EOF or error: the process ended (maybe without `end`) */
-    }
-    free(b->base);
-}
-
 static void on_connection(uv_stream_t *srv, int status)
 {
     struct session *s = srv->data;
     if (status < 0 || s->closing) return;
     struct session_conn *c = calloc(1, sizeof *c);
-    if (!c || uv_pipe_init(s->loop, &c->h, 0)) {
+    if (!c || agentconn_init(s->loop, &c->ac, &conn_ops, profile_conn_new(s->store))) {
         free(c);
         return;
     }
     c->s = s;
-    agent_reader_init(&c->rd);
-    c->pc = profile_conn_new(s->store);
     c->next = s->conns;
     s->conns = c;
     s->nconns++;
-    if (!c->pc || uv_accept(srv, (uv_stream_t *)&c->h) || s->nconns > SESSION_MAX_CONNS ||
-        uv_read_start((uv_stream_t *)&c->h, alloc_buf, conn_read)) {
+    if (!c->ac.pc || uv_accept(srv, (uv_stream_t *)&c->ac.h) || s->nconns > SESSION_MAX_CONNS ||
+        agentconn_read_start(&c->ac)) {
         conn_close(c);
         return;
     }
@@ -413,7 +350,7 @@ static int sink_start(uv_loop_t *loop, uv_pipe_t *p)
 static void close_conns_and_outputs(struct session *s, int to_sinks)
 {
     for (struct session_conn *c = s->conns; c; c = c->next) {
-        if (to_sinks && !c->closing) conn_send(c, "{\"t\":\"stop\"}");
+        if (to_sinks && !c->ac.closing) agentconn_send(&c->ac, "{\"t\":\"stop\"}");
         conn_close(c);
     }
     for (int i = 0; i < 2; i++)
@@ -487,10 +424,8 @@ void session_stop(struct session *s)
 void session_request_now(struct session *s, int hz)
 {
     s->now_hz = hz < 0 ? 0 : hz;
-    char b[48];
-    snprintf(b, sizeof b, "{\"t\":\"now\",\"hz\":%d}", s->now_hz);
     for (struct session_conn *c = s->conns; c; c = c->next)
-        if (c->hello && !c->closing) conn_send(c, b);
+        agentconn_send_now(&c->ac, s->now_hz);
 }
 
 void session_close(struct session *s, void (*on_closed)(struct session *))
