@@ -58,7 +58,23 @@ static int is_libpython(const char *path)
     return !strncmp(b, "libpython3.", 11) && strstr(b, ".so");
 }
 
-/* The executable first, then every libpython mapped. */
+/* A python3.X binary mapped by something else: run through a loader
+ * (`ld.so python3.14`, as tests/py-sid.sh runs Debian sid's), the
+ * executable is ld.so and the interpreter one of its mappings. */
+static int is_python_binary(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    if (strncmp(b, "python3", 7)) return 0;
+    b += 7;
+    if (*b == 0) return 1;
+    if (*b++ != '.' || !*b) return 0;
+    while (*b >= '0' && *b <= '9')
+        b++;
+    return *b == 0;
+}
+
+/* The executable first, then every libpython (or python3.X) mapped. */
 static int find_candidates(pid_t pid, struct candidate *c, int max, char *why, size_t n)
 {
     char path[64], exe[512];
@@ -81,7 +97,7 @@ static int find_candidates(pid_t pid, struct candidate *c, int max, char *why, s
         char *file = line + pos;
         file[strcspn(file, "\n")] = 0;
         if (file[0] != '/' || off != 0) continue;
-        if (strcmp(file, exe) != 0 && !is_libpython(file)) continue;
+        if (strcmp(file, exe) != 0 && !is_libpython(file) && !is_python_binary(file)) continue;
         int dup = 0;
         for (int i = 0; i < nc; i++)
             if (!strcmp(c[i].path, file)) dup = 1;
