@@ -205,8 +205,12 @@ def one_process(hotline, work, c):
     assert stat.S_IMODE(dst.st_mode) == 0o700, oct(dst.st_mode)
     stop = os.path.join(work, "stop1")
     path, p = spawn(hotline, sub, "busy.py", stop)
-    m = c.wait(lambda m: is_exec(m, uri(path)), "hotline/executing for busy.py")
-    assert m["params"]["stack"][0]["user"], m
+    # the hot line calls no library: its samples name busy.py innermost. (A
+    # sample read while `os.path.exists` of the line above is being called
+    # can pair that callee with the hot line: the frame chain is read
+    # without stopping the program, docs/sampling.md, Limits; seen once.)
+    m = c.wait(lambda m: is_exec(m, uri(path)) and m["params"]["stack"][0]["user"],
+               "hotline/executing for busy.py with busy.py innermost")
     print("1. executing: %s" % m["params"]["text"])
     finish([p], stop)
     c.wait(lambda m: is_exec(m) and m["params"].get("uri") is None, "executing cleared")

@@ -36,8 +36,11 @@ def attempt(c):
                 "%s: %.3f s reported, truth %.3f s" % (name, tot, truth[name]))
     b, s = got["busy"], got["sleep"]
     btot, stot = b["py"] + b["nat"] + b["sys"], s["py"] + s["nat"] + s["sys"]
+    # (steal-sensitive too: a thread about to block in the sleep, or just
+    # woken from it, on a stolen vCPU stays runnable on the sleep line; CI
+    # read 81-87% at 11-20% steal)
     c.check(stot > 0 and s["sys"] >= 0.90 * stot,
-            "sleep line: %.0f%% system, want >= 90%%" % (100 * s["sys"] / max(stot, 1e-9)))
+            "sleep line: %.0f%% system, want >= 90%%" % (100 * s["sys"] / max(stot, 1e-9)), steal=True)
     c.check(btot > 0 and b["py"] >= 0.90 * btot,
             "busy line: %.0f%% python, want >= 90%%" % (100 * b["py"] / max(btot, 1e-9)), steal=True)
     return [res]
