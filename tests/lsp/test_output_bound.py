@@ -44,6 +44,7 @@ class Client:
         os.set_blocking(self.fd, False)
         self.buf = b""
         self.bytes_read = 0
+        self.err_pre = b""
 
     def send(self, obj):
         self.p.stdin.write(frame(obj))
@@ -92,11 +93,26 @@ class Client:
                     return int(line.split()[1])
         return 0
 
+    def stderr_until(self, text, deadline):
+        """Read the server's stderr (without blocking stdout) until text
+        shows or the deadline passes; what was read is kept for close()."""
+        fd = self.p.stderr.fileno()
+        os.set_blocking(fd, False)
+        while text.encode() not in self.err_pre and time.monotonic() < deadline:
+            r, _, _ = select.select([fd], [], [], 0.1)
+            if r:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                self.err_pre += chunk
+        os.set_blocking(fd, True)
+        return text.encode() in self.err_pre
+
     def close(self):
         if self.p.poll() is None:
             self.p.kill()
         self.p.wait()
-        return self.p.stderr.read().decode("utf-8", "replace")
+        return (self.err_pre + self.p.stderr.read()).decode("utf-8", "replace")
 
 
 def initialize(c, work):
@@ -177,6 +193,10 @@ def cap(hotline):
         for i in range(n):  # ~1.2 MB of answers, nobody reading
             c.send({"jsonrpc": "2.0", "id": 100 + i, "method": "hotline/debug/state",
                     "params": {"uri": uri}})
+        # still not reading until the server has answered them all: a slow
+        # server (the ASan build) otherwise still works through the requests
+        # when the client starts reading, and never holds 64 KiB
+        c.stderr_until("not reading", time.monotonic() + TIMEOUT)
         deadline = time.monotonic() + TIMEOUT
         seen = set()
         while len(seen) < n:

@@ -36,9 +36,7 @@ PROGRAMS = {
     "amounts": r'''
 CH = 65536
 def main():
-    # WARM (not checked): on 3.9 the first allocating line here is also
-    # charged 0.1-0.8 MB that is not its own (1 MB read 1.1-1.8 MB on
-    # 3.9.18, 1.0 on 3.10+; docs/memory.md, Limits); L5 read up to 5.78
+    # WARM (not checked): a first allocating line (3.9 charged it extra)
     w = [bytearray(CH) for _ in range(16)]          # WARM
     a = [bytearray(CH) for _ in range(5 * 16)]      # L5
     b = [bytearray(CH) for _ in range(50 * 16)]     # L50
@@ -330,10 +328,12 @@ def field(fileobj, line, key):
     return fileobj["lines"].get(str(line), {}).get(key, 0.0)
 
 
-def near(name, got, want, tol):
-    ok = abs(got - want) <= tol * want
-    print("%-28s got %9.2f want %9.2f (+-%d%%) %s" % (name, got, want, tol * 100,
-                                                     "ok" if ok else "WRONG"))
+def near(name, got, want, tol, extra=0.0):
+    """got within tol (a fraction) of want, plus extra (MB) above it."""
+    ok = -tol * want <= got - want <= tol * want + extra
+    print("%-28s got %9.2f want %9.2f (+-%d%%%s) %s"
+          % (name, got, want, tol * 100, " +%.1f MB" % extra if extra else "",
+             "ok" if ok else "WRONG"))
     return ok
 
 
@@ -354,8 +354,12 @@ def main():
         env = {"PYTHONMALLOC": "malloc"} if c == "pymalloc_off" else None
         prof, f, L, t, _ = run(args, c, env)
         want = {"L5": 5, "L50": 50, "L500": 500, "LB20": 20} if c == "amounts" else {"L50": 50}
+        # 3.9 charges 0.1-0.8 MB that is not the program's to the line that
+        # runs at some moment (docs/memory.md): L5 and L50 read up to 5.78 and
+        # 50.67 there, 4.9-5.1 and 49.9-50.1 on 3.10+
+        py39 = str(prof.get("python_version", "")).startswith("3.9.")
         for k, mb in want.items():
-            ok &= near(k + " kept_mb", field(f, L[k], "kept_mb"), mb, 0.10)
+            ok &= near(k + " kept_mb", field(f, L[k], "kept_mb"), mb, 0.10, 0.8 if py39 else 0.0)
             ok &= near(k + " python share", field(f, L[k], "python_alloc_fraction"), 1.0, 0.05)
         if c == "pymalloc_off":
             # 200000 small strs (sys.getsizeof each): counted once, not twice
