@@ -36,12 +36,12 @@ def case_churn():
     prog = T("churn.py")
     res = harness.run([prog], config={"interval_ms": 1})
     out = res.stdout.decode()
-    print("churn: rc %r, %s, %d threads seen, %d stacks" % (
-        res.rc, out.strip(), len(res.main.threads), len(res.main.stacks)))
+    depth = max((len(s) for s in res.main.stacks.values()), default=0)
+    print("churn: rc %r, %s, %d threads seen, %d stacks, deepest %d frames" % (
+        res.rc, out.strip(), len(res.main.threads), len(res.main.stacks), depth))
     c.check(res.rc == 0 and out.startswith("ok"), "churn: rc %r out %r err %s"
             % (res.rc, out, res.stderr[-800:]))
     c.check(res.main.end is not None, "churn: no end")
-    depth = max((len(s) for s in res.main.stacks.values()), default=0)
     c.check(depth >= 100, "churn: deepest stack %d frames" % depth)
 
 

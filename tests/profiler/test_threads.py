@@ -29,7 +29,8 @@ def attempt(c):
               % (name, truth[name], tot, r["py"], r["nat"], r["sys"], cat, share * 100))
         c.check(abs(tot - truth[name]) <= max(0.1 * truth[name], 0.02),
                 "%s: %.3f s reported, truth %.3f" % (name, tot, truth[name]))
-        c.check(cat == want and share >= 0.9, "%s: %s %.0f%%, want %s" % (name, cat, share * 100, want))
+        c.check(cat == want and share >= 0.9, "%s: %s %.0f%%, want %s" % (name, cat, share * 100, want),
+                steal=True)
     c.check(len(m.threads) >= 5, "threads seen: %r" % m.threads)
     c.check(any(t["name"] == "MainThread" for t in m.threads.values()), "no MainThread")
     return [res]

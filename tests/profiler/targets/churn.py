@@ -6,8 +6,18 @@ import threading
 import time
 
 
+def bottom():
+    # ~2 ms at 400 frames deep, so that 1 ms ticks walk (and drop) deep
+    # stacks every round; a bare deep(400) lasts ~50 us and a run could go
+    # without one deep sample (CI: deepest stack 58 frames)
+    t = time.perf_counter() + 0.002
+    while time.perf_counter() < t:
+        pass
+    return 0
+
+
 def deep(n):
-    return 0 if n == 0 else 1 + deep(n - 1)
+    return bottom() if n == 0 else 1 + deep(n - 1)
 
 
 def gen(n):
