@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/html.h"
+#include "store/html.h"
 #include "cli/outputs.h"
 #include "store/export.h"
 #include "hotline_version.h"

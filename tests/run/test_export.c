@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "../check.h"
-#include "cli/html.h"
+#include "store/html.h"
 #include "store/export.h"
 #include "store/profile.h"
 

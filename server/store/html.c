@@ -1,5 +1,6 @@
-/* html: the --html report, one self-contained page (docs/pictures.md). The
- * page (server/cli/report.html, embedded at build time) carries its own
+/* html: the --html report, one self-contained page (docs/pictures.md), and
+ * the same page in VS Code's flame-graph view (providers/pictures.c). The
+ * page (server/store/report.html, embedded at build time) carries its own
  * script and styles; this file only fills in the data: the stacks (the
  * speedscope export's frames, samples and weights), the hottest lines, the
  * memory footprint and the leaks, all taken from the profile's JSON form. */
@@ -8,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/html.h"
+#include "store/html.h"
 #include "store/export.h"
 #include "report_html.h" /* generated: static const char report_html[] */
 
 #define HTML_LINES 100 /* rows of the line table */
 
 /* New reference: what the page's script reads (report.html, `D`). */
-static json_t *html_data(const struct profile *p)
+json_t *html_report_data(const struct profile *p)
 {
     json_t *pj = profile_to_json(p), *ss = export_speedscope(p, "hotline");
     json_t *lines = json_array(), *leaks = json_array();
@@ -65,20 +66,20 @@ fail:
     return NULL;
 }
 
-int html_report_save(const struct profile *p, const char *path)
+char *html_report_page(const struct profile *p, size_t *len)
 {
-    json_t *d = html_data(p);
-    if (!d) return -ENOMEM;
+    json_t *d = html_report_data(p);
+    if (!d) return NULL;
     char *js = json_dumps(d, JSON_COMPACT | JSON_REAL_PRECISION(10));
     json_decref(d);
-    if (!js) return -ENOMEM;
+    if (!js) return NULL;
     const char *mark = strstr(report_html, HTML_DATA_MARK);
     char *page = NULL;
-    size_t len = 0;
-    FILE *f = mark ? open_memstream(&page, &len) : NULL;
+    size_t n = 0;
+    FILE *f = mark ? open_memstream(&page, &n) : NULL;
     if (!f) {
         free(js);
-        return mark ? -ENOMEM : -EINVAL;
+        return NULL;
     }
     fwrite(report_html, 1, (size_t)(mark - report_html), f);
     /* '<' only occurs inside JSON strings: \u003c there keeps "</script>"
@@ -91,8 +92,20 @@ int html_report_save(const struct profile *p, const char *path)
     }
     fputs(mark + strlen(HTML_DATA_MARK), f);
     free(js);
-    int rc = fclose(f) ? -ENOMEM : 0;
-    if (!rc) rc = export_save_text(path, page, len);
+    if (fclose(f)) {
+        free(page);
+        return NULL;
+    }
+    if (len) *len = n;
+    return page;
+}
+
+int html_report_save(const struct profile *p, const char *path)
+{
+    size_t len = 0;
+    char *page = html_report_page(p, &len);
+    if (!page) return -ENOMEM;
+    int rc = export_save_text(path, page, len);
     free(page);
     return rc;
 }
