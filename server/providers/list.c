@@ -9,8 +9,14 @@ extern const struct lsp_provider lsp_optimize_provider;    /* optimize.c */
 extern const struct lsp_provider lsp_view_provider;        /* view.c */
 extern const struct lsp_provider lsp_diagnostics_provider; /* diagnostics.c */
 extern const struct lsp_provider lsp_kernel_provider;      /* kernel.c */
+extern const struct lsp_provider lsp_pictures_provider;    /* pictures.c */
 
 const struct lsp_provider *const lsp_providers[] = {
-    &lsp_run_provider,  &lsp_optimize_provider, /* its before/after lenses go above the profile's */
-    &lsp_view_provider, &lsp_diagnostics_provider, &lsp_kernel_provider, NULL,
+    &lsp_run_provider,
+    &lsp_optimize_provider, /* its before/after lenses go above the profile's */
+    &lsp_view_provider,
+    &lsp_diagnostics_provider,
+    &lsp_kernel_provider,
+    &lsp_pictures_provider,
+    NULL,
 };
