@@ -10,9 +10,12 @@
 //   - after the run: an inlay hint with a percentage on the hot loop line, a
 //     CodeLens over def hot(), and in the Problems panel the hot-line diagnostic
 //     and the leak Warning on remember()'s append line (1 MB kept per call);
+//   - "Hotline: Show flame graph" opens the report's flame graph in a webview
+//     in the editor's theme (dark, then light);
 //   - "Hotline: Attach to process…" lists a program the editor did not start,
-//     attaching shows the live status item, "Hotline: Detach" ends it and the
-//     program runs on;
+//     attaching shows the live status item, the flame graph redraws live with
+//     the attached program, a click on its frame opens its line, "Hotline:
+//     Detach" ends it and the program runs on;
 //   - turning hotline.hints.enabled / lenses.enabled off removes them (no restart).
 // Screenshots go to OUT/*.png. Usage (see vscode-e2e.sh):
 //   node vscode_e2e.js PREFIX VSIX PROJECT OUT
@@ -103,7 +106,7 @@ async function main() {
     await shot('1-opened.png');
 
     const runCommand = async (title) => {
-      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.locator('.monaco-editor textarea').first().focus();
       await page.keyboard.press('F1');
       await until('the command palette', async () => (await page.locator('.quick-input-widget input').count()) > 0
         && await page.locator('.quick-input-widget input').first().isVisible());
@@ -182,6 +185,28 @@ async function main() {
     await until('a CodeLens over def main()', async () => !!(await lensAbove('def main(')));
     log(`lenses: ${await lensAbove('def hot(')} | ${await lensAbove('def main(')}`);
     await shot('4-after-run.png');
+    // main.py from its first line (after a layout change code-server can
+    // leave the editor scrolled past its end, only the last line drawn)
+    // (the editor is focused, not clicked: a click at the centre of
+    // .view-lines, as wide and tall as the text, scrolls the editor away)
+    const toTop = () => until('main.py shown from its top', async () => {
+      await page.locator('.monaco-editor textarea').first().focus();
+      await page.keyboard.press('Control+Home');
+      return page.evaluate(() => [...document.querySelectorAll('.view-line')].some((e) =>
+        e.innerText.replace(/\u00a0/g, ' ').includes('def hot(')));
+    });
+    // Hotline: Show flame graph: the report's flame graph in a webview beside
+    // the editor, in the editor's theme (dark here, light below); it stays
+    // open for the rest of the test and follows the attach live
+    await runCommand('Hotline: Show flame graph');
+    const flameView = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    const inFlame = (fn, arg) => flameView.locator('body').evaluate(fn, arg);
+    await until('the flame graph drawn in the webview, with main.py\'s hot() in it', () => inFlame(() =>
+      Number(document.getElementById('flame').dataset.total) > 0
+      && [...document.querySelectorAll('.fr')].some((d) => /^hot \(.*main\.py:\d+\)$/.test(d.dataset.name || ''))));
+    await until('the webview takes the dark theme', () => inFlame(() => document.body.classList.contains('vscode-dark')
+      && getComputedStyle(document.body).getPropertyValue('--frfg').trim() === '#f2f2f2'));
+    await shot('4-flame-dark.png');
     // the same in the light theme, picked as a user would: F1, Color Theme,
     // click the rows (Enter could take a fuzzy neighbour: Browse Color Themes)
     const pickRow = async (label) => {
@@ -190,13 +215,16 @@ async function main() {
       await until(`the row ${label}`, async () => (await row.count()) > 0);
       await row.first().click();
     };
-    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.locator('.monaco-editor textarea').first().focus();
     await page.keyboard.press('F1');
     await page.keyboard.type('Preferences: Color Theme');
     await pickRow('Preferences: Color Theme');
     await page.keyboard.type('Light Modern');
     await pickRow('Light Modern'); /* "Default Light Modern": label and description */
     await until('the light theme', () => page.evaluate(() => !!document.querySelector('.monaco-workbench.vs:not(.vs-dark)')));
+    await toTop(); /* the theme picker may leave it scrolled to its end */
+    await until('the webview takes the light theme', () => inFlame(() => document.body.classList.contains('vscode-light')
+      && getComputedStyle(document.body).getPropertyValue('--frfg').trim() === '#111'));
     await shot('4-after-run-light.png');
     await runCommand('View: Focus Problems');
     await until('the Problems panel shows the hot-line diagnostic', async () =>
@@ -230,6 +258,30 @@ async function main() {
       await row.first().click();
       await until('attached: the status item runs', async () => (await status.count()) > 0);
       await shot('8-attached.png');
+      // the flame graph (open since the run) now shows the attach and
+      // redraws while it lasts; a click on serve() opens service.py at its line
+      const renders = () => inFlame(() => Number(document.body.dataset.renders));
+      const r0 = await renders();
+      await until('the flame graph shows the attached serve()', () => inFlame(() =>
+        [...document.querySelectorAll('.fr')].some((d) => /^serve \(.*service\.py:\d+\)$/.test(d.dataset.name || ''))));
+      const r1 = await renders();
+      await until('the flame graph redraws while attached', async () => (await renders()) > r1);
+      await shot('9-flame-attached.png');
+      // (the page redraws its frames every second: click a point of #flame,
+      // the middle of the widest serve() frame, not an element that may go)
+      const hit = await inFlame(() => {
+        const fr = [...document.querySelectorAll('.fr')].filter((d) => /^serve \(/.test(d.dataset.name || ''))
+          .sort((a, b) => b.getBoundingClientRect().width - a.getBoundingClientRect().width)[0];
+        const r = fr.getBoundingClientRect(), f = document.getElementById('flame').getBoundingClientRect();
+        return { line: Number(fr.dataset.line), x: r.left - f.left + r.width / 2, y: r.top - f.top + r.height / 2 };
+      });
+      const hotLine = hit.line;
+      await flameView.locator('#flame').click({ position: { x: hit.x, y: hit.y } });
+      await until(`the click opened service.py at line ${hotLine}`, async () =>
+        (await page.locator('.tabs-container .tab.active', { hasText: 'service.py' }).count()) > 0
+        && (await page.locator('.statusbar-item', { hasText: `Ln ${hotLine}, Col 1` }).count()) > 0);
+      log(`flame graph: drawn ${r0} times before the attach, ${await renders()} now; serve() line ${hotLine} opened`);
+      await shot('10-flame-opened.png');
       await runCommand('Hotline: Detach');
       await until('detached: the status item gone', async () => (await status.count()) === 0);
       await new Promise((r) => setTimeout(r, 500));
@@ -255,7 +307,11 @@ async function main() {
       await until(`${key} unticked`, async () =>
         (await item.locator('.setting-value-checkbox').getAttribute('aria-checked')) === 'false');
     }
-    await page.locator('.tabs-container .tab', { hasText: 'main.py' }).first().click();
+    // (the flame graph's click opened service.py in main.py's preview tab: open main.py again)
+    await page.locator('.explorer-folders-view >> text=main.py').first().click();
+    await until('main.py in the editor again', async () =>
+      (await page.locator('.tabs-container .tab.active', { hasText: 'main.py' }).count()) > 0);
+    await toTop(); /* it may come back scrolled to its end */
     await until('hints and lenses gone after turning them off', () => page.evaluate(() => {
       const line = [...document.querySelectorAll('.view-line')].find((e) => e.innerText.replace(/\u00a0/g, ' ').includes('total += (i * i) % 7'));
       const lenses = [...document.querySelectorAll('.codelens-decoration')].filter((l) => l.innerText.includes('⏱'));

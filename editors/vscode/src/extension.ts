@@ -5,6 +5,7 @@
 // server's hotline/executing notification (gutter icon, whole-line
 // highlight with an overview-ruler mark, status-bar item with a frame picker;
 // the text and frame names are the server's); hotline/runEnded ends a run.
+// "Show flame graph" is a webview of the server's report (flame.ts).
 // All mutable state lives in one `Hotline` instance per activation.
 import * as fs from 'fs';
 import * as path from 'path';
@@ -15,6 +16,7 @@ import {
   ServerOptions,
   State,
 } from 'vscode-languageclient/node';
+import { FlameView } from './flame';
 import { Executing, frameItems, PyProcess, RunEnded, statusText } from './frames';
 
 /** Settings the extension handles itself and does not send to the server. */
@@ -238,6 +240,12 @@ class Hotline {
     }
   }
 
+  /** A request that fails silently (the flame graph's poll): the error is thrown. */
+  async request(command: string, arg: object): Promise<unknown> {
+    if (!this.client || !this.client.isRunning()) throw new Error('the language server is not running');
+    return this.client.sendRequest('workspace/executeCommand', { command, arguments: [arg] });
+  }
+
   /** Hotline: Attach to process… (docs/attach.md): a quick pick over the
    * server's hotline.listProcesses, this workspace's programs first; the
    * editor then shows what it shows during a run. */
@@ -326,6 +334,13 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     }
   });
   reg('hotline.pickFrame', () => h.pickFrame());
+  const flame = new FlameView(
+    (c, a) => h.execute(c, a),
+    (c, a) => h.request(c, a),
+    (m) => h.out.appendLine(m),
+  );
+  ctx.subscriptions.push(flame);
+  reg('hotline.showFlameGraph', () => flame.show());
   reg('hotline.attachProcess', () => h.attachProcess());
   reg('hotline.detachProcess', () => h.execute('hotline.detach', {}));
   reg('hotline.restartServer', () => h.restart());
