@@ -1,6 +1,7 @@
 """Four threads with different known work: each line charged its own
 thread's time (within 10% or 20 ms), in the right category (>= 90%), and
-every thread appears in the thread table."""
+every thread appears in the thread table, and the stacks sent for each
+thread hold that thread's seconds."""
 import json
 import os
 import sys
@@ -33,6 +34,15 @@ def attempt(c):
                 steal=True)
     c.check(len(m.threads) >= 5, "threads seen: %r" % m.threads)
     c.check(any(t["name"] == "MainThread" for t in m.threads.values()), "no MainThread")
+    # stacks come per thread (delta.stacks' tid): each thread's stacks hold
+    # its seconds in the thread table (the same samples, summed apart; a
+    # sample without a Python frame has no stack)
+    for tid, t in m.threads.items():
+        secs, st = t["py"] + t["nat"] + t["sys"], m.thread_stack_time.get(tid, 0.0)
+        c.check(abs(st - secs) <= 0.02 * secs + 0.01,
+                "thread %s (%d): stacks %.4f s vs thread %.4f s" % (t["name"], tid, st, secs))
+    c.check(m.thread_stack_time.get(0, 0.0) == 0.0, "no stack of a thread not told apart: %r"
+            % m.thread_stack_time)
     return [res]
 
 
