@@ -40,6 +40,7 @@ class Conn:
         self.threads = {}  # tid -> dict(name, py, nat, sys)
         self.stack_time = {}  # tuple of (file, name, line) -> seconds
         self.thread_stack_time = {}  # tid (0: threads not told apart) -> stacks' seconds
+        self.thread_stacks = {}  # tid -> {stack key: seconds}
         self.deltas = 0
         self.problems = []
 
@@ -82,6 +83,8 @@ class Conn:
                 key = self.stacks.get(sid)
                 self.stack_time[key] = self.stack_time.get(key, 0.0) + sec
                 self.thread_stack_time[tid] = self.thread_stack_time.get(tid, 0.0) + sec
+                per = self.thread_stacks.setdefault(tid, {})
+                per[key] = per.get(key, 0.0) + sec
             for e in m.get("threads", []):
                 r = self.threads.setdefault(e["tid"], {"name": e.get("name"), "py": 0.0,
                                                        "nat": 0.0, "sys": 0.0})
