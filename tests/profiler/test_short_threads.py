@@ -65,7 +65,8 @@ def attempt(c):
     st_s = sum(m.thread_stack_time.values())
     print("threads %d, with stacks apart %d, not told apart %.3f s; stacks %.3f s, threads %.3f s"
           % (len(m.threads), len(apart), m.thread_stack_time.get(0, 0.0), st_s, thr_s))
-    c.check(len(m.threads) > 64 and len(apart) <= 64 and m.thread_stack_time.get(0, 0.0) > 0,
+    # (most of the first 64 have stacks of their own: 60-64 seen here)
+    c.check(len(m.threads) > 64 and 32 < len(apart) <= 64 and m.thread_stack_time.get(0, 0.0) > 0,
             "%d threads, %d with stacks apart" % (len(m.threads), len(apart)))
     c.check(abs(st_s - thr_s) <= 0.02 * thr_s + 0.01, "stacks %.3f s vs threads %.3f s"
             % (st_s, thr_s))
