@@ -202,6 +202,13 @@ static struct ss_prof *ss_prof(struct ss_build *b, long long pid, long long tid,
     return sp;
 }
 
+/* The profile of the threads not told apart, looked up each time: a
+ * pointer kept would dangle once ss_prof grows b->v. */
+static struct ss_prof *ss_untold(struct ss_build *b)
+{
+    return ss_prof(b, 0, 0, NULL, 0);
+}
+
 /* Adds one sample of stack s (NULL: "[other stacks]") to sp. */
 static int ss_add(struct ss_build *b, struct ss_prof *sp, const struct prof_stack *s,
                   double seconds)
@@ -217,16 +224,15 @@ static int ss_add(struct ss_build *b, struct ss_prof *sp, const struct prof_stac
 #define EXPORT_SECONDS_EPS 1e-7
 
 /* Fills b with one profile per thread that has stacks of its own plus one
- * for the threads not told apart (the last; b->v[0] when per_thread is 0 or
- * no stack has parts). 0 or -ENOMEM. */
+ * for the threads not told apart (tid 0; the only one when per_thread is 0
+ * or no stack has parts). 0 or -ENOMEM. */
 static int ss_fill(struct ss_build *b, const struct prof_stack **v, size_t ns, int per_thread)
 {
     const struct profile *p = b->p;
     size_t nparts = 0;
     for (size_t i = 0; per_thread && i < ns; i++)
         nparts += v[i]->nparts;
-    struct ss_prof *untold = NULL;
-    if (!nparts && !(untold = ss_prof(b, 0, 0, NULL, 0))) return -ENOMEM;
+    if (!nparts && !ss_untold(b)) return -ENOMEM;
     /* main threads (tid = pid) first, so that activeProfileIndex 0 opens
      * one, then the thread table's order (first seen first) */
     for (int pass = 0; nparts && pass < 2; pass++)
@@ -246,10 +252,8 @@ static int ss_fill(struct ss_build *b, const struct prof_stack **v, size_t ns, i
                         s->parts[j].seconds);
             told += s->parts[j].seconds;
         }
-        if (!rc && s->seconds - told > EXPORT_SECONDS_EPS) {
-            if (!untold && !(untold = ss_prof(b, 0, 0, NULL, 0))) return -ENOMEM;
-            rc = ss_add(b, untold, s, s->seconds - told);
-        }
+        if (!rc && s->seconds - told > EXPORT_SECONDS_EPS)
+            rc = ss_add(b, ss_untold(b), s, s->seconds - told);
     }
     long long rest;
     double rest_s;
@@ -265,10 +269,8 @@ static int ss_fill(struct ss_build *b, const struct prof_stack **v, size_t ns, i
         rc = ss_add(b, sp, NULL, gap);
         rest_s -= gap;
     }
-    if (!rc && rest_s > 0 && (!nparts || rest_s > EXPORT_SECONDS_EPS)) {
-        if (!untold && !(untold = ss_prof(b, 0, 0, NULL, 0))) return -ENOMEM;
-        rc = ss_add(b, untold, NULL, rest_s);
-    }
+    if (!rc && rest_s > 0 && (!nparts || rest_s > EXPORT_SECONDS_EPS))
+        rc = ss_add(b, ss_untold(b), NULL, rest_s);
     return rc;
 }
 
@@ -310,11 +312,13 @@ json_t *export_speedscope(const struct profile *p, const char *exporter, int fla
     /* without threads told apart, one profile holds every thread of every
      * process (an older agent or profile: docs/pictures.md) */
     snprintf(untold, sizeof untold, told ? "[other threads]" : "%s (all threads)", program);
-    for (size_t i = 0; !rc && i < b.n; i++) {
-        if (b.v[i].total <= 0 && (b.v[i].tid || told)) continue; /* a profile with no weight */
-        json_t *o = ss_profile_json(&b, &b.v[i], untold);
-        if (!o || json_array_append_new(profs, o)) rc = -ENOMEM;
-    }
+    for (int pass = 0; pass < 2; pass++) /* the threads, then those not told apart */
+        for (size_t i = 0; !rc && i < b.n; i++) {
+            if ((b.v[i].tid == 0) != pass) continue;
+            if (b.v[i].total <= 0 && (b.v[i].tid || told)) continue; /* a profile with no weight */
+            json_t *o = ss_profile_json(&b, &b.v[i], untold);
+            if (!o || json_array_append_new(profs, o)) rc = -ENOMEM;
+        }
     if (!rc && !json_array_size(profs)) { /* nothing sampled: still one (empty) profile */
         struct ss_prof empty = {0, 0, NULL, 0, json_array(), json_array(), 0};
         json_t *o = empty.samples && empty.weights ? ss_profile_json(&b, &empty, untold) : NULL;

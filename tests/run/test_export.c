@@ -321,6 +321,42 @@ static void test_speedscope_bad_parts(void)
     profile_free(q);
 }
 
+/* Threads that appear only in stack parts (not in the thread table), met
+ * after the first stack not told apart and before the next one: profiles
+ * made while the export runs; "[other threads]" still comes last. */
+static void test_speedscope_late_threads(void)
+{
+    char text[8192];
+    size_t k = (size_t)snprintf(text, sizeof text,
+                                "{\"version\":1,\"program\":\"/p/l.py\",\"samples\":0,\"stacks\":["
+                                "{\"frames\":[],\"samples\":30,\"seconds\":0.3},"
+                                "{\"frames\":[{\"file\":\"/p/l.py\",\"name\":\"f\",\"line\":2}],"
+                                "\"samples\":20,\"seconds\":0.2,\"threads\":[");
+    for (int t = 0; t < 40; t++)
+        k += (size_t)snprintf(text + k, sizeof text - k,
+                              "%s{\"pid\":3,\"tid\":%d,\"samples\":0,\"seconds\":0.004}",
+                              t ? "," : "", 100 + t);
+    snprintf(text + k, sizeof text - k,
+             "]},{\"frames\":[{\"file\":\"/p/l.py\",\"name\":\"g\",\"line\":3}],"
+             "\"samples\":10,\"seconds\":0.1}]}");
+    struct profile *p = load(text);
+    if (!p) return;
+    json_t *s = export_speedscope(p, "test", EXPORT_THREADS);
+    CHECK(s != NULL);
+    if (s) {
+        json_t *profs = json_object_get(s, "profiles");
+        CHECK_EQ(json_array_size(profs), 41);
+        json_t *last = json_array_get(profs, json_array_size(profs) - 1);
+        CHECK_STR(json_string_value(json_object_get(last, "name")), "[other threads]");
+        CHECK_NEAR(weight_of(last), 0.3 + 0.04 + 0.1, 1e-9);
+        CHECK_STR(json_string_value(json_object_get(json_array_get(profs, 0), "name")),
+                  "thread (tid 100)");
+        CHECK_NEAR(weight_of(json_array_get(profs, 0)), 0.004, 1e-9);
+        json_decref(s);
+    }
+    profile_free(p);
+}
+
 /* Feeds one agent line to c; 0 or the apply error. */
 static int feed(struct prof_conn *c, const char *line)
 {
@@ -426,6 +462,7 @@ int main(void)
     test_speedscope();
     test_speedscope_threads();
     test_speedscope_bad_parts();
+    test_speedscope_late_threads();
     test_speedscope_wire();
     test_html_escape();
     return check_exit("run_export");
