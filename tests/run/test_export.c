@@ -455,6 +455,45 @@ static void test_html_escape(void)
     profile_free(p);
 }
 
+/* More threads on one stack than PROFILE_STACK_THREADS: the first ones get
+ * parts, the rest stays in the stack's totals and "[other threads]". */
+static void test_speedscope_part_cap(void)
+{
+    struct profile *p = profile_new();
+    struct prof_conn *c = p ? profile_conn_new(p) : NULL;
+    size_t cap = 64 + 40 * (PROFILE_STACK_THREADS + 50);
+    char *delta = malloc(cap);
+    if (!c || !delta) {
+        CHECK_FAIL("ENOMEM");
+        goto out;
+    }
+    CHECK_EQ(feed(c, "{\"t\":\"hello\",\"v\":1,\"pid\":7,\"ppid\":1}"), 0);
+    CHECK_EQ(feed(c, "{\"t\":\"stack\",\"id\":1,\"fr\":[]}"), 0);
+    size_t k = (size_t)snprintf(delta, cap, "{\"t\":\"delta\",\"ts\":1,\"samples\":0,\"stacks\":[");
+    for (int t = 0; t < PROFILE_STACK_THREADS + 50; t++)
+        k += (size_t)snprintf(delta + k, cap - k, "%s[1,1,0.01,%d]", t ? "," : "", 1000 + t);
+    snprintf(delta + k, cap - k, "]}");
+    CHECK_EQ(feed(c, delta), 0);
+    CHECK_EQ(p->nstacks, 1);
+    if (p->nstacks == 1) {
+        CHECK_EQ(p->stacks[0]->nparts, PROFILE_STACK_THREADS);
+        CHECK_EQ(p->stacks[0]->samples, PROFILE_STACK_THREADS + 50);
+    }
+    json_t *s = export_speedscope(p, NULL, EXPORT_THREADS);
+    CHECK(s != NULL);
+    if (s) {
+        json_t *profs = json_object_get(s, "profiles");
+        CHECK_EQ(json_array_size(profs), PROFILE_STACK_THREADS + 1);
+        json_t *o = profile_named(s, "[other threads]");
+        if (o) CHECK_NEAR(weight_of(o), 0.5, 1e-9);
+        json_decref(s);
+    }
+out:
+    free(delta);
+    profile_conn_free(c);
+    profile_free(p);
+}
+
 int main(void)
 {
     test_collapsed();
@@ -464,6 +503,7 @@ int main(void)
     test_speedscope_bad_parts();
     test_speedscope_late_threads();
     test_speedscope_wire();
+    test_speedscope_part_cap();
     test_html_escape();
     return check_exit("run_export");
 }
