@@ -417,6 +417,32 @@ static void test_speedscope_wire(void)
         if (o) CHECK_NEAR(weight_of(o), 0.3, 1e-9);
         json_decref(s);
     }
+    /* a child process: names carry the pid, both main threads come first */
+    struct prof_conn *c2 = profile_conn_new(p);
+    const char *child[] = {
+        "{\"t\":\"hello\",\"v\":1,\"pid\":600,\"ppid\":500}",
+        "{\"t\":\"str\",\"id\":1,\"s\":\"/p/w.py\"}",
+        "{\"t\":\"str\",\"id\":2,\"s\":\"f\"}",
+        "{\"t\":\"stack\",\"id\":1,\"fr\":[[1,2,4]]}",
+        "{\"t\":\"delta\",\"ts\":0.1,\"samples\":1,\"stacks\":[[1,1,0.1,600]],"
+        "\"threads\":[{\"tid\":600,\"name\":\"MainThread\",\"py\":0.1}]}",
+    };
+    for (size_t i = 0; c2 && i < sizeof child / sizeof *child; i++)
+        CHECK_EQ(feed(c2, child[i]), 0);
+    s = c2 ? export_speedscope(p, NULL, EXPORT_THREADS) : NULL;
+    CHECK(s != NULL);
+    if (s) {
+        json_t *profs = json_object_get(s, "profiles");
+        CHECK_EQ(json_array_size(profs), 4);
+        CHECK_STR(json_string_value(json_object_get(json_array_get(profs, 0), "name")),
+                  "MainThread (pid 500, tid 500)");
+        CHECK_STR(json_string_value(json_object_get(json_array_get(profs, 1), "name")),
+                  "MainThread (pid 600, tid 600)");
+        json_t *w = profile_named(s, "Thread-1 (work) (pid 500, tid 501)");
+        if (w) CHECK_NEAR(weight_of(w), 0.2, 1e-9);
+        json_decref(s);
+    }
+    profile_conn_free(c2);
     profile_conn_free(c);
     profile_free(p);
 }
