@@ -38,6 +38,10 @@
 #define AGENT_MAX_LINES (1 << 18)
 #define AGENT_MAX_FUNCS (1 << 16)
 #define AGENT_MAX_STACKS (1 << 16)
+/* (stack, thread) weight rows; a full table charges (stack, 0). Only the
+ * first AGENT_STACK_THREADS threads (agent_config.h) have rows of their own,
+ * so this bounds memory (64 B a row) rather than thread churn. */
+#define AGENT_MAX_STACK_W (1 << 17)
 #define AGENT_OUT_SOFT (1u << 20)  /* above: keep aggregating, send no delta */
 #define AGENT_OUT_HARD (64u << 20) /* above: give up profiling */
 
@@ -117,6 +121,7 @@ struct agent {
     int8_t *file_flag; /* per string id: -1 unknown, 0 no, 1 profiled */
     int file_flag_cap;
     agg_table_t lines, funcs, threads, stacks;
+    agg_table_t stack_w; /* (stack id, tid or 0) -> samples, seconds */
     agent_code_t *codes; /* AGENT_CODE_SLOTS */
 
     agent_thread_t *th[AGENT_MAX_THREADS];

@@ -5,6 +5,8 @@
  * their first use. Lines, funcs, threads and stacks accumulate in keyed
  * tables; rows touched since the last delta are on a dirty list and only
  * those are sent (the receiver adds). Every table has a hard row cap.
+ * Stack weights are counted per (stack, thread) so that a picture can show
+ * each thread apart (docs/agent-protocol.md, "delta").
  */
 #include "aggregate.h"
 
@@ -187,6 +189,22 @@ int agg_stack_id(agent_t *a, const agent_frame_t *fr, int n)
     return row + 1;
 }
 
+/* Charges one sample of dw seconds to stack sid (agg_stack_id) in thread tid
+ * (0: not told apart). A full table takes no new (stack, thread) row: the
+ * sample falls back to (stack, 0), and is lost only when that row cannot
+ * be made either (the stacks' own cap behaves the same). 0 or -errno. */
+int agg_stack_add(agent_t *a, int sid, uint32_t tid, double dw)
+{
+    int r = agg_get(&a->stack_w, (uint32_t)sid, tid, 0, NULL);
+    if (r < 0 && tid) r = agg_get(&a->stack_w, (uint32_t)sid, 0, 0, NULL);
+    if (r < 0) return r;
+    agg_row_t *row = &a->stack_w.rows[r];
+    row->n++;
+    row->w += dw;
+    agg_mark(&a->stack_w, r);
+    return 0;
+}
+
 static void emit_cats(agent_buf_t *b, const agg_row_t *r)
 {
     buf_printf(b, ",\"%s\":%.6f,\"%s\":%.6f,\"%s\":%.6f", WS(PY), r->py, WS(NAT), r->nat, WS(SYS),
@@ -231,10 +249,9 @@ int agg_emit_delta(agent_t *a, double ts)
         emit_cpu_n(b, r);
     }
     buf_printf(b, "],\"%s\":[", WK(STACKS));
-    for (int i = 0; i < a->stacks.ndirty; i++) {
-        int row = a->stacks.dirty[i];
-        agg_row_t *r = &a->stacks.rows[row];
-        buf_printf(b, "%s[%d,%u,%.6f]", i ? "," : "", row + 1, r->n, r->w);
+    for (int i = 0; i < a->stack_w.ndirty; i++) {
+        agg_row_t *r = &a->stack_w.rows[a->stack_w.dirty[i]];
+        buf_printf(b, "%s[%u,%u,%.6f,%u]", i ? "," : "", r->k[0], r->n, r->w, r->k[1]);
     }
     buf_printf(b, "],\"%s\":[", WK(THREADS));
     for (int i = 0; i < a->threads.ndirty; i++) {
@@ -248,7 +265,7 @@ int agg_emit_delta(agent_t *a, double ts)
     int rc = buf_add(b, "]}\n", 3);
     clear_dirty(&a->lines);
     clear_dirty(&a->funcs);
-    clear_dirty(&a->stacks);
+    clear_dirty(&a->stack_w);
     clear_dirty(&a->threads);
     a->samples_delta = 0;
     return rc;
@@ -266,6 +283,7 @@ void agg_free(agent_t *a)
     table_free(&a->funcs);
     table_free(&a->threads);
     table_free(&a->stacks);
+    table_free(&a->stack_w);
     free(a->file_flag);
     a->file_flag = NULL;
 }

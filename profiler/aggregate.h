@@ -1,6 +1,6 @@
 /* aggregate.h: what the sampler accumulates between two deltas
  * (aggregate.c): interned strings and stacks, and one keyed table type used
- * for lines, funcs, threads and stacks. The tables live in struct agent
+ * for lines, funcs, threads, stacks and stack weights per thread. The tables live in struct agent
  * (agent.h); the functions take the agent for its tables and output buffer.
  */
 #ifndef HOTLINE_AGGREGATE_H
@@ -48,6 +48,7 @@ const char *agg_string(agent_t *a, int id);          /* borrowed */
 int agg_get(agg_table_t *t, uint32_t k0, uint32_t k1, uint32_t k2, int *created);
 void agg_mark(agg_table_t *t, int row);
 int agg_stack_id(agent_t *a, const agent_frame_t *fr, int n); /* id > 0 or <0 */
+int agg_stack_add(agent_t *a, int sid, uint32_t tid, double dw);
 void agg_free(agent_t *a);
 int agg_emit_delta(agent_t *a, double ts);
 

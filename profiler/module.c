@@ -185,6 +185,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     a->funcs.maxrows = AGENT_MAX_FUNCS;
     a->threads.maxrows = 65536;
     a->stacks.maxrows = AGENT_MAX_STACKS;
+    a->stack_w.maxrows = AGENT_MAX_STACK_W;
     if (inc && inc != Py_None && !(a->include = strv_from(inc, &a->ninclude))) goto fail;
     if (exc && exc != Py_None && !(a->exclude = strv_from(exc, &a->nexclude))) goto fail;
     if (!a->hello || !a->codes) {

@@ -15,6 +15,7 @@
  * Every ~100 ms it appends a delta and writes what the socket accepts.
  */
 #include "agent.h"
+#include "agent_config.h"
 #include "aggregate.h"
 #include "clock.h"
 #include "keys.h"
@@ -219,15 +220,6 @@ static void charge(agent_t *a, tick_t *k, double now)
             k->func_row = r;
         }
     }
-    if (t->nfr > 0) {
-        int sid = agg_stack_id(a, t->fr, t->nfr);
-        if (sid > 0) {
-            agg_row_t *row = &a->stacks.rows[sid - 1];
-            row->n++;
-            row->w += k->dw;
-            agg_mark(&a->stacks, sid - 1);
-        }
-    }
     int created;
     int r = agg_get(&a->threads, (uint32_t)t->tid, 0, 0, &created);
     if (r >= 0) {
@@ -239,6 +231,13 @@ static void charge(agent_t *a, tick_t *k, double now)
         }
         row->py += py, row->nat += nat, row->sys += sysv, row->n++;
         agg_mark(&a->threads, r);
+    }
+    if (t->nfr > 0) {
+        int sid = agg_stack_id(a, t->fr, t->nfr);
+        /* rows are never removed, so r is the thread's rank in first-seen
+         * order: the first AGENT_STACK_THREADS have stacks of their own */
+        uint32_t stid = r >= 0 && r < AGENT_STACK_THREADS ? (uint32_t)t->tid : 0;
+        if (sid > 0) agg_stack_add(a, sid, stid, k->dw);
     }
 }
 

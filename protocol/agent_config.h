@@ -15,4 +15,11 @@
 #define AGENT_INTERVAL_MAX_MS 10000.0
 #define AGENT_INTERVAL_DEFAULT_MS 10.0
 
+/* Threads of one process whose stack weights are sent apart (the first ones
+ * seen; `delta.stacks` entries carry their tid). The stacks of every later
+ * thread are counted under tid 0, "not told apart": a program that starts
+ * thousands of short threads (a pool per request) keeps a bounded table and
+ * a picture with a bounded number of profiles (docs/agent-protocol.md). */
+#define AGENT_STACK_THREADS 64
+
 #endif

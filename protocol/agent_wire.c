@@ -256,6 +256,12 @@ int agent_wire_stack_entry(const json_t *e, struct agent_stack_entry *out)
     out->id = json_integer_value(id);
     out->samples = json_integer_value(n);
     out->seconds = json_number_value(s);
+    out->tid = 0;
+    if (json_array_size(e) > 3) { /* elements past the fourth: a newer agent's, ignored */
+        json_t *tid = json_array_get(e, 3);
+        if (!json_is_integer(tid) || json_integer_value(tid) < 0) return -EINVAL;
+        out->tid = json_integer_value(tid);
+    }
     if (out->id <= 0 || out->samples < 0 || !isfinite(out->seconds) || out->seconds < 0)
         return -EINVAL;
     return 0;

@@ -159,10 +159,13 @@ struct agent_line_entry {
 int agent_wire_line_entry(const json_t *e, struct agent_line_entry *out); /* e borrowed */
 int agent_wire_func_entry(const json_t *e, struct agent_line_entry *out); /* e borrowed */
 
-/* One entry of delta.stacks: [stack_id, samples, seconds]. */
+/* One entry of delta.stacks: [stack_id, samples, seconds, tid]. tid 0: the
+ * samples of threads not told apart (past AGENT_STACK_THREADS), and what an
+ * entry of three elements (an older agent) means. */
 struct agent_stack_entry {
     long long id, samples;
     double seconds;
+    long long tid;
 };
 int agent_wire_stack_entry(const json_t *e, struct agent_stack_entry *out);
 

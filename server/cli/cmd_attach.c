@@ -311,7 +311,10 @@ static void att_charge(struct att *a, const struct attach_thread *t, struct att_
     json_array_append_new(funcs, json_pack("{s:I,s:I,s:i,s:i,s:f,s:f,s:f,s:f,s:i}", "f", file, "fn",
                                            name, "first", fr[c].firstline, "last", fr[c].lastline,
                                            "py", py, "nat", nat, "sys", sys, "cpu", cpu, "n", 1));
-    json_array_append_new(stacks, json_pack("[I,i,f]", stack, 1, dw));
+    /* the same rule as the agent's: th[] only grows, so the index is the
+     * thread's rank in first-seen order */
+    long long stid = s - a->th < AGENT_STACK_THREADS ? (long long)t->tid : 0;
+    json_array_append_new(stacks, json_pack("[I,i,f,I]", stack, 1, dw, (json_int_t)stid));
 }
 
 /* One probe window on a running thread (probe.h decides). single: the only

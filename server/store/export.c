@@ -2,7 +2,9 @@
  * inferno) and as a speedscope file. Both read the same list: the store's
  * stacks heaviest first, plus one "[other stacks]" entry for the samples no
  * stored stack carries (a profile read back from JSON keeps only the
- * heaviest PROFILE_JSON_STACKS), so a picture's total is the profile's. */
+ * heaviest PROFILE_JSON_STACKS), so a picture's total is the profile's.
+ * The folded stacks merge every thread; the speedscope file has a profile
+ * per thread where the stacks' per-thread parts say which ran them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -157,52 +159,189 @@ fail:
     return -ENOMEM;
 }
 
-json_t *export_speedscope(const struct profile *p, const char *exporter)
+/* One speedscope profile being built: a thread's, or the one of the
+ * threads not told apart (tid 0). */
+struct ss_prof {
+    long long pid, tid;
+    const char *name;          /* thread name from p->threads, or NULL */
+    double thread_s;           /* that thread's seconds in p->threads (0: not listed) */
+    json_t *samples, *weights; /* owned */
+    double total;
+};
+
+struct ss_build {
+    const struct profile *p;
+    json_t *index, *frames; /* frame name -> index; shared frames (owned) */
+    json_t *by_thread;      /* "pid:tid" -> index into v (owned) */
+    struct ss_prof *v;      /* owned, at most PROFILE_MAX_THREADS + parts' threads + 1 */
+    size_t n;
+    char *name; /* EXPORT_FRAME_MAX scratch (owned) */
+};
+
+/* The profile of (pid, tid), made when new (name borrowed, may be NULL).
+ * NULL on ENOMEM. */
+static struct ss_prof *ss_prof(struct ss_build *b, long long pid, long long tid, const char *name,
+                               double thread_s)
 {
-    size_t ns;
-    const struct prof_stack **v = all_stacks(p, &ns);
-    if (!v && p->nstacks) return NULL;
-    char *name = malloc(EXPORT_FRAME_MAX);
-    json_t *index = json_object(), *frames = json_array(), *samples = json_array(),
-           *weights = json_array();
-    json_t *root = NULL;
-    int rc = name && index && frames && samples && weights ? 0 : -ENOMEM;
-    double total = 0;
+    char key[48];
+    snprintf(key, sizeof key, "%lld:%lld", pid, tid);
+    json_t *have = json_object_get(b->by_thread, key);
+    if (have) return &b->v[json_integer_value(have)];
+    struct ss_prof *nv = realloc(b->v, (b->n + 1) * sizeof *nv);
+    if (!nv) return NULL;
+    b->v = nv;
+    struct ss_prof *sp = &b->v[b->n];
+    *sp = (struct ss_prof){pid, tid, name, thread_s, json_array(), json_array(), 0};
+    if (!sp->samples || !sp->weights ||
+        json_object_set_new(b->by_thread, key, json_integer((json_int_t)b->n))) {
+        json_decref(sp->samples);
+        json_decref(sp->weights);
+        return NULL;
+    }
+    b->n++;
+    return sp;
+}
+
+/* The profile of the threads not told apart, looked up each time: a
+ * pointer kept would dangle once ss_prof grows b->v. */
+static struct ss_prof *ss_untold(struct ss_build *b)
+{
+    return ss_prof(b, 0, 0, NULL, 0);
+}
+
+/* Adds one sample of stack s (NULL: "[other stacks]") to sp. */
+static int ss_add(struct ss_build *b, struct ss_prof *sp, const struct prof_stack *s,
+                  double seconds)
+{
+    if (!sp) return -ENOMEM;
+    sp->total += seconds;
+    return add_sample(b->index, b->frames, sp->samples, sp->weights, s, seconds, b->name);
+}
+
+/* Below this a stack's seconds not in its threads' parts are the rounding
+ * of sums (the saved profile keeps 10 digits), not a sample: the shortest
+ * sampling interval is 100 us. */
+#define EXPORT_SECONDS_EPS 1e-7
+
+/* Fills b with one profile per thread that has stacks of its own plus one
+ * for the threads not told apart (tid 0; the only one when per_thread is 0
+ * or no stack has parts). 0 or -ENOMEM. */
+static int ss_fill(struct ss_build *b, const struct prof_stack **v, size_t ns, int per_thread)
+{
+    const struct profile *p = b->p;
+    size_t nparts = 0;
+    for (size_t i = 0; per_thread && i < ns; i++)
+        nparts += v[i]->nparts;
+    if (!nparts && !ss_untold(b)) return -ENOMEM;
+    /* main threads (tid = pid) first, so that activeProfileIndex 0 opens
+     * one, then the thread table's order (first seen first) */
+    for (int pass = 0; nparts && pass < 2; pass++)
+        for (size_t i = 0; i < p->nthreads; i++) {
+            const struct prof_thread *t = &p->threads[i];
+            if (!t->tid || (t->tid == t->pid) != !pass) continue;
+            if (!ss_prof(b, t->pid, t->tid, t->name, t->py + t->nat + t->sys)) return -ENOMEM;
+        }
+    int rc = 0;
     for (size_t i = 0; !rc && i < ns; i++) {
-        if (v[i]->seconds <= 0) continue;
-        rc = add_sample(index, frames, samples, weights, v[i], v[i]->seconds, name);
-        total += v[i]->seconds;
+        const struct prof_stack *s = v[i];
+        if (s->seconds <= 0) continue;
+        double told = 0;
+        for (size_t j = 0; !rc && nparts && j < s->nparts; j++) {
+            if (s->parts[j].seconds <= 0) continue;
+            rc = ss_add(b, ss_prof(b, s->parts[j].pid, s->parts[j].tid, NULL, 0), s,
+                        s->parts[j].seconds);
+            told += s->parts[j].seconds;
+        }
+        if (!rc && s->seconds - told > EXPORT_SECONDS_EPS)
+            rc = ss_add(b, ss_untold(b), s, s->seconds - told);
     }
     long long rest;
     double rest_s;
     unstacked(p, &rest, &rest_s);
-    if (!rc && rest_s > 0) {
-        rc = add_sample(index, frames, samples, weights, NULL, rest_s, name);
-        total += rest_s;
+    /* the samples no stored stack carries (a saved profile keeps only the
+     * heaviest stacks; samples without frames): each thread's part is what
+     * its seconds in the thread table have beyond its profile */
+    for (size_t i = 0; !rc && nparts && i < b->n && rest_s > EXPORT_SECONDS_EPS; i++) {
+        struct ss_prof *sp = &b->v[i];
+        double gap = sp->tid && sp->total > 0 ? sp->thread_s - sp->total : 0;
+        if (gap <= EXPORT_SECONDS_EPS) continue;
+        if (gap > rest_s) gap = rest_s;
+        rc = ss_add(b, sp, NULL, gap);
+        rest_s -= gap;
+    }
+    if (!rc && rest_s > 0 && (!nparts || rest_s > EXPORT_SECONDS_EPS))
+        rc = ss_add(b, ss_untold(b), NULL, rest_s);
+    return rc;
+}
+
+/* New reference: the speedscope profile object of sp, its name "NAME (tid
+ * N)" (with the pid when the profile has several processes), or title for
+ * the threads not told apart. */
+static json_t *ss_profile_json(const struct ss_build *b, struct ss_prof *sp, const char *untold)
+{
+    char title[512];
+    if (!sp->tid)
+        snprintf(title, sizeof title, "%s", untold);
+    else if (b->p->nprocs > 1)
+        snprintf(title, sizeof title, "%s (pid %lld, tid %lld)",
+                 sp->name && sp->name[0] ? sp->name : "thread", sp->pid, sp->tid);
+    else
+        snprintf(title, sizeof title, "%s (tid %lld)",
+                 sp->name && sp->name[0] ? sp->name : "thread", sp->tid);
+    json_t *o = json_pack("{s:s,s:s,s:s,s:f,s:f,s:O,s:O}", "type", "sampled", "name", title, "unit",
+                          "seconds", "startValue", 0.0, "endValue", sp->total, "samples",
+                          sp->samples, "weights", sp->weights);
+    return o;
+}
+
+json_t *export_speedscope(const struct profile *p, const char *exporter, int flags)
+{
+    size_t ns;
+    const struct prof_stack **v = all_stacks(p, &ns);
+    if (!v && p->nstacks) return NULL;
+    struct ss_build b = {p, json_object(),           json_array(), json_object(), NULL,
+                         0, malloc(EXPORT_FRAME_MAX)};
+    json_t *root = NULL, *profs = json_array();
+    int rc = b.index && b.frames && b.by_thread && b.name && profs ? 0 : -ENOMEM;
+    if (!rc) rc = ss_fill(&b, v, ns, flags & EXPORT_THREADS);
+    const char *program = p->meta.program ? p->meta.program : "profile";
+    size_t told = 0;
+    for (size_t i = 0; i < b.n; i++)
+        told += b.v[i].tid && b.v[i].total > 0;
+    char untold[512];
+    /* without threads told apart, one profile holds every thread of every
+     * process (an older agent or profile: docs/pictures.md) */
+    snprintf(untold, sizeof untold, told ? "[other threads]" : "%s (all threads)", program);
+    for (int pass = 0; pass < 2; pass++) /* the threads, then those not told apart */
+        for (size_t i = 0; !rc && i < b.n; i++) {
+            if ((b.v[i].tid == 0) != pass) continue;
+            if (b.v[i].total <= 0 && (b.v[i].tid || told)) continue; /* a profile with no weight */
+            json_t *o = ss_profile_json(&b, &b.v[i], untold);
+            if (!o || json_array_append_new(profs, o)) rc = -ENOMEM;
+        }
+    if (!rc && !json_array_size(profs)) { /* nothing sampled: still one (empty) profile */
+        struct ss_prof empty = {0, 0, NULL, 0, json_array(), json_array(), 0};
+        json_t *o = empty.samples && empty.weights ? ss_profile_json(&b, &empty, untold) : NULL;
+        json_decref(empty.samples);
+        json_decref(empty.weights);
+        if (!o || json_array_append_new(profs, o)) rc = -ENOMEM;
     }
     if (!rc) {
-        /* The stacks are not recorded per thread (docs/pictures.md): one
-         * profile holds every thread of every process. */
-        char title[512];
-        snprintf(title, sizeof title, "%s (all threads)",
-                 p->meta.program ? p->meta.program : "profile");
-        json_t *prof = json_pack("{s:s,s:s,s:s,s:f,s:f,s:o,s:o}", "type", "sampled", "name", title,
-                                 "unit", "seconds", "startValue", 0.0, "endValue", total, "samples",
-                                 samples, "weights", weights);
-        samples = weights = NULL; /* stolen by json_pack, even on failure */
-        root = prof
-                   ? json_pack("{s:s,s:{s:o},s:[o],s:s,s:i,s:s}", "$schema",
-                               "https://www.speedscope.app/file-format-schema.json", "shared",
-                               "frames", frames, "profiles", prof, "name", title,
-                               "activeProfileIndex", 0, "exporter", exporter ? exporter : "hotline")
-                   : NULL;
-        if (prof) frames = NULL; /* stolen with prof, even on failure */
+        root = json_pack("{s:s,s:{s:O},s:O,s:s,s:i,s:s}", "$schema",
+                         "https://www.speedscope.app/file-format-schema.json", "shared", "frames",
+                         b.frames, "profiles", profs, "name", told ? program : untold,
+                         "activeProfileIndex", 0, "exporter", exporter ? exporter : "hotline");
     }
-    json_decref(index);
-    json_decref(frames);
-    json_decref(samples);
-    json_decref(weights);
-    free(name);
+    for (size_t i = 0; i < b.n; i++) {
+        json_decref(b.v[i].samples);
+        json_decref(b.v[i].weights);
+    }
+    free(b.v);
+    json_decref(b.index);
+    json_decref(b.frames);
+    json_decref(b.by_thread);
+    json_decref(profs);
+    free(b.name);
     free(v);
     return root;
 }
@@ -236,7 +375,7 @@ int export_collapsed_save(const struct profile *p, const char *path)
 
 int export_speedscope_save(const struct profile *p, const char *exporter, const char *path)
 {
-    json_t *root = export_speedscope(p, exporter);
+    json_t *root = export_speedscope(p, exporter, EXPORT_THREADS);
     if (!root) return -ENOMEM;
     int rc = profile_save_json(root, path, JSON_COMPACT | JSON_REAL_PRECISION(10));
     json_decref(root);

@@ -29,11 +29,23 @@ int export_collapsed(const struct profile *p, FILE *out);
  * terminated): "function (file:line)"; escaped as above when escape. */
 void export_frame_name(const struct prof_frame *fr, int escape, char *buf, size_t n);
 
+/* export_speedscope flags */
+#define EXPORT_THREADS 1 /* a profile per thread, not one for all */
+
 /* New reference: speedscope's file format
  * (https://www.speedscope.app/file-format-schema.json): shared frames
- * {name, file, line}, one "sampled" profile with weights in seconds, or NULL
- * on ENOMEM. exporter (borrowed, may be NULL) names the writer. */
-json_t *export_speedscope(const struct profile *p, const char *exporter);
+ * {name, file, line} and "sampled" profiles with weights in seconds, or
+ * NULL on ENOMEM. exporter (borrowed, may be NULL) names the writer.
+ * With EXPORT_THREADS, one profile per thread that has stacks of its own,
+ * "NAME (tid N)" ("NAME (pid P, tid N)" with several processes), main
+ * threads first, then the thread table's order. Its weight is that
+ * thread's stacks' seconds plus, for the samples no stored stack carries,
+ * what its seconds in the thread table have beyond them. Then "[other
+ * threads]" for stacks of threads not told apart (docs/pictures.md). A
+ * profile whose stacks have no thread parts (an older agent or saved
+ * profile), or flags 0 (the --html page, which merges every thread), gives
+ * one profile, "PROGRAM (all threads)". */
+json_t *export_speedscope(const struct profile *p, const char *exporter, int flags);
 
 /* Write the collapsed stacks or the speedscope file to path (a new file,
  * replaced atomically like profile_save). 0 or -errno. */

@@ -18,7 +18,8 @@
 /* New reference: what the page's script reads (report.html, `D`). */
 json_t *html_report_data(const struct profile *p)
 {
-    json_t *pj = profile_to_json(p), *ss = export_speedscope(p, "hotline");
+    json_t *pj = profile_to_json(p),
+           *ss = export_speedscope(p, "hotline", 0) /* every thread merged */;
     json_t *lines = json_array(), *leaks = json_array();
     struct prof_line_ref *top = malloc(HTML_LINES * sizeof *top);
     if (!pj || !ss || !lines || !leaks || !top) goto fail;

@@ -144,6 +144,7 @@ void profile_free(struct profile *p)
     free(p->files);
     for (size_t i = 0; i < p->nstacks; i++) {
         free(p->stacks[i]->fr);
+        free(p->stacks[i]->parts);
         free(p->stacks[i]);
     }
     free(p->stacks);
@@ -441,6 +442,29 @@ out:
     return s;
 }
 
+int prof__stack_add(struct profile *p, struct prof_stack *s, long long pid, long long tid,
+                    long long samples, double seconds)
+{
+    s->samples += samples;
+    s->seconds += seconds;
+    if (!tid) return 0;
+    /* a linear search: a stack is run by a few threads (at most
+     * PROFILE_STACK_THREADS), and the agent sends each once per delta */
+    for (size_t i = 0; i < s->nparts; i++)
+        if (s->parts[i].tid == tid && s->parts[i].pid == pid) {
+            s->parts[i].samples += samples;
+            s->parts[i].seconds += seconds;
+            return 0;
+        }
+    if (s->nparts >= PROFILE_STACK_THREADS || p->nstack_parts >= PROFILE_MAX_STACK_PARTS) return 0;
+    struct prof_stack_part *n = realloc(s->parts, (s->nparts + 1) * sizeof *n);
+    if (!n) return -ENOMEM;
+    s->parts = n;
+    s->parts[s->nparts++] = (struct prof_stack_part){pid, tid, samples, seconds};
+    p->nstack_parts++;
+    return 0;
+}
+
 struct prof_thread *prof__thread_get(struct profile *p, long long pid, long long tid,
                                      const char *name)
 {
@@ -624,8 +648,7 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
             p->dropped++;
             continue;
         }
-        s->samples += se.samples;
-        s->seconds += se.seconds;
+        if (prof__stack_add(p, s, c->pid, se.tid, se.samples, se.seconds)) rc = -ENOMEM;
     }
     a = m->u.delta.threads;
     for (size_t i = 0; i < json_array_size(a); i++) {

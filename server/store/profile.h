@@ -36,6 +36,11 @@
 #define PROFILE_MAX_PROCS 4096
 #define PROFILE_MAX_CONN_IDS (1 << 24) /* per-connection str/stack ids */
 #define PROFILE_JSON_STACKS 500        /* top stacks written to the JSON profile */
+/* Per-thread parts of stacks (struct prof_stack_part): at most this many
+ * threads per stack and this many parts per store (32 B each); past either,
+ * a sample stays in the stack's totals only, "not told apart". */
+#define PROFILE_STACK_THREADS 256
+#define PROFILE_MAX_STACK_PARTS (1 << 20)
 /* A saved profile bigger than this is refused before parsing: the JSON tree
  * and the store take several times the file's size. 30,000 files of one
  * line each make ~6 MB. */
@@ -70,11 +75,23 @@ struct prof_frame {
     int line;
 };
 
+/* One thread's share of a stack. */
+struct prof_stack_part {
+    long long pid, tid;
+    long long samples;
+    double seconds;
+};
+
 struct prof_stack {
     struct prof_frame *fr; /* innermost first */
     size_t nfr;
-    long long samples;
+    long long samples; /* every thread's */
     double seconds;
+    /* the threads that ran it, first seen first; what samples/seconds hold
+     * beyond their sum belongs to threads not told apart (an older agent or
+     * profile, a thread past AGENT_STACK_THREADS or the caps above) */
+    struct prof_stack_part *parts; /* owned */
+    size_t nparts;
 };
 
 struct prof_thread {
@@ -114,6 +131,7 @@ struct profile {
     size_t nthreads;
     struct prof_proc *procs;
     size_t nprocs;
+    size_t nstack_parts;  /* over all stacks (PROFILE_MAX_STACK_PARTS) */
     long long dropped;    /* records dropped by caps or bad entries */
     size_t nline_records; /* lines with data over all files (PROFILE_MAX_LINES) */
     struct agent_stats total;

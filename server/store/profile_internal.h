@@ -21,6 +21,11 @@ int prof__add_func(struct profile *p, const char *path, const char *name, int fi
                    const struct agent_stats *st);
 /* Store-wide stack for frames fr[0..n) (interned strings). */
 struct prof_stack *prof__stack_get(struct profile *p, const struct prof_frame *fr, size_t n);
+/* Add samples and seconds to s (borrowed from p) and, when tid is not 0 and
+ * the caps allow, to the part of thread (pid, tid). 0 or -ENOMEM (the
+ * totals are added even then). */
+int prof__stack_add(struct profile *p, struct prof_stack *s, long long pid, long long tid,
+                    long long samples, double seconds);
 /* The thread (pid, tid), made with name when new. */
 struct prof_thread *prof__thread_get(struct profile *p, long long pid, long long tid,
                                      const char *name);

@@ -93,9 +93,20 @@ json_t *profile_to_json(const struct profile *p)
         for (size_t j = 0; j < top[i]->nfr; j++)
             json_array_append_new(fr, json_pack("{s:s,s:s,s:i}", "file", top[i]->fr[j].file, "name",
                                                 top[i]->fr[j].name, "line", top[i]->fr[j].line));
-        json_array_append_new(stacks,
-                              json_pack("{s:o,s:I,s:f}", "frames", fr, "samples",
-                                        (json_int_t)top[i]->samples, "seconds", top[i]->seconds));
+        json_t *so = json_pack("{s:o,s:I,s:f}", "frames", fr, "samples",
+                               (json_int_t)top[i]->samples, "seconds", top[i]->seconds);
+        if (so && top[i]->nparts) { /* absent: threads not told apart (docs/profile-format.md) */
+            json_t *parts = json_array();
+            for (size_t j = 0; j < top[i]->nparts; j++) {
+                const struct prof_stack_part *sp = &top[i]->parts[j];
+                json_array_append_new(parts,
+                                      json_pack("{s:I,s:I,s:I,s:f}", "pid", (json_int_t)sp->pid,
+                                                "tid", (json_int_t)sp->tid, "samples",
+                                                (json_int_t)sp->samples, "seconds", sp->seconds));
+            }
+            json_object_set_new(so, "threads", parts);
+        }
+        json_array_append_new(stacks, so);
     }
     free(top);
     json_object_set_new(root, "stacks", stacks);
@@ -248,6 +259,38 @@ static int load_files(struct profile *p, const json_t *files, struct load_cancel
     return 0;
 }
 
+/* Adds a saved stack's samples and seconds to s, with its optional
+ * per-thread parts (so, borrowed). The parts go through prof__stack_add
+ * first, then what they leave of the totals (never below zero) is added as
+ * threads not told apart, so a stack's totals are the file's whatever its
+ * parts say. 0, or -EINVAL for a part of the wrong type. */
+static int load_stack_threads(struct profile *p, struct prof_stack *s, const json_t *so,
+                              long long samples, double seconds)
+{
+    const json_t *parts = json_object_get(so, "threads");
+    if (parts && !json_is_array(parts)) return -EINVAL;
+    long long n_left = samples;
+    double s_left = seconds;
+    for (size_t i = 0; i < json_array_size(parts); i++) {
+        const json_t *o = json_array_get(parts, i), *pid = json_object_get(o, "pid"),
+                     *tid = json_object_get(o, "tid"), *pn = json_object_get(o, "samples"),
+                     *ps = json_object_get(o, "seconds");
+        if (!json_is_integer(pid) || !json_is_integer(tid) || !json_is_integer(pn) ||
+            !json_is_number(ps))
+            return -EINVAL;
+        long long k = json_integer_value(pn);
+        double sec = json_number_value(ps);
+        if (k < 0 || !(sec >= 0)) return -EINVAL; /* !(>=) rejects NaN too */
+        if (k > n_left) k = n_left;
+        if (sec > s_left) sec = s_left;
+        prof__stack_add(p, s, json_integer_value(pid), json_integer_value(tid), k, sec);
+        n_left -= k;
+        s_left -= sec;
+    }
+    prof__stack_add(p, s, 0, 0, n_left, s_left);
+    return 0;
+}
+
 static int load_rest(struct profile *p, const json_t *root, struct load_cancel *cn, char *err,
                      size_t errlen)
 {
@@ -275,10 +318,8 @@ static int load_rest(struct profile *p, const json_t *root, struct load_cancel *
         }
         struct prof_stack *s = prof__stack_get(p, f, n);
         free(f);
-        if (s) {
-            s->samples += json_integer_value(ns);
-            s->seconds += json_number_value(sec);
-        }
+        if (s && load_stack_threads(p, s, so, json_integer_value(ns), json_number_value(sec)))
+            return jfail(err, errlen, "a stack's thread entry has a field of the wrong type");
     }
     json_t *threads = json_object_get(root, "threads");
     for (size_t i = 0; json_is_array(threads) && i < json_array_size(threads); i++) {

@@ -3,7 +3,8 @@ interpreter under test: the busy line is mostly python time, the sleep line
 system, the hotline_spin line running (python or native: its native share
 is printed, see docs/attach.md); the report has `hotline run`'s form; the
 target's stdout and exit status are unchanged; a target that exits ends the
-attach normally; a dead pid, a zombie, a non-Python process and a reader
+attach normally; a two-thread target's --speedscope has a profile per
+thread; a dead pid, a zombie, a non-Python process and a reader
 without permission each get their message and exit status.
 
 usage: python test_attach.py  (env: HOTLINE_BUILD, HOTLINE_SPIN_DIR)"""
@@ -213,7 +214,41 @@ def main():
               and float(m.group(2)) > 0.6 * sum(float(x) for x in m.groups()),
               "as a plain user: exact clocks, spin line mostly native")
 
-    # 5. errors
+    # 5. two threads: --speedscope has a profile per thread, named after it,
+    # weighing that thread's seconds in the thread table (docs/pictures.md)
+    two = os.path.join(tmp, "threads.py")
+    with open(two, "w") as f:
+        f.write("import os, sys, threading, time\n"
+                "def spin(s):\n"
+                "    end = time.monotonic() + s\n"
+                "    while time.monotonic() < end: pass\n"
+                "t = threading.Thread(target=spin, args=(3,), name='worker')\n"
+                "t.start()\n"
+                "sys.stderr.write('%d\\n' % os.getpid()); sys.stderr.flush()\n"
+                "spin(3)\n"
+                "t.join()\n")
+    p = subprocess.Popen([sys.executable, two], stderr=subprocess.PIPE)
+    pid = int(p.stderr.readline())
+    pj, ss = os.path.join(tmp, "threads.json"), os.path.join(tmp, "threads.ss.json")
+    rc, e = attach(pid, "--duration", "1", "--json", pj, "--speedscope", ss)
+    p.kill()
+    p.wait()
+    check(rc == 0, "two threads: attach rc %d%s" % (rc, "" if rc == 0 else ": " + e.strip()))
+    if rc == 0:
+        with open(pj) as f:
+            j = json.load(f)
+        with open(ss) as f:
+            weights = {pr["name"]: sum(pr["weights"]) for pr in json.load(f)["profiles"]}
+        check(len(j["threads"]) == 2 and len(weights) >= 2,
+              "two threads, a speedscope profile each: %r" % weights)
+        for t in j["threads"]:
+            name = "%s (tid %d)" % (t["name"], t["tid"])
+            secs = t["python_s"] + t["native_s"] + t["system_s"]
+            w = weights.get(name, -1)
+            check(abs(w - secs) <= 0.02 * secs + 0.01,
+                  "thread %s: profile %.4f s vs thread %.4f s" % (name, w, secs))
+
+    # 6. errors
     dead = subprocess.Popen(["true"])
     dead.wait()
     rc, e = attach(dead.pid)

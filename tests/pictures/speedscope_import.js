@@ -1,11 +1,12 @@
 // Opens a speedscope file with speedscope's own importer (the pinned npm
 // package, tests/pictures/package-lock.json) in headless Chromium with the
 // network cut off, the way `speedscope FILE` does (#localProfilePath=), and
-// checks that the import succeeded without a warning or an error, and each
-// profile's total weight.
+// checks that the import succeeded without a warning or an error, that it
+// made exactly the expected profiles, and each profile's total weight.
 //
 // usage: node speedscope_import.js NODE_MODULES FILE.speedscope.json EXPECT.json
-//   EXPECT.json: {"profile name": total seconds, ...}; exits 1 on a mismatch.
+//   EXPECT.json: {"profile name": total seconds, ...}, every profile of the
+//   file; exits 1 on a mismatch, a missing or an unexpected profile.
 //
 // speedscope's importer is not exported as a library (the package is the
 // built app), so the test watches the app's own objects: every Profile
@@ -71,6 +72,8 @@ async function main() {
       return out;
     });
     console.log('title:', await page.title());
+    const extra = Object.keys(got).filter((n) => !(n in expect));
+    if (extra.length) problems.push(`profiles not expected: ${JSON.stringify(extra)}`);
     for (const [name, seconds] of Object.entries(expect)) {
       const g = got[name];
       if (!g) problems.push(`no profile named ${JSON.stringify(name)} (got ${Object.keys(got)})`);

@@ -5,7 +5,8 @@ Writes a profile with awkward stacks (unicode and spaces in paths, ';' and a
 newline in a name, library frames, samples without a stored stack), exports
 it with the built hotline, checks the file's structure here, then imports it
 with the pinned speedscope package in headless Chromium
-(speedscope_import.js): no error, no warning, the right total weight.
+(speedscope_import.js): no error, no warning, one profile per thread (and
+one for the threads not told apart), each with its own total weight.
 
 The pinned packages (package.json + package-lock.json beside this file) are
 installed with `npm ci` into BUILD/pictures-node, again only when the lock
@@ -31,10 +32,21 @@ PROG = "/p/dïr with spaces/日本 main.py"
 LIB = "/usr/lib/python3.11/json/encoder.py"
 STACKS = [
     {"frames": [{"file": LIB, "name": "odd;name\nhere", "line": 7},
-                {"file": PROG, "name": "<module>", "line": 1}], "samples": 30, "seconds": 0.3},
+                {"file": PROG, "name": "<module>", "line": 1}], "samples": 30, "seconds": 0.3,
+     "threads": [{"pid": 100, "tid": 100, "samples": 20, "seconds": 0.2},
+                 {"pid": 100, "tid": 101, "samples": 10, "seconds": 0.1}]},
     {"frames": [{"file": PROG, "name": "work", "line": 3},
-                {"file": PROG, "name": "<module>", "line": 2}], "samples": 20, "seconds": 0.2},
+                {"file": PROG, "name": "<module>", "line": 2}], "samples": 20, "seconds": 0.2,
+     "threads": [{"pid": 100, "tid": 101, "samples": 15, "seconds": 0.15}]},
 ]
+# the worker listed first: the main thread's profile must still come first
+THREADS = [{"pid": 100, "tid": 101, "name": "Thread-1 (wörk)", "python_s": 0.25},
+           {"pid": 100, "tid": 100, "name": "MainThread", "python_s": 0.3}]
+# per profile: MainThread 0.2 s in stacks + 0.1 s of the profile's 0.6 s that
+# no stored stack carries (its thread seconds have 0.1 s beyond its stacks);
+# the worker's 0.25 s; 0.05 s of the second stack not told apart
+EXPECT = {"MainThread (tid 100)": 0.3, "Thread-1 (wörk) (tid 101)": 0.25,
+          "[other threads]": 0.05}
 
 
 def skip_or_fail(msg):
@@ -79,7 +91,8 @@ def main():
         with open(prof, "w", encoding="utf-8") as f:
             json.dump({"version": 1, "program": PROG, "samples": 60,
                        "files": {PROG: {"lines": {"1": {"python_s": 0.6, "samples": 60}}}},
-                       "stacks": STACKS}, f)
+                       "stacks": STACKS, "threads": THREADS,
+                       "processes": [{"pid": 100, "ppid": 1}]}, f)
         out = os.path.join(tmp, "prøfile ss.json")
         v = subprocess.run([a.hotline, "view", "--speedscope", out, prof], capture_output=True,
                            timeout=30)
@@ -92,9 +105,15 @@ def main():
         if "odd;name\nhere (%s:7)" % LIB not in names or "[other stacks]" not in names:
             print("FAIL: frame names", sorted(names))
             return 1
+        got = {p["name"]: sum(p["weights"]) for p in s["profiles"]}
+        if [p["name"] for p in s["profiles"]][:1] != ["MainThread (tid 100)"] or \
+                set(got) != set(EXPECT) or \
+                any(abs(got[k] - EXPECT[k]) > 1e-6 for k in EXPECT):
+            print("FAIL: profiles and weights %r, expected %r" % (got, EXPECT))
+            return 1
         expect = os.path.join(tmp, "expect.json")
         with open(expect, "w") as f:
-            json.dump({p["name"]: sum(p["weights"]) for p in s["profiles"]}, f)
+            json.dump(EXPECT, f)
         r = subprocess.run(["node", os.path.join(HERE, "speedscope_import.js"), mods, out, expect],
                            timeout=120)
         return r.returncode

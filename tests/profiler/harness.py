@@ -39,6 +39,8 @@ class Conn:
         self.funcs = {}   # (file, qualname) -> dict
         self.threads = {}  # tid -> dict(name, py, nat, sys)
         self.stack_time = {}  # tuple of (file, name, line) -> seconds
+        self.thread_stack_time = {}  # tid (0: threads not told apart) -> stacks' seconds
+        self.thread_stacks = {}  # tid -> {stack key: seconds}
         self.deltas = 0
         self.problems = []
 
@@ -73,11 +75,16 @@ class Conn:
                 self._need(e["f"])
                 self._need(e["fn"])
                 self._add(self.funcs, (self.strs.get(e["f"]), self.strs.get(e["fn"])), e)
-            for sid, n, sec in m.get("stacks", []):
+            for e in m.get("stacks", []):
+                # [sid, samples, seconds, tid]; tid 0 or absent: not told apart
+                sid, sec, tid = e[0], e[2], e[3] if len(e) > 3 else 0
                 if sid not in self.stacks:
                     self.problems.append("stack %d used before definition" % sid)
                 key = self.stacks.get(sid)
                 self.stack_time[key] = self.stack_time.get(key, 0.0) + sec
+                self.thread_stack_time[tid] = self.thread_stack_time.get(tid, 0.0) + sec
+                per = self.thread_stacks.setdefault(tid, {})
+                per[key] = per.get(key, 0.0) + sec
             for e in m.get("threads", []):
                 r = self.threads.setdefault(e["tid"], {"name": e.get("name"), "py": 0.0,
                                                        "nat": 0.0, "sys": 0.0})

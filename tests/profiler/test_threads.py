@@ -1,6 +1,7 @@
 """Four threads with different known work: each line charged its own
 thread's time (within 10% or 20 ms), in the right category (>= 90%), and
-every thread appears in the thread table."""
+every thread appears in the thread table, and each worker's stacks are
+sent under its own thread's id."""
 import json
 import os
 import sys
@@ -33,6 +34,25 @@ def attempt(c):
                 steal=True)
     c.check(len(m.threads) >= 5, "threads seen: %r" % m.threads)
     c.check(any(t["name"] == "MainThread" for t in m.threads.values()), "no MainThread")
+    # stacks come per thread (delta.stacks' tid): each worker's line is in
+    # the stacks of one thread only, a thread of its own, and the main
+    # thread's wait in the main thread's (tid = pid); a thread's stacks hold
+    # at most its seconds in the thread table and most of them (a sample
+    # without a Python frame has no stack)
+    owner = {}
+    for name in list(EXPECT) + ["main_wait"]:
+        where = [tid for tid, per in m.thread_stacks.items()
+                 if any((prog, marks[name]) in {(f, l) for f, _, l in key} for key in per)]
+        c.check(len(where) == 1 and where[0] != 0, "%s: stacks in threads %r" % (name, where))
+        owner[name] = where[0] if where else None
+    c.check(len(set(owner.values())) == len(owner), "a thread per worker: %r" % owner)
+    c.check(owner["main_wait"] == m.hello["pid"], "the main thread's stacks: %r" % owner)
+    for tid, t in m.threads.items():
+        secs, st = t["py"] + t["nat"] + t["sys"], m.thread_stack_time.get(tid, 0.0)
+        c.check(0.8 * secs - 0.01 <= st <= secs + 0.01,
+                "thread %s (%d): stacks %.4f s vs thread %.4f s" % (t["name"], tid, st, secs))
+    c.check(m.thread_stack_time.get(0, 0.0) == 0.0, "no stack of a thread not told apart: %r"
+            % m.thread_stack_time)
     return [res]
 
 

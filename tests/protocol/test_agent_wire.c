@@ -143,7 +143,7 @@ static void test_messages(void)
 
     CHECK(parse("{\"t\":\"delta\",\"ts\":1.25,\"samples\":412,\"lines\":[{\"f\":7,\"l\":12,"
                 "\"py\":0.31,\"nat\":0.02,\"sys\":0,\"cpu\":0.33,\"n\":33,\"alloc_mb\":1}],"
-                "\"stacks\":[[3,33,0.33]]}",
+                "\"stacks\":[[3,33,0.33],[4,2,0.02,1234],[5,1,0.01,0]]}",
                 &m) == 0);
     CHECK(m.type == AGENT_MSG_DELTA && m.u.delta.samples == 412);
     CHECK(m.u.delta.funcs == NULL && m.u.delta.threads == NULL);
@@ -155,6 +155,12 @@ static void test_messages(void)
     struct agent_stack_entry se;
     CHECK(agent_wire_stack_entry(json_array_get(m.u.delta.stacks, 0), &se) == 0);
     CHECK(se.id == 3 && se.samples == 33);
+    CHECK_EQ(se.tid, 0); /* three elements (an older agent): threads not told apart */
+    CHECK(agent_wire_stack_entry(json_array_get(m.u.delta.stacks, 1), &se) == 0);
+    CHECK(se.id == 4 && se.samples == 2 && se.tid == 1234);
+    CHECK_NEAR(se.seconds, 0.02, 1e-12);
+    CHECK(agent_wire_stack_entry(json_array_get(m.u.delta.stacks, 2), &se) == 0);
+    CHECK(se.id == 5 && se.tid == 0);
     agent_msg_clear(&m);
 
     CHECK(parse("{\"t\":\"end\",\"ts\":12.5,\"reason\":\"exit\"}", &m) == 0);
@@ -220,6 +226,16 @@ static void test_bad(void)
     j = json_loads("[0,1,1.0]", 0, NULL);
     struct agent_stack_entry se;
     CHECK(agent_wire_stack_entry(j, &se) == -EINVAL);
+    json_decref(j);
+    /* a tid must be a non-negative integer; a fifth element is a newer agent's */
+    const char *bad_tid[] = {"[1,1,1.0,-3]", "[1,1,1.0,\"7\"]", "[1,1,1.0,2.5]"};
+    for (size_t i = 0; i < sizeof bad_tid / sizeof *bad_tid; i++) {
+        j = json_loads(bad_tid[i], 0, NULL);
+        CHECK(agent_wire_stack_entry(j, &se) == -EINVAL);
+        json_decref(j);
+    }
+    j = json_loads("[1,1,1.0,9,\"future\"]", 0, NULL);
+    CHECK(agent_wire_stack_entry(j, &se) == 0 && se.tid == 9);
     json_decref(j);
 }
 

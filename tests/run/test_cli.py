@@ -675,6 +675,7 @@ def real_unicode_paths(c):
 def real_pictures(c):
     """Folded stacks and speedscope of a real two-thread run with library
     frames: folded total = samples, speedscope weight = the threads' seconds,
+    one speedscope profile per thread weighing that thread's seconds,
     library frames keep their own file."""
     prog = c.write("dïr with spaces/日本 pictures.py", "import json, threading\n"
                    "def work(n):\n"
@@ -705,6 +706,19 @@ def real_pictures(c):
     total = sum(sum(p["weights"]) for p in s["profiles"])
     check(abs(total - threads) <= 0.02 * threads + 0.01, "weight %.6f vs threads %.6f s"
           % (total, threads))
+    # a profile per thread, named after it, weighing that thread's seconds
+    # (docs/pictures.md, "One profile per thread")
+    weights = {p["name"]: sum(p["weights"]) for p in s["profiles"]}
+    check(len(j["threads"]) == 2 and len(s["profiles"]) >= 2,
+          "%d threads, speedscope profiles %r" % (len(j["threads"]), list(weights)))
+    for t in j["threads"]:
+        name = "%s (tid %d)" % (t["name"], t["tid"])
+        secs = t["python_s"] + t["native_s"] + t["system_s"]
+        check(name in weights, "a profile for thread %r: %r" % (name, list(weights)))
+        check(abs(weights[name] - secs) <= 0.02 * secs + 0.01,
+              "%s: weight %.6f vs thread %.6f s" % (name, weights[name], secs))
+        print("thread %s: %.4f s, profile %.4f s" % (name, secs, weights[name]))
+    check(s["profiles"][0]["name"].startswith("MainThread (tid "), "the main thread opens")
     files = {f["file"] for f in s["shared"]["frames"]}
     check(prog in files, "user file %r" % files)
     check(any(f.endswith("/threading.py") for f in files), "library frames kept %r" % files)
