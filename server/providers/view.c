@@ -18,7 +18,8 @@
 
 #define VIEW_HOVER_STACKS 3
 #define VIEW_HOVER_CALLERS 5      /* rows of "who calls this line" */
-#define VIEW_CALLERS_DISTINCT 256 /* distinct callers counted; the rest are "other" */
+#define VIEW_CALLERS_DISTINCT 256 /* caller-tree nodes counted; the rest are "other" */
+#define VIEW_CALLER_DEPTH 3       /* calls out from the line in "who calls this line" */
 #define VIEW_MAX_HINTS 5000       /* hints in one answer (editors ask for the visible range) */
 #define VIEW_MAX_CLASSES 256      /* class lenses per file */
 #define VIEW_CLASS_SCAN 5000      /* lines searched upwards for `class X` */
@@ -481,21 +482,58 @@ static void spark(const struct profile *p, const struct prof_file *pf, int line,
                  t1 - t0);
 }
 
+/* A node of the caller tree: the frame (borrowed; NULL: the line is the
+ * stack's root) `depth` calls outside the line's own, under `parent`. */
 struct caller {
-    const struct prof_frame *fr; /* borrowed; NULL: the line is the stack's root */
+    const struct prof_frame *fr;
+    int parent; /* index, -1 for the first level */
+    int depth;
     double seconds;
 };
 
-static int cmp_caller(const void *a, const void *b)
+static int same_frame(const struct prof_frame *a, const struct prof_frame *b)
 {
-    double x = ((const struct caller *)a)->seconds, y = ((const struct caller *)b)->seconds;
-    return (x < y) - (x > y);
+    return a == b || (a && b && a->file == b->file && a->name == b->name && a->line == b->line);
+}
+
+/* Appends the children of `parent` (heaviest first, at most
+ * view_caller_rows[depth] of them), each followed by its own callers. */
+static const int view_caller_rows[VIEW_CALLER_DEPTH] = {VIEW_HOVER_CALLERS, 3, 2};
+static void callers_md(const struct caller *c, size_t nc, int parent, int depth, double total,
+                       char *md, size_t *n, size_t cap)
+{
+    unsigned char done[VIEW_CALLERS_DISTINCT] = {0};
+    for (int row = 0; row < view_caller_rows[depth] && *n < cap - 1; row++) {
+        size_t best = nc;
+        for (size_t j = 0; j < nc; j++)
+            if (!done[j] && c[j].parent == parent && (best == nc || c[j].seconds > c[best].seconds))
+                best = j;
+        if (best == nc) return;
+        done[best] = 1;
+        char bar[64] = "";
+        int w = (int)(10 * c[best].seconds / total + 0.5);
+        for (int b = 0; b < 10; b++)
+            strcat(bar, b < w ? "\u2588" : "\u2591");
+        const struct prof_frame *fr = c[best].fr;
+        const char *base = fr ? strrchr(fr->file, '/') : NULL;
+        if (fr)
+            *n += (size_t)snprintf(md + *n, cap - *n, "    %s %3.0f%%  %*s%s (%s:%d)\n", bar,
+                                   100 * c[best].seconds / total, 2 * depth, "", fr->name,
+                                   base ? base + 1 : fr->file, fr->line);
+        else
+            *n += (size_t)snprintf(md + *n, cap - *n, "    %s %3.0f%%  (no caller)\n", bar,
+                                   100 * c[best].seconds / total);
+        if (fr && depth + 1 < VIEW_CALLER_DEPTH)
+            callers_md(c, nc, (int)best, depth + 1, total, md, n, cap);
+    }
 }
 
 /* "Who calls this line": over every stack through (path, line) (interned
- * store strings: compared by pointer), the frame just outside the line's
- * own, with its share of those stacks' seconds, as a small text flame of
- * one level. Appends markdown to md[*n..cap). */
+ * store strings: compared by pointer), the frames outside the line's own,
+ * up to VIEW_CALLER_DEPTH calls out, merged into a tree, each node with its
+ * share of those stacks' seconds: a small text flame, turned upside down
+ * (the line's callers first, their callers indented under them). Appends
+ * markdown to md[*n..cap). */
 static void hover_callers(const struct profile *p, const char *path, int line, char *md, size_t *n,
                           size_t cap)
 {
@@ -505,41 +543,32 @@ static void hover_callers(const struct profile *p, const char *path, int line, c
     double total = 0, other = 0;
     for (size_t i = 0; i < ns; i++) {
         const struct prof_stack *st = all[i];
-        size_t k = 0; /* the innermost frame at the line: its caller is next */
+        size_t k = 0; /* the innermost frame at the line: its callers are next */
         while (k < st->nfr && !(st->fr[k].line == line && !strcmp(st->fr[k].file, path)))
             k++;
-        const struct prof_frame *fr = k + 1 < st->nfr ? &st->fr[k + 1] : NULL;
-        size_t j = 0;
-        while (j < nc &&
-               !(c[j].fr == fr || (c[j].fr && fr && c[j].fr->file == fr->file &&
-                                   c[j].fr->name == fr->name && c[j].fr->line == fr->line)))
-            j++;
         total += st->seconds;
-        if (j == nc && nc == VIEW_CALLERS_DISTINCT) {
-            other += st->seconds;
-            continue;
+        int parent = -1;
+        for (int d = 0; d < VIEW_CALLER_DEPTH; d++) {
+            size_t at = k + 1 + (size_t)d;
+            const struct prof_frame *fr = at < st->nfr ? &st->fr[at] : NULL;
+            if (!fr && d > 0) break; /* the chain reached the stack's root */
+            size_t j = 0;
+            while (j < nc && !(c[j].parent == parent && same_frame(c[j].fr, fr)))
+                j++;
+            if (j == nc && nc == VIEW_CALLERS_DISTINCT) {
+                if (!d) other += st->seconds;
+                break;
+            }
+            if (j == nc) c[nc++] = (struct caller){fr, parent, d, 0};
+            c[j].seconds += st->seconds;
+            if (!fr) break;
+            parent = (int)j;
         }
-        if (j == nc) c[nc++] = (struct caller){fr, 0};
-        c[j].seconds += st->seconds;
     }
     if (nc && total > 0 && *n < cap) {
-        qsort(c, nc, sizeof *c, cmp_caller);
         *n += (size_t)snprintf(md + *n, cap - *n,
                                "\n**Who calls this line** (%.3f s of stacks)\n\n", total);
-        for (size_t j = 0; j < nc && j < VIEW_HOVER_CALLERS && *n < cap - 1; j++) {
-            char bar[64] = "";
-            int w = (int)(10 * c[j].seconds / total + 0.5);
-            for (int b = 0; b < 10; b++)
-                strcat(bar, b < w ? "\u2588" : "\u2591");
-            const char *base = c[j].fr ? strrchr(c[j].fr->file, '/') : NULL;
-            if (c[j].fr)
-                *n += (size_t)snprintf(md + *n, cap - *n, "    %s %3.0f%%  %s (%s:%d)\n", bar,
-                                       100 * c[j].seconds / total, c[j].fr->name,
-                                       base ? base + 1 : c[j].fr->file, c[j].fr->line);
-            else
-                *n += (size_t)snprintf(md + *n, cap - *n, "    %s %3.0f%%  (no caller)\n", bar,
-                                       100 * c[j].seconds / total);
-        }
+        callers_md(c, nc, -1, 0, total, md, n, cap);
         if (other > 0 && *n < cap)
             *n += (size_t)snprintf(md + *n, cap - *n, "    %3.0f%% from other callers\n",
                                    100 * other / total);
