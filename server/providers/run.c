@@ -65,6 +65,7 @@ struct run_state {
     int runs_started;
     struct lsp_load *load;             /* loading <root>/.hotline on the thread pool, or NULL */
     struct lsp_save *save, *save_next; /* saving it there (in flight, waiting) */
+    struct lsp_list *lists;            /* hotline.listProcesses on the thread pool */
     int initialized;                   /* the client sent `initialized` */
     /* refresh throttling */
     int dirty; /* profile changed since the last refresh request */
@@ -855,10 +856,74 @@ static void cmd_detach(struct server *s, void *self, json_t *id, json_t *a)
 }
 
 /* hotline.listProcesses: the Python processes one could attach to */
+/* One hotline.listProcesses. pyproc_list reads /proc and opens every
+ * Python process's interpreter image (attach_open: ELF symbols, a few ms
+ * each, more on a machine with many processes or a slow disk), so it runs
+ * on the thread pool and the loop keeps serving. Freed in list_after. */
+struct lsp_list {
+    uv_work_t req;
+    struct server *srv; /* borrowed; NULL once the provider let go */
+    json_t *id;         /* owned copy of the request id */
+    char *root;         /* owned, or NULL */
+    pid_t self;
+    json_t *result; /* new, from the worker */
+    struct lsp_list *next;
+};
+
+static void list_work(uv_work_t *req)
+{
+    struct lsp_list *l = req->data;
+    l->result = pyproc_list(l->root, l->self);
+}
+
+static void list_after(uv_work_t *req, int status)
+{
+    struct lsp_list *l = req->data;
+    struct server *s = l->srv;
+    struct run_state *f = s ? run_of(s) : NULL;
+    if (f) {
+        for (struct lsp_list **pp = &f->lists; *pp; pp = &(*pp)->next)
+            if (*pp == l) {
+                *pp = l->next;
+                break;
+            }
+        if (f->exiting)
+            ; /* the server is going: no answer */
+        else if (status || !l->result)
+            lsp_reply_error(s, l->id, LSP_REQUEST_FAILED, "cannot list the processes");
+        else
+            lsp_reply(s, l->id, json_incref(l->result));
+    }
+    json_decref(l->result);
+    json_decref(l->id);
+    free(l->root);
+    free(l);
+}
+
 static void cmd_list_processes(struct server *s, void *self, json_t *id, json_t *a)
 {
-    (void)self, (void)a;
-    lsp_reply(s, id, pyproc_list(s->root_path, getpid()));
+    (void)a;
+    struct run_state *f = self;
+    struct lsp_list *l = s->loop ? calloc(1, sizeof *l) : NULL;
+    if (!l) { /* no loop (fuzzing) or ENOMEM: in place */
+        lsp_reply(s, id, pyproc_list(s->root_path, getpid()));
+        return;
+    }
+    l->req.data = l;
+    l->srv = s;
+    l->id = json_deep_copy(id);
+    l->root = s->root_path ? strdup(s->root_path) : NULL;
+    l->self = getpid();
+    if (!l->id || (s->root_path && !l->root) ||
+        uv_queue_work(s->loop, &l->req, list_work, list_after)) {
+        json_decref(l->id);
+        free(l->root);
+        free(l);
+        lsp_reply(s, id, pyproc_list(s->root_path, getpid()));
+        return;
+    }
+    l->next = f->lists;
+    f->lists = l;
 }
 
 static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
@@ -996,6 +1061,8 @@ static void run_free_state(struct server *s, void *self)
      * same for a load: with a loop it has ended; without, it ran in place */
     if (f->load) f->load->srv = NULL;
     if (f->save) f->save->srv = NULL; /* lands on its own, freed in save_after */
+    for (struct lsp_list *l = f->lists; l; l = l->next)
+        l->srv = NULL; /* freed in list_after */
     if (f->save_next) save_free(f->save_next);
     free(f);
 }
