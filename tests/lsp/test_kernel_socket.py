@@ -161,6 +161,11 @@ def agent_env(hotline):
 PLAIN = PROG.replace("import hotline\nif not hotline.connect():\n", "pass  # no import\nif 0:\n")
 
 
+# every program started here, killed at the end if a failed check left it
+# running (each waits for its stop file, which a failure never writes)
+SPAWNED = []
+
+
 def spawn(hotline, sub, name, stop, text=PROG, env=None):
     path = os.path.join(sub, name)
     with open(path, "w") as f:
@@ -168,6 +173,7 @@ def spawn(hotline, sub, name, stop, text=PROG, env=None):
     # not started by the server: its own process, its own working directory
     p = subprocess.Popen([sys.executable, name, stop], cwd=sub, env=env or agent_env(hotline),
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    SPAWNED.append(p)
     return path, p
 
 
@@ -272,6 +278,7 @@ def ipython_shell(hotline, work, c):
     p = subprocess.Popen(["/usr/bin/python3", "-c", SHELL, stop], cwd=sub,
                          env=agent_env(hotline), stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT)
+    SPAWNED.append(p)
     try:
         m = c.wait(lambda m: m.get("method") == "hotline/executing" and
                    m["params"].get("uri") == uri(lib), "hotline/executing for busy_lib.py")
@@ -356,7 +363,17 @@ def stale_and_second(hotline, work):
 
 
 def main():
-    hotline = os.path.abspath(sys.argv[1])
+    try:
+        checks(os.path.abspath(sys.argv[1]))
+    finally:
+        for p in SPAWNED:
+            if p.poll() is None:
+                print("killing pid %d, left running by a failed check" % p.pid)
+                p.kill()
+                p.wait()
+
+
+def checks(hotline):
     with tempfile.TemporaryDirectory(prefix="hotline-kernel-") as tmp:
         work = os.path.realpath(os.path.join(tmp, "ws"))
         os.makedirs(work)
