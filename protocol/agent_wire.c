@@ -369,6 +369,12 @@ int agent_msg_parse(const char *line, size_t len, struct agent_msg *m, char *err
     json_error_t je;
     json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
     if (!o) return fail(err, errlen, "bad JSON: %s (column %d)", je.text, je.column);
+    return agent_msg_from_json(o, m, err, errlen);
+}
+
+int agent_msg_from_json(json_t *o, struct agent_msg *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
     if (!json_is_object(o)) {
         json_decref(o);
         return fail(err, errlen, "not a JSON object");

@@ -127,10 +127,11 @@ static int att_send(struct att *a, const char *s, size_t n)
  * --connect send it to the server. */
 static void att_apply(struct att *a, json_t *msg)
 {
-    char *s = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (!s) return;
+    if (!msg) return;
     if (a->sock >= 0) {
+        char *s = json_dumps(msg, JSON_COMPACT);
+        json_decref(msg);
+        if (!s) return;
         size_t n = strlen(s);
         s[n] = '\n'; /* json_dumps' terminator becomes the line end */
         if (att_send(a, s, n + 1)) att_stop = SIGPIPE;
@@ -139,13 +140,12 @@ static void att_apply(struct att *a, json_t *msg)
     }
     struct agent_msg m;
     char err[128];
-    if (agent_msg_parse(s, strlen(s), &m, err, sizeof err) == 0) {
+    if (agent_msg_from_json(msg, &m, err, sizeof err) == 0) {
         if (profile_conn_apply(a->conn, &m)) a->dropped++;
         agent_msg_clear(&m);
     } else {
         a->dropped++; /* never silently: counted in the report's dropped line */
     }
-    free(s);
 }
 
 static long long att_str(struct att *a, const char *s)
