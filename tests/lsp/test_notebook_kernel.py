@@ -9,7 +9,9 @@ loop (np.linalg.inv) that runs until the test creates its stop file. While
 it runs, hotline/executing names the cell's URI (vscode-notebook-cell:...),
 the hot line within the cell and numpy's frames under it; after it, an
 inlay hint sits on that line of the cell (its column in UTF-16: the line
-holds "é" and "🎉"); an edit to the cell takes the hints away.
+holds "é" and "🎉"); an edit to the cell takes the hints away. Twice: for
+a client that opted into hotline/executing, and for one that did not,
+which gets the live line as a `running` diagnostic on the cell instead.
 
 Nothing waits on a clock: every step waits for a message with a timeout.
 Usage: test_notebook_kernel.py HOTLINE"""
@@ -42,20 +44,42 @@ def hints(c, cell):
     return r["result"] or []
 
 
+class FallbackClient(Client):
+    """A client that did not opt into hotline/executing: the live line is an
+    Information diagnostic (code `running`) instead."""
+
+    def start(self, work):
+        r = self.request("initialize", {
+            "processId": None, "rootUri": uri(work),
+            "capabilities": {"workspace": {"inlayHint": {"refreshSupport": True}}},
+            "initializationOptions": {"hints": {"threshold": 1}}})
+        assert "result" in r, r
+        self.send({"method": "initialized", "params": {}})
+
+
 def main():
     hotline = os.path.abspath(sys.argv[1])
     try:
-        from jupyter_client.manager import start_new_kernel
+        from jupyter_client.manager import start_new_kernel  # noqa: F401
         import ipykernel  # noqa: F401
     except ImportError as e:
         sys.exit("FAIL: %s (run with /usr/bin/python3; install python3-ipykernel)" % e)
+    scenario(hotline, Client)
+    scenario(hotline, FallbackClient)
+    print("ok")
+
+
+def scenario(hotline, client):
+    from jupyter_client.manager import start_new_kernel
+    executing = client is Client
+    print("%s:" % ("hotline/executing" if executing else "fallback diagnostic"))
     with tempfile.TemporaryDirectory(prefix="hotline-nbk-") as tmp:
         work = os.path.realpath(tmp)
         stop = os.path.join(work, "stop")
         cells = ["%load_ext hotline", CELL % stop]
         nb = uri(os.path.join(work, "nb.ipynb"))
         curi = ["vscode-notebook-cell:%s/nb.ipynb#W%d" % (work, i) for i in range(2)]
-        c = Client(hotline, work)
+        c = client(hotline, work)
         c.start(work)
         c.log_line(lambda t: t.startswith("kernels: listening on"), "listening")
         c.send({"method": "notebookDocument/didOpen", "params": {
@@ -84,16 +108,30 @@ def main():
                         p.get("line") == HOT and
                         any(f["library"] and f["name"].startswith("numpy.")
                             for f in p.get("stack", [])))
+
+            def running(m):
+                p = m.get("params", {})
+                return (m.get("method") == "textDocument/publishDiagnostics" and
+                        p.get("uri") == curi[1] and
+                        any(d.get("code") == "running" and d["range"]["start"]["line"] == HOT
+                            for d in p["diagnostics"]))
             try:
-                m = c.wait(live, "hotline/executing on the cell", TIMEOUT)
+                m = c.wait(live if executing else running, "the live line on the cell", TIMEOUT)
             except AssertionError:
-                raise AssertionError("no hotline/executing on %s:%d with numpy frames" %
-                                     (curi[1], HOT))
+                raise AssertionError("no live line on %s:%d (%s)" %
+                                     (curi[1], HOT, "executing" if executing else "fallback"))
             p = m["params"]
-            print("executing after %.1f s: %s line %d, %s" %
-                  (time.monotonic() - t0, p["uri"], p["line"], p["text"]))
-            print("  stack: " + " <- ".join(f["name"] for f in p["stack"]))
-            assert p["stack"][[f["user"] for f in p["stack"]].index(True)]["line"] == HOT + 1, p
+            if executing:
+                print("executing after %.1f s: %s line %d, %s" %
+                      (time.monotonic() - t0, p["uri"], p["line"], p["text"]))
+                print("  stack: " + " <- ".join(f["name"] for f in p["stack"]))
+                user = [f["user"] for f in p["stack"]].index(True)
+                assert p["stack"][user]["line"] == HOT + 1, p
+            else:
+                d = [d for d in p["diagnostics"] if d.get("code") == "running"][0]
+                print("running diagnostic after %.1f s on %s line %d: %s" %
+                      (time.monotonic() - t0, p["uri"], d["range"]["start"]["line"],
+                       d["message"]))
             open(stop, "w").close()
             deadline = time.monotonic() + TIMEOUT
             while True:
@@ -129,7 +167,6 @@ def main():
             km.shutdown_kernel(now=True)
             if c.p.poll() is None:
                 c.stop()
-    print("ok")
 
 
 if __name__ == "__main__":
