@@ -91,7 +91,7 @@ static void snap_free(struct anchor_snap *sn)
     free(sn);
 }
 
-static struct anchor_snap *snap_find(struct anchor_set *f, const char *path)
+struct anchor_snap *anchor_snap_find(struct anchor_set *f, const char *path)
 {
     for (struct anchor_snap *sn = f->snaps; sn; sn = sn->next)
         if (!strcmp(sn->path, path)) return sn;
@@ -135,7 +135,7 @@ static int fill_lines(struct anchor_snap *sn, const char *text, size_t len)
 struct anchor_snap *anchor_snap_from_text(struct anchor_set *f, const char *path, const char *text,
                                           size_t len)
 {
-    struct anchor_snap *old = snap_find(f, path);
+    struct anchor_snap *old = anchor_snap_find(f, path);
     if (old) snap_unlink(f, old);
     if (f->nsnaps >= ANCHOR_MAX_SNAPS) return NULL;
     struct anchor_snap *sn = calloc(1, sizeof *sn);
@@ -178,7 +178,7 @@ static char *read_file(const char *path, size_t *len)
 
 struct anchor_snap *anchor_snap_get(struct anchor_set *f, const char *path)
 {
-    struct anchor_snap *sn = snap_find(f, path);
+    struct anchor_snap *sn = anchor_snap_find(f, path);
     if (sn) return sn;
     size_t len;
     char *text = read_file(path, &len);

@@ -60,6 +60,8 @@ struct anchor_set {
 const struct prof_file *anchor_profile_file(struct anchor_set *as, const struct profile *p,
                                             unsigned long gen, const char *path);
 
+/* Borrowed snapshot of path if there is one, else NULL (never reads). */
+struct anchor_snap *anchor_snap_find(struct anchor_set *as, const char *path);
 /* Borrowed snapshot of path, taken from disk if not yet known; NULL if unreadable. */
 struct anchor_snap *anchor_snap_get(struct anchor_set *as, const char *path);
 /* Snapshot from memory (text borrowed); replaces an existing one. */

@@ -17,6 +17,7 @@
 
 #include "hotline_version.h"
 #include "jsonrpc.h"
+#include "core/notebook.h"
 #include "core/registry.h"
 #include "core/uri.h"
 
@@ -57,6 +58,9 @@ static const struct {
     {"textDocument/didOpen", n_did_open},
     {"textDocument/didChange", n_did_change},
     {"textDocument/didClose", n_did_close},
+    {"notebookDocument/didOpen", lsp_nb_did_open},
+    {"notebookDocument/didChange", lsp_nb_did_change},
+    {"notebookDocument/didClose", lsp_nb_did_close},
     {"workspace/didChangeConfiguration", n_did_change_configuration},
     {"window/workDoneProgress/cancel", n_progress_cancel},
 };
@@ -704,8 +708,8 @@ static void h_initialize(struct server *s, json_t *id, json_t *params)
 
     const char *enc = choose_encoding(s);
     json_t *sync = json_pack("{s:b, s:i}", "openClose", 1, "change", 2);
-    json_t *capabilities =
-        json_pack("{s:s, s:o}", "positionEncoding", enc, "textDocumentSync", sync);
+    json_t *capabilities = json_pack("{s:s, s:o, s:o}", "positionEncoding", enc, "textDocumentSync",
+                                     sync, "notebookDocumentSync", lsp_nb_capability());
     lsp_registry_capabilities(s, capabilities);
     s->state = LSP_RUNNING;
     lsp_reply(s, id,
@@ -744,6 +748,7 @@ static void h_debug_state(struct server *s, json_t *id, json_t *params)
     json_t *r =
         json_pack("{s:s, s:O, s:i, s:b}", "positionEncoding", pos_encoding_name(s->enc), "settings",
                   s->settings, "documents", (int)s->docs.count, "executing", s->executing_optin);
+    json_object_set_new(r, "notebooks", lsp_nb_debug(s));
     FOR_PROVIDERS(s, i, p, self)
     if (p->debug_state) p->debug_state(s, self, r);
     const char *uri = json_string_value(json_object_get(params, "uri"));
@@ -769,15 +774,17 @@ static int text_document(struct server *s, json_t *params, const char *what, con
     return 0;
 }
 
-static void n_did_open(struct server *s, json_t *params)
+int lsp__doc_open(struct server *s, json_t *td, const char *what)
 {
-    const char *uri;
-    json_t *td;
-    if (text_document(s, params, "didOpen", &uri, &td)) return;
+    const char *uri = json_string_value(json_object_get(td, "uri"));
     json_t *text = json_object_get(td, "text");
+    if (!uri) {
+        lsp_log(s, LSP_MSG_ERROR, "%s without a document uri", what);
+        return -EINVAL;
+    }
     if (!json_is_string(text)) {
-        lsp_log(s, LSP_MSG_ERROR, "didOpen %s without text", uri);
-        return;
+        lsp_log(s, LSP_MSG_ERROR, "%s %s without text", what, uri);
+        return -EINVAL;
     }
     int version = (int)json_integer_value(json_object_get(td, "version"));
     int rc = doc_open(&s->docs, uri, json_string_value(json_object_get(td, "languageId")), version,
@@ -786,6 +793,15 @@ static void n_did_open(struct server *s, json_t *params)
         lsp_log(s, LSP_MSG_ERROR, "cannot open %s: %s", uri, strerror(-rc));
     else
         doc_hook_opened(s, doc_find(&s->docs, uri));
+    return rc;
+}
+
+static void n_did_open(struct server *s, json_t *params)
+{
+    const char *uri;
+    json_t *td;
+    if (text_document(s, params, "didOpen", &uri, &td)) return;
+    lsp__doc_open(s, td, "didOpen");
 }
 
 /* A change could not be applied (-ENOMEM, -EFBIG): our copy of uri no longer
@@ -811,18 +827,13 @@ static void doc_desync(struct server *s, const char *uri, int rc)
         lsp_call(s, "workspace/codeLens/refresh", NULL, NULL, NULL);
 }
 
-static void n_did_change(struct server *s, json_t *params)
+void lsp__doc_change(struct server *s, const char *uri, json_t *version, json_t *changes)
 {
-    const char *uri;
-    json_t *td;
-    if (text_document(s, params, "didChange", &uri, &td)) return;
     struct doc *d = doc_find(&s->docs, uri);
     if (!d) {
         lsp_log(s, LSP_MSG_ERROR, "didChange for %s, which is not open", uri);
         return;
     }
-    json_t *version = json_object_get(td, "version");
-    json_t *changes = json_object_get(params, "contentChanges");
     if (!json_is_array(changes)) {
         lsp_log(s, LSP_MSG_ERROR, "didChange %s without contentChanges", uri);
         return;
@@ -861,6 +872,7 @@ static void n_did_change(struct server *s, json_t *params)
             doc_desync(s, uri, rc); /* d is gone; later changes cannot apply either */
             return;
         }
+        lsp_nb_doc_edited(s, d); /* a cell's hash first: the view asks for it */
         lsp_pview_doc_edited(s, d, &edit);
         FOR_PROVIDERS(s, k, p, self)
         if (p->doc_edited) p->doc_edited(s, self, d, &edit);
@@ -868,15 +880,31 @@ static void n_did_change(struct server *s, json_t *params)
     if (json_is_integer(version)) d->version = (int)json_integer_value(version);
 }
 
+static void n_did_change(struct server *s, json_t *params)
+{
+    const char *uri;
+    json_t *td;
+    if (text_document(s, params, "didChange", &uri, &td)) return;
+    lsp__doc_change(s, uri, json_object_get(td, "version"),
+                    json_object_get(params, "contentChanges"));
+}
+
+int lsp__doc_close(struct server *s, const char *uri)
+{
+    int rc = doc_close(&s->docs, uri);
+    if (rc)
+        lsp_log(s, LSP_MSG_WARNING, "didClose for %s, which is not open", uri);
+    else
+        doc_hook_closed(s, uri);
+    return rc;
+}
+
 static void n_did_close(struct server *s, json_t *params)
 {
     const char *uri;
     json_t *td;
     if (text_document(s, params, "didClose", &uri, &td)) return;
-    if (doc_close(&s->docs, uri))
-        lsp_log(s, LSP_MSG_WARNING, "didClose for %s, which is not open", uri);
-    else
-        doc_hook_closed(s, uri);
+    lsp__doc_close(s, uri);
 }
 
 static void n_did_change_configuration(struct server *s, json_t *params)
@@ -951,6 +979,7 @@ void lsp_server_free(struct server *s)
     if (p->free) p->free(s, self);
     memset(s->pself, 0, sizeof s->pself);
     lsp_pview_free(&s->view);
+    lsp_nb_free(&s->nbs);
     doc_store_free(&s->docs);
     json_decref(s->client_caps);
     json_decref(s->init_options);

@@ -17,6 +17,7 @@
 #include "core/lsp_call.h"
 #include "core/lsp_provider.h"
 #include "core/lsp_pview.h"
+#include "core/notebook.h"
 #include "position.h"
 
 /* A request of ours awaiting its answer (lsp_call.c) */
@@ -84,6 +85,7 @@ struct server {
     int log_level;           /* window/logMessage threshold (enum lsp_msg_type) */
 
     struct doc_store docs;
+    struct lsp_notebooks nbs;                /* open notebooks: their cells' texts are in docs */
     long next_request_id;                    /* for server -> client requests */
     struct lsp_pending calls[LSP_MAX_CALLS]; /* lsp_call: awaiting an answer */
     int ncalls;
@@ -135,6 +137,15 @@ void lsp_log(struct server *s, enum lsp_msg_type type, const char *fmt, ...)
 /* window/showMessage */
 void lsp_show(struct server *s, enum lsp_msg_type type, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Document sync, shared by the textDocument and notebookDocument methods (the
+ * core's files only): open the TextDocumentItem td (borrowed), apply the
+ * content changes (borrowed array) to uri, close uri; each runs the view's
+ * and the providers' document hooks and logs what it refuses (what: the
+ * method, for the log). */
+int lsp__doc_open(struct server *s, json_t *td, const char *what);
+void lsp__doc_change(struct server *s, const char *uri, json_t *version, json_t *changes);
+int lsp__doc_close(struct server *s, const char *uri);
 
 /* Borrowed: the client capability at a dotted path ("textDocument.codeLens"),
  * or NULL. */

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/uri.h"
+#include "core/lsp.h"
+#include "text/cellname.h"
 
 static int under(const char *file, const char *dir)
 {
@@ -19,8 +20,9 @@ int lsp_exec_user_file(const char *file, const char *const *dirs, int ndirs)
     int in = 0;
     for (int i = 0; i < ndirs && !in; i++)
         in = under(file, dirs[i]);
-    return in && !strstr(file, "/site-packages/") && !strstr(file, "/dist-packages/") &&
-           !strstr(file, "/..");
+    return (in && !strstr(file, "/site-packages/") && !strstr(file, "/dist-packages/") &&
+            !strstr(file, "/..")) ||
+           !cellname_ipykernel_parse(file, NULL);
 }
 
 /* The dotted module of a frame's file, as editors name a library call: the
@@ -30,7 +32,8 @@ void lsp_exec_module_of(const char *file, char *buf, size_t n)
 {
     const char *rel = NULL, *p;
     buf[0] = 0;
-    if (!file || !*file || !strcmp(file, "?")) return;
+    /* a Jupyter cell's file is named by a hash: no module worth a name */
+    if (!file || !*file || !strcmp(file, "?") || !cellname_ipykernel_parse(file, NULL)) return;
     if ((p = strstr(file, "/site-packages/")) || (p = strstr(file, "/dist-packages/")))
         rel = p + strlen("/site-packages/"); /* same length as /dist-packages/ */
     for (p = file; !rel && (p = strstr(p, "/lib/python")); p++) {
@@ -73,7 +76,7 @@ static json_t *exec_frame(const json_t *fr, const char *const *dirs, int ndirs)
  * most recent, as {uri, line, thread, since_s, stack, call, text}; NULL if none
  * (new). `call` is the library frame the program's line called (the one just
  * outside its innermost own frame), `text` the one-line status editors show. */
-json_t *lsp_exec_from_now(const json_t *now, const char *const *dirs, int ndirs)
+json_t *lsp_exec_from_now(struct server *s, const json_t *now, const char *const *dirs, int ndirs)
 {
     json_t *threads = json_object_get(now, "threads");
     size_t i;
@@ -109,7 +112,7 @@ json_t *lsp_exec_from_now(const json_t *now, const char *const *dirs, int ndirs)
         snprintf(text, sizeof text, "\u25b6 %.1f s%s%s", since, call ? " \u00b7 " : "",
                  call ? json_string_value(call) : "");
         json_t *ufr = json_array_get(frames, user);
-        char *uri = lsp_path_to_uri(json_string_value(json_object_get(ufr, "file")));
+        char *uri = lsp_pview_uri(s, json_string_value(json_object_get(ufr, "file")));
         json_int_t line = json_integer_value(json_object_get(ufr, "line"));
         json_t *e =
             json_pack("{s:s, s:I, s:O, s:f, s:o, s:o, s:s}", "uri", uri ?: "", "line",

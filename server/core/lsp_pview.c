@@ -2,12 +2,15 @@
 #include "core/lsp_pview.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/lsp.h"
+#include "core/notebook.h"
 #include "core/registry.h"
 #include "core/uri.h"
+#include "text/cellname.h"
 
 const struct profile *lsp_pview_profile(struct server *s)
 {
@@ -20,18 +23,74 @@ const struct prof_file *lsp_pview_file(struct server *s, const char *path)
     return anchor_profile_file(&v->as, v->prof, v->gen, path);
 }
 
+/* Borrowed: the profile's ipykernel cell file named by hash (the first,
+ * when kernels of several pids ran the same text), or NULL. The index is
+ * rebuilt when the profile changes or grows, as anchor's real paths. */
+static const struct prof_file *cell_file(struct server *s, uint32_t hash)
+{
+    struct lsp_pview *v = &s->view;
+    const struct profile *p = v->prof;
+    if (!p) return NULL;
+    if (!v->cells || v->cells_for != p || v->cells_nfiles != p->nfiles || v->cells_gen != v->gen) {
+        if (!v->cells && !(v->cells = json_object())) return NULL;
+        json_object_clear(v->cells);
+        for (size_t i = 0; i < p->nfiles; i++) {
+            uint32_t h;
+            char key[16];
+            if (cellname_ipykernel_parse(p->files[i]->path, &h)) continue;
+            snprintf(key, sizeof key, "%u", (unsigned)h);
+            if (!json_object_get(v->cells, key))
+                json_object_set_new(v->cells, key, json_string(p->files[i]->path));
+        }
+        v->cells_for = p;
+        v->cells_nfiles = p->nfiles;
+        v->cells_gen = v->gen;
+    }
+    char key[16];
+    snprintf(key, sizeof key, "%u", (unsigned)hash);
+    const char *path = json_string_value(json_object_get(v->cells, key));
+    return path ? profile_file(p, path) : NULL;
+}
+
+const struct prof_file *lsp_pview_doc_file(struct server *s, struct doc *d, int *cell)
+{
+    uint32_t hash;
+    if (cell) *cell = 0;
+    if (!d || !s->view.prof) return NULL;
+    if (!lsp_nb_cell_hash(s, d->uri, &hash)) {
+        if (cell) *cell = 1;
+        return cell_file(s, hash);
+    }
+    char *path = lsp_uri_to_path(d->uri);
+    const struct prof_file *pf = path ? lsp_pview_file(s, path) : NULL;
+    free(path);
+    return pf;
+}
+
+char *lsp_pview_uri(struct server *s, const char *path)
+{
+    struct doc *c = lsp_nb_cell_of_path(s, path);
+    return c ? strdup(c->uri) : lsp_path_to_uri(path);
+}
+
 int lsp_docview_open(struct server *s, struct doc *d, struct lsp_docview *v)
 {
     memset(v, 0, sizeof *v);
     if (!d || !s->view.prof) return -ENOENT;
-    char *path = lsp_uri_to_path(d->uri);
     v->d = d;
-    v->pf = path ? lsp_pview_file(s, path) : NULL;
-    free(path);
+    v->pf = lsp_pview_doc_file(s, d, &v->cell);
     if (!v->pf) return -ENOENT;
     v->path = v->pf->path; /* the same file under the store's name */
-    v->snap = anchor_snap_get(&s->view.as, v->path);
-    v->a = v->snap ? anchor_of(&s->view.as, d, v->path) : NULL;
+    struct anchor_set *as = &s->view.as;
+    if (v->cell) {
+        /* nothing to read (the kernel keeps cells in memory): the cell's
+         * text is the text that ran, since it hashes to the file's name */
+        v->snap = anchor_snap_find(as, v->path);
+        if (!v->snap) v->snap = anchor_snap_from_text(as, v->path, d->text, d->len);
+    } else {
+        v->snap = anchor_snap_get(as, v->path);
+    }
+    v->a = v->snap ? anchor_of(as, d, v->path) : NULL;
     return v->snap && v->a ? 0 : -ENOENT;
 }
 
@@ -139,7 +198,12 @@ void lsp_pview_doc_opened(struct server *s, struct doc *d)
 
 void lsp_pview_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e)
 {
-    anchor_edited(&s->view.as, d, e);
+    if (!lsp_nb_cell_hash(s, d->uri, NULL))
+        /* a cell is placed by its whole text's hash, not by following edits:
+         * made anew when it matches a cell file again (undo included) */
+        anchor_drop(&s->view.as, d->uri);
+    else
+        anchor_edited(&s->view.as, d, e);
 }
 
 void lsp_pview_doc_closed(struct server *s, const char *uri)
@@ -154,6 +218,8 @@ void lsp_pview_free(struct lsp_pview *v)
     anchor_set_clear(&v->as);
     memprof_leak_set_free(v->leaks);
     json_decref(v->live);
+    json_decref(v->cells);
+    v->cells = NULL;
     v->leaks = NULL;
     v->live = NULL;
 }

@@ -35,6 +35,12 @@ struct lsp_pview {
      * told once, before prof is replaced, so that it lets go; or NULL */
     void (*let_go)(struct server *s, void *data);
     void *let_go_data;
+    /* ipykernel cell files of prof: {"<hash>": path}, built for cells_for
+     * with cells_nfiles files at generation cells_gen (lsp_pview_doc_file) */
+    json_t *cells; /* owned, or NULL */
+    const struct profile *cells_for;
+    size_t cells_nfiles;
+    unsigned long cells_gen;
 };
 
 /* profile_updated's `what` */
@@ -49,6 +55,20 @@ const struct profile *lsp_pview_profile(struct server *s);
  * real path, anchor_profile_file), or NULL. */
 const struct prof_file *lsp_pview_file(struct server *s, const char *path);
 
+/* The one mapping between the profile's files and the editor's documents,
+ * both ways. A file:// document is its path's file (lsp_pview_file). A code
+ * cell of an open notebook (core/notebook.h) is the ipykernel cell file its
+ * current text hashes to, ".../ipykernel_<pid>/<hash>.py" (text/cellname.h):
+ * a cell edited after it ran hashes to another name and shows nothing.
+ *
+ * Borrowed: the profiled file open document d shows, or NULL; *cell (may
+ * be NULL) is set to 1 for a notebook cell, else 0. */
+const struct prof_file *lsp_pview_doc_file(struct server *s, struct doc *d, int *cell);
+/* New string: the URI under which the editor shows the profile's file path:
+ * the open cell whose text ipykernel compiled to path, else path's file://
+ * URI; NULL on ENOMEM. */
+char *lsp_pview_uri(struct server *s, const char *path);
+
 /* One open document as the profile sees it; all borrowed, valid until the
  * next edit or profile change (the length of one request). */
 struct lsp_docview {
@@ -57,6 +77,7 @@ struct lsp_docview {
     const char *path;           /* the store's name for it (pf->path) */
     struct anchor_snap *snap;
     struct anchor_map *a;
+    int cell; /* d is a notebook cell (its text is the profiled text) */
 };
 /* 0, or -ENOENT when the profile has nothing to draw on d. */
 int lsp_docview_open(struct server *s, struct doc *d, struct lsp_docview *v);

@@ -47,10 +47,12 @@ struct open_file {
 };
 
 /* The open documents (new array, *n entries; NULL when none or ENOMEM),
- * each with its profiled file found by path or by real path
- * (lsp_pview_file), so that diagnostics go to the URI the client has
- * open: after a run through a symlinked folder the profile names the file
- * by the symlinked path while the editor may show it by its real path. */
+ * each with its profiled file found by path or by real path, or for a
+ * notebook cell by its text's hash (lsp_pview_doc_file), so that
+ * diagnostics go to the URI the client has open: after a run through a
+ * symlinked folder the profile names the file by the symlinked path while
+ * the editor may show it by its real path; a kernel's profile names a
+ * cell by a file the editor never opens. */
 static struct open_file *open_files(struct server *s, size_t *n)
 {
     *n = 0;
@@ -58,11 +60,9 @@ static struct open_file *open_files(struct server *s, size_t *n)
     if (!of) return NULL;
     for (size_t b = 0; b < s->docs.nbuckets; b++)
         for (struct doc *d = s->docs.buckets[b]; d && *n < s->docs.count; d = d->next) {
-            char *path = lsp_uri_to_path(d->uri);
             of[*n].d = d;
-            of[*n].pf = path ? lsp_pview_file(s, path) : NULL;
+            of[*n].pf = lsp_pview_doc_file(s, d, NULL); /* a notebook cell too */
             (*n)++;
-            free(path);
         }
     return of;
 }
@@ -170,13 +170,29 @@ static void publish(struct server *s, struct diag_state *f)
 }
 
 /* A document opened or closed under another name than the profile's (a
- * symlink) moves its file's diagnostics between the two URIs. */
+ * symlink, a notebook cell) moves its file's diagnostics between the two
+ * URIs. A cell's URI is no path: whether it was a cell is not known any
+ * more once it closed, so any such close republishes. */
 static void republish_if_renamed(struct server *s, struct diag_state *f, const char *uri)
 {
+    if (!f->initialized || s->state != LSP_RUNNING || !lsp_pview_profile(s)) return;
     char *path = lsp_uri_to_path(uri);
+    struct doc *d = path ? NULL : doc_find(&s->docs, uri);
     const struct prof_file *pf = path ? lsp_pview_file(s, path) : NULL;
-    if (pf && strcmp(path, pf->path) && f->initialized && s->state == LSP_RUNNING) publish(s, f);
+    if ((pf && strcmp(path, pf->path)) || (!path && (!d || lsp_pview_doc_file(s, d, NULL))))
+        publish(s, f);
     free(path);
+}
+
+/* An edit to a notebook cell changes which cell file (if any) it is: its
+ * diagnostics come or go with it. */
+static void diag_doc_edited(struct server *s, void *self, struct doc *d, const struct doc_edit *e)
+{
+    struct diag_state *f = self;
+    (void)e;
+    if (f->initialized && s->state == LSP_RUNNING && lsp_pview_profile(s) &&
+        !lsp_nb_cell_hash(s, d->uri, NULL))
+        publish(s, f);
 }
 
 static int diag_init(struct server *s, void **self)
@@ -229,6 +245,7 @@ const struct lsp_provider lsp_diagnostics_provider = {
     .init = diag_init,
     .initialized = diag_initialized,
     .doc_opened = diag_doc_opened,
+    .doc_edited = diag_doc_edited,
     .doc_closed = diag_doc_closed,
     .profile_updated = diag_profile_updated,
     .free = diag_free,

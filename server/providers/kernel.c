@@ -72,7 +72,7 @@ static void on_tick(uv_timer_t *t)
     if (f->now_fresh && f->now) {
         f->now_fresh = 0;
         const char *dirs[] = {s->root_path, f->root_real};
-        json_t *exec = lsp_exec_from_now(f->now, dirs, 2);
+        json_t *exec = lsp_exec_from_now(s, f->now, dirs, 2);
         if (s->executing_optin && exec) {
             lsp_notify(s, "hotline/executing", json_incref(exec));
             f->exec_sent = 1;

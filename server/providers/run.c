@@ -422,7 +422,7 @@ static void on_tick(uv_timer_t *t)
     if (r->now_fresh && r->now) {
         r->now_fresh = 0;
         const char *dirs[] = {r->main_dir, r->main_dir_given};
-        json_t *exec = lsp_exec_from_now(r->now, dirs, 2);
+        json_t *exec = lsp_exec_from_now(s, r->now, dirs, 2);
         if (s->executing_optin && exec) {
             lsp_notify(s, "hotline/executing", json_incref(exec));
             r->exec_sent = 1;

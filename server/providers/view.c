@@ -348,7 +348,7 @@ static void view_lenses(struct server *s, struct lsp_docview *v, struct lsp_buf 
         b->oom = 1;
         return;
     }
-    if (anchor_snap_stale(v->snap))
+    if (!v->cell && anchor_snap_stale(v->snap)) /* a cell's name is its staleness check */
         lb_lens(b, 0, "\u26a0 profile is stale \u2014 re-run", p, NULL, ju.p, ju.n, 0, NULL);
     lb_lens(b, 0, NULL, p, &v->pf->total, ju.p, ju.n, 0, "<module>");
     int32_t *inv = invert(v);
