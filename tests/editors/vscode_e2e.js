@@ -16,6 +16,8 @@
 //     attaching shows the live status item, the flame graph redraws live with
 //     the attached program, a click on its frame opens its line, "Hotline:
 //     Detach" ends it and the program runs on;
+//   - a Jupyter notebook whose cells a real kernel runs (nb_kernel.py) shows the
+//     live marker on the cell's hot line, then the hints in the cell;
 //   - turning hotline.hints.enabled / lenses.enabled off removes them (no restart).
 // Screenshots go to OUT/*.png. Usage (see vscode-e2e.sh):
 //   node vscode_e2e.js PREFIX VSIX PROJECT OUT
@@ -293,6 +295,59 @@ async function main() {
         .catch(() => { try { process.kill(target.pid, 'SIGKILL'); } catch {} });
       fs.rmSync(svc, { force: true });
     }
+
+    // a Jupyter notebook (code-server's built-in notebook editor, no Jupyter
+    // extension): a real kernel started here (nb_kernel.py) runs its cells,
+    // `%load_ext hotline` first; the live marker and then the hints sit in
+    // the cell's own editor (the server maps ipykernel's cell file to it)
+    await page.locator('.explorer-folders-view >> text=nb').first().click();
+    await until('demo.ipynb listed', async () => (await page.locator('.explorer-folders-view >> text=demo.ipynb').count()) > 0);
+    await page.locator('.explorer-folders-view >> text=demo.ipynb').first().click();
+    const cellLine = (text) => page.evaluate((text) => {
+      const l = [...document.querySelectorAll('.notebook-editor .view-line')].find((e) =>
+        e.innerText.replace(/\u00a0/g, ' ').includes(text));
+      return l ? l.innerText.replace(/\u00a0/g, ' ') : null;
+    }, text);
+    await until('the notebook editor shows the busy cell', async () => !!(await cellLine('def busy(stop):')));
+    const extDir = fs.readdirSync(ext).find((d) => d.startsWith('hotline.'));
+    const nbStop = path.join(project, 'nb', 'stop-notebook');
+    fs.rmSync(nbStop, { force: true });
+    const kernel = spawn('/usr/bin/python3', [path.join(__dirname, 'nb_kernel.py'),
+      path.join(ext, extDir, 'bin', 'python'), path.join(project, 'nb', 'demo.ipynb')],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+    let kout = '';
+    kernel.stdout.on('data', (d) => { kout += d; });
+    kernel.stderr.on('data', (d) => { kout += d; });
+    try {
+      await until('the live marker in the cell: the status item runs', async () => (await status.count()) > 0, 120000);
+      await until('the gutter icon on the cell\'s hot line', () => page.evaluate(() => {
+        const line = [...document.querySelectorAll('.notebook-editor .view-line')].find((e) =>
+          e.innerText.replace(/\u00a0/g, ' ').includes('n += sum(i * i for i in range(3000))'));
+        const icon = [...document.querySelectorAll('.notebook-editor .monaco-editor .margin *')].find((e) =>
+          getComputedStyle(e).backgroundImage.includes('executing.svg'));
+        if (!line || !icon) return false;
+        const a = line.getBoundingClientRect(), b = icon.getBoundingClientRect();
+        return Math.abs(a.top - b.top) < 4 && b.height > 0;
+      }));
+      log(`notebook: live ${await status.first().innerText()}`);
+      await shot('11-notebook-running.png');
+      fs.writeFileSync(nbStop, '');
+      await until('the kernel ran both cells', async () => kernel.exitCode !== null || /cell 1 ok/.test(kout), 60000);
+      if (!/cell 1 ok/.test(kout)) throw new Error(`the kernel said: ${kout}`);
+      await until('the live marker gone after the cell', async () => (await status.count()) === 0, 30000);
+      await until('an inlay hint with a percentage on the cell\'s hot line', async () =>
+        /# hot.*\d+%/.test((await cellLine('n += sum(i * i for i in range(3000))')) || ''));
+      log(`notebook: ${(await cellLine('n += sum(i * i')).trim()}`);
+      await shot('12-notebook-hints.png');
+    } finally {
+      fs.writeFileSync(nbStop, '');
+      if (kernel.exitCode === null) kernel.kill('SIGTERM');
+    }
+    await runCommand('Hotline: Profile cells of this notebook');
+    await until('the notebook command says what to run in the kernel', async () =>
+      (await page.locator('.notifications-toasts', { hasText: '%load_ext hotline' }).count()) > 0);
+    await shot('13-notebook-command.png');
+    await page.keyboard.press('Escape');
 
     // hints and lenses turn off without a restart: untick them in the Settings UI
     await runCommand('Preferences: Open Settings (UI)');

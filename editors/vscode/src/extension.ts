@@ -120,7 +120,12 @@ class Hotline {
     this.out.appendLine(`starting ${command} lsp`);
     const serverOptions: ServerOptions = { command, args: ['lsp'] };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: 'file', language: 'python' }],
+      // files, and the Python cells of Jupyter notebooks (the server maps
+      // ipykernel's cell files to them: docs/notebooks.md, "Cells in the editor")
+      documentSelector: [
+        { scheme: 'file', language: 'python' },
+        { scheme: 'vscode-notebook-cell', language: 'python' },
+      ],
       outputChannel: this.out,
       initializationOptions: { ...this.serverSettings(), executing: true },
     };
@@ -284,6 +289,29 @@ class Hotline {
     }
   }
 
+  /** Hotline: Profile cells of this notebook. An extension cannot reach the
+   * notebook's kernel without the Jupyter extension's API, so this puts the
+   * line the user runs there, `%load_ext hotline`, in a new first cell (or
+   * on the clipboard): run, it streams the kernel to this editor. */
+  async profileNotebook(): Promise<void> {
+    const nb = vscode.window.activeNotebookEditor?.notebook;
+    const line = '%load_ext hotline';
+    const how =
+      `Run \`${line}\` in this notebook's kernel: every cell run after it shows its live line, ` +
+      'hints and lenses here (the kernel must run in this workspace, with hotline importable).';
+    const insert = 'Insert the cell';
+    const copy = 'Copy';
+    const pick = await vscode.window.showInformationMessage(`Hotline: ${how}`, ...(nb ? [insert] : []), copy);
+    if (pick === copy) {
+      await vscode.env.clipboard.writeText(line);
+    } else if (pick === insert && nb) {
+      const edit = new vscode.WorkspaceEdit();
+      const cell = new vscode.NotebookCellData(vscode.NotebookCellKind.Code, line, 'python');
+      edit.set(nb.uri, [vscode.NotebookEdit.insertCells(0, [cell])]);
+      await vscode.workspace.applyEdit(edit);
+    }
+  }
+
   async profile(ask: boolean): Promise<void> {
     const ed = vscode.window.activeTextEditor;
     if (!ed || ed.document.languageId !== 'python' || ed.document.uri.scheme !== 'file') {
@@ -334,6 +362,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     }
   });
   reg('hotline.pickFrame', () => h.pickFrame());
+  reg('hotline.profileNotebook', () => h.profileNotebook());
   const flame = new FlameView(
     (c, a) => h.execute(c, a),
     (c, a) => h.request(c, a),
