@@ -99,14 +99,19 @@ def live_on(c, nb):
         f["file"]), f["line"]) for f in p["stack"][:4]))
 
 
+def notebook_in(tmp):
+    """(workspace, its notebook.py, the stop file the notebook waits for)"""
+    work = os.path.realpath(tmp)
+    nb = os.path.join(work, "notebook.py")
+    with open(nb, "w") as f:
+        f.write(NOTEBOOK)
+    return work, nb, os.path.join(work, "stop")
+
+
 def export(hotline, py):
     """marimo export html, DEBUGPY_RUNNING=1, streaming to the socket."""
     with tempfile.TemporaryDirectory(prefix="hotline-marimo-") as tmp:
-        work = os.path.realpath(tmp)
-        nb = os.path.join(work, "notebook.py")
-        with open(nb, "w") as f:
-            f.write(NOTEBOOK)
-        stop = os.path.join(work, "stop")
+        work, nb, stop = notebook_in(tmp)
         c = Client(hotline, work)
         c.start(work)
         c.log_line(lambda t: t.startswith("kernels: listening on"), "listening")
@@ -152,11 +157,7 @@ def main():
 def script(hotline, py):
     """python notebook.py, started by hotline.run."""
     with tempfile.TemporaryDirectory(prefix="hotline-marimo-") as tmp:
-        work = os.path.realpath(tmp)
-        nb = os.path.join(work, "notebook.py")
-        with open(nb, "w") as f:
-            f.write(NOTEBOOK)
-        stop = os.path.join(work, "stop")
+        work, nb, stop = notebook_in(tmp)
         os.environ["STOP_FILE"] = stop  # the run inherits the server's environment
         c = Client(hotline, work)
         c.start(work)
