@@ -14,11 +14,11 @@
 #include "walk.h"
 
 #include "agent.h"
+#include "agent_paths.h"
 #include "aggregate.h"
 #include "memread.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,38 +149,12 @@ static int read_str(uintptr_t addr, char *out, size_t cap)
     return (int)o;
 }
 
-static int has_glob(const char *p)
-{
-    return strpbrk(p, "*?[") != NULL;
-}
-
-static int pat_match(const char *pat, const char *path)
-{
-    if (has_glob(pat)) return fnmatch(pat, path, 0) == 0;
-    size_t n = strlen(pat);
-    while (n > 1 && pat[n - 1] == '/')
-        n--;
-    return strncmp(pat, path, n) == 0 && (path[n] == 0 || path[n] == '/');
-}
-
+/* include / exclude: the rule hotline attach shares (protocol/agent_paths.h) */
 static int file_profiled(agent_t *a, const char *path)
 {
     if (a->profile_all) return 1;
-    if (path[0] != '/') {
-        /* <string>, <frozen ...>: only when a relative include pattern names
-         * them (the IPython extension includes "<ipython-input-*": a
-         * terminal IPython's cells have no file); absolute patterns, the
-         * defaults, never match them */
-        for (int i = 0; i < a->ninclude; i++)
-            if (a->include[i][0] != '/' && pat_match(a->include[i], path)) return 1;
-        return 0;
-    }
-    for (int i = 0; i < a->nexclude; i++)
-        if (pat_match(a->exclude[i], path)) return 0;
-    if (a->ninclude == 0) return 1;
-    for (int i = 0; i < a->ninclude; i++)
-        if (pat_match(a->include[i], path)) return 1;
-    return 0;
+    return agent_path_profiled((const char *const *)a->include, a->ninclude,
+                               (const char *const *)a->exclude, a->nexclude, path);
 }
 
 static int file_flag(agent_t *a, int id)

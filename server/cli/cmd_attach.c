@@ -22,6 +22,7 @@
 #include <sys/un.h>
 
 #include "agent_config.h"
+#include "agent_paths.h"
 #include "attach.h"
 #include "probe.h"
 #include "cli/cli.h"
@@ -35,6 +36,7 @@
  * polling faster would take the CPU it waits for (2-core hosts) */
 #define ATT_PROBE_WAIT 300e-6
 #define ATT_MAX_DURATION 1e7 /* seconds */
+#define ATT_MAX_PATTERNS 64  /* --include / --exclude each */
 
 static const char attach_usage[] =
     "usage: hotline attach PID [options]\n"
@@ -48,6 +50,10 @@ static const char attach_usage[] =
     "  --duration S      stop after S seconds\n" CLI_OUTPUTS_USAGE
     "  --interval MS     sampling interval in milliseconds (default 10)\n"
     "  --top N           lines and functions shown in the report (default 10)\n"
+    "  --include GLOB    files of the program: the innermost frame in one is\n"
+    "                    charged (repeatable; default: every file not excluded)\n"
+    "  --exclude GLOB    files never charged (repeatable; replaces the default:\n"
+    "                    site-packages, dist-packages, the standard library)\n"
     "  --connect SOCK    send the samples to a Hotline server's agent socket\n"
     "                    (the editor's \"Attach to process\"), no report\n"
     "  -h, --help        this help\n"
@@ -94,7 +100,15 @@ struct att {
     json_t *now_threads; /* this tick's `now` entries while one is due (owned) */
     char in[4096];       /* server -> us: partial line */
     size_t in_len;
+    /* the program's files (--include / --exclude; argv's strings, borrowed) */
+    const char *include[ATT_MAX_PATTERNS], *exclude[ATT_MAX_PATTERNS];
+    int ninclude, nexclude;
 };
+
+/* --exclude's default: what the agent excludes by default (the standard
+ * library of any CPython 3, wherever installed, and third-party packages) */
+static const char *const att_default_exclude[] = {"*/site-packages/*", "*/dist-packages/*",
+                                                  "*/lib/python3.*/*"};
 
 static double mono(void)
 {
@@ -229,14 +243,15 @@ static struct att_thread *att_thread(struct att *a, long tid)
     return t;
 }
 
-/* The frame charged: the innermost outside the standard library and
- * site-packages (as `hotline run` charges the user's code), else the
- * innermost. */
-static int charged_frame(const struct attach_frame *fr, int nf)
+/* The frame charged: the innermost that is part of the program by the
+ * include / exclude rule the in-process agent applies (protocol/
+ * agent_paths.h: by default the innermost outside the standard library,
+ * site-packages and dist-packages, as `hotline run` charges the user's
+ * code), else the innermost. */
+static int charged_frame(const struct att *a, const struct attach_frame *fr, int nf)
 {
     for (int i = 0; i < nf; i++)
-        if (fr[i].file[0] == '/' && !strstr(fr[i].file, "/lib/python3.") &&
-            !strstr(fr[i].file, "/site-packages/"))
+        if (agent_path_profiled(a->include, a->ninclude, a->exclude, a->nexclude, fr[i].file))
             return i;
     return 0;
 }
@@ -279,7 +294,7 @@ static void att_charge(struct att *a, const struct attach_thread *t, struct att_
         if (kl < sizeof key - 64)
             kl += (size_t)snprintf(key + kl, sizeof key - kl, "%lld:%lld:%d|", f, n, fr[i].line);
     }
-    int c = charged_frame(fr, nf);
+    int c = charged_frame(a, fr, nf);
     long long file = att_str(a, fr[c].file), name = att_str(a, fr[c].name);
     double now = mono();
     if (file != s->cur_file || fr[c].line != s->cur_line) {
@@ -526,7 +541,8 @@ int cmd_attach(int argc, char **argv)
     struct cli_outputs outs = {0};
     const char *pid_arg = NULL, *connect_to = NULL;
     double duration = 0, interval_ms = AGENT_INTERVAL_DEFAULT_MS, d;
-    int top = REPORT_DEFAULT_TOP;
+    int top = REPORT_DEFAULT_TOP, ninc = 0, nexc = 0;
+    const char *incs[ATT_MAX_PATTERNS], *excs[ATT_MAX_PATTERNS];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -539,7 +555,8 @@ int cmd_attach(int argc, char **argv)
             continue;
         }
         static const char *const valued[] = {"--duration",  "--interval",   "--top",  "--json",
-                                             "--collapsed", "--speedscope", "--html", "--connect"};
+                                             "--collapsed", "--speedscope", "--html", "--connect",
+                                             "--include",   "--exclude"};
         const char *name =
             cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);
@@ -548,6 +565,11 @@ int cmd_attach(int argc, char **argv)
             *cli_output_slot(&outs, name) = val;
         } else if (!strcmp(name, "--connect")) {
             connect_to = val;
+        } else if (!strcmp(name, "--include") || !strcmp(name, "--exclude")) {
+            int inc = name[2] == 'i';
+            int *n = inc ? &ninc : &nexc;
+            if (*n == ATT_MAX_PATTERNS) return usage_error("too many %s patterns", name);
+            (inc ? incs : excs)[(*n)++] = val;
         } else if (!strcmp(name, "--duration")) {
             if (cli_parse_num(val, 0.001, ATT_MAX_DURATION, &duration))
                 return usage_error("--duration wants seconds > 0, not '%s'", val);
@@ -567,6 +589,15 @@ int cmd_attach(int argc, char **argv)
     struct att *a = calloc(1, sizeof *a);
     if (!a) return 1;
     a->sock = -1;
+    memcpy(a->include, incs, (size_t)ninc * sizeof *incs);
+    a->ninclude = ninc;
+    if (nexc) {
+        memcpy(a->exclude, excs, (size_t)nexc * sizeof *excs);
+        a->nexclude = nexc;
+    } else {
+        a->nexclude = (int)(sizeof att_default_exclude / sizeof *att_default_exclude);
+        memcpy(a->exclude, att_default_exclude, sizeof att_default_exclude);
+    }
     if (connect_to && (a->sock = att_connect(connect_to)) < 0) {
         free(a);
         return 1;

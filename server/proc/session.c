@@ -719,8 +719,11 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     int k = 0;
     char pidbuf[24], ivbuf[32];
     if (o->attach_pid > 0) {
-        free(args); /* the helper's own argv: exe attach PID --connect SOCK [--interval MS] */
-        args = calloc(8, sizeof *args);
+        /* the helper's own argv: exe attach PID --connect SOCK [--interval MS]
+         * [--include GLOB]... [--exclude GLOB]... (the settings' include /
+         * exclude: the frame it charges is the one a run's agent would) */
+        free(args);
+        args = calloc(8 + 2 * (size_t)(o->ninclude + o->nexclude), sizeof *args);
         if (!args) {
             free(config);
             free(main_path);
@@ -739,6 +742,14 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
             snprintf(ivbuf, sizeof ivbuf, "%g", o->interval_ms);
             args[k++] = "--interval";
             args[k++] = ivbuf;
+        }
+        for (int i = 0; i < o->ninclude; i++) {
+            args[k++] = "--include";
+            args[k++] = o->include[i];
+        }
+        for (int i = 0; i < o->nexclude; i++) {
+            args[k++] = "--exclude";
+            args[k++] = o->exclude[i];
         }
     } else if (o->module) {
         args[k++] = (char *)python;

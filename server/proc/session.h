@@ -54,8 +54,8 @@ struct session_opts {
      * CLI, cmd_attach.c), which samples the running Python PID from outside
      * and speaks the agent's wire on the session socket; stopping the
      * session stops that helper, never the target. script is then only the
-     * target's program name for the profile; module, args, stdin, memory
-     * are not used. */
+     * target's program name for the profile; include / exclude are passed
+     * on (--include / --exclude); module, args, stdin, memory are not used. */
     int attach_pid;
     const char *attach_exe;
 };

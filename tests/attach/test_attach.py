@@ -248,6 +248,47 @@ def main():
             check(abs(w - secs) <= 0.02 * secs + 0.01,
                   "thread %s: profile %.4f s vs thread %.4f s" % (name, w, secs))
 
+    # 5b. --include / --exclude: the agent's rule (protocol/agent_paths.h).
+    # A loop over json.dumps: by default its own line is charged; with the
+    # json package included and the defaults' excludes replaced, the json
+    # encoder's lines are
+    js = os.path.join(tmp, "jsonloop.py")
+    with open(js, "w") as f:
+        f.write("import json, os, sys, time\n"
+                "d = {'k%d' % i: list(range(30)) for i in range(40)}\n"
+                "sys.stderr.write('%d\\n' % os.getpid()); sys.stderr.flush()\n"
+                "end = time.monotonic() + 4\n"
+                "while time.monotonic() < end:\n"
+                "    json.dumps(d)  # JSONLOOP\n")
+    p = subprocess.Popen([sys.executable, js], stderr=subprocess.PIPE)
+    pid = int(p.stderr.readline())
+    try:
+        pd, pi = os.path.join(tmp, "json-default.json"), os.path.join(tmp, "json-include.json")
+        rc1, e1 = attach(pid, "--duration", "0.8", "--json", pd)
+        rc2, e2 = attach(pid, "--duration", "0.8", "--json", pi, "--include", "*/json/*",
+                         "--exclude", "/nonexistent")
+    finally:
+        p.kill()
+        p.wait()
+    check(rc1 == 0 and rc2 == 0, "json loop: attach rc %d / %d %s%s" % (rc1, rc2, e1[-300:], e2[-300:]))
+    if rc1 == 0 and rc2 == 0:
+        jd, ji = json.load(open(pd)), json.load(open(pi))
+
+        def secs(prof, pred):
+            return sum(st.get("python_s", 0) + st.get("native_s", 0) + st.get("system_s", 0)
+                       for path, fo in prof["files"].items() if pred(path)
+                       for st in fo.get("lines", {}).values())
+        in_json = lambda path: "/json/" in path  # noqa: E731
+        loop = lambda path: path == js  # noqa: E731
+        print("json loop: default: loop %.3f s, json %.3f s; --include */json/*: loop %.3f s, "
+              "json %.3f s" % (secs(jd, loop), secs(jd, in_json), secs(ji, loop), secs(ji, in_json)))
+        check(secs(jd, loop) > 0.3 and secs(jd, in_json) == 0,
+              "default: the loop's line is charged, not json's")
+        # (a tick between two calls has no json frame: the innermost, the
+        # loop's line, is charged then, as the agent does)
+        check(secs(ji, in_json) > 0.3 and secs(ji, loop) < 0.05 * secs(ji, in_json),
+              "--include */json/*: json's lines are charged, the loop's only between calls")
+
     # 6. errors
     dead = subprocess.Popen(["true"])
     dead.wait()
