@@ -247,9 +247,15 @@ int inject_script(const struct inject_target *t, const char *code, char *buf, si
     /* the program's own signals go through untouched while we wait */
     put(&o, "handle all nostop noprint pass\nhandle SIGINT nostop noprint pass\n");
     put(&o, "handle SIGSEGV stop print nopass\n");
+    /* the caller's way to end the wait (inject.h): a SIGURG to the target
+     * stops gdb and never reaches the program */
+    put(&o, "handle SIGURG stop print nopass\n");
     for (int i = 0; i < t->nstops; i++)
         put(&o, "break *%llu\n", (unsigned long long)t->stops[i]);
-    put(&o, "continue\ndelete\n");
+    put(&o, "continue\ndelete\nif ");
+    for (int i = 0; i < t->nstops; i++)
+        put(&o, "%s(long)$pc == %llu", i ? " || " : "", (unsigned long long)t->stops[i]);
+    put(&o, "\n");
     put(&o, "printf \"HOTLINE stopped %%d %%#lx\\n\", $_thread, (long)$pc\n");
     for (size_t i = 0; i < NSAVED; i++)
         put(&o, "set $h_%s = $%s\n", saved_regs[i], saved_regs[i]);
@@ -274,6 +280,7 @@ int inject_script(const struct inject_target *t, const char *code, char *buf, si
     hand_call(&o, t->add_pending, apc_args, 2);
     put(&o, "printf \"HOTLINE rc %%d %%#lx\\n\", (int)$h_ret, $h_at\n");
     put(&o, "end\n");
+    put(&o, "else\nprintf \"HOTLINE nostop\\n\"\nend\n");
     put(&o, "detach\n");
     return o.over ? -E2BIG : (int)o.len;
 }

@@ -50,7 +50,12 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n);
  * in t's process, into buf (cap n). Its output lines starting "HOTLINE "
  * say how far it got: "HOTLINE stopped" (at a safe point: the target is
  * changed from here), "HOTLINE page ADDR", "HOTLINE rc N" (the pending
- * call's result, 0 = queued). Returns its length, or -E2BIG. */
+ * call's result, 0 = queued). To give up the wait for a safe point, send
+ * the target SIGURG: gdb stops on it without delivering it, sees no safe
+ * point, prints "HOTLINE nostop", takes its breakpoints out and detaches
+ * (gdb's own interrupt would send SIGINT to the target's whole process
+ * group; killing gdb would leave its breakpoints in the target's code).
+ * Returns its length, or -E2BIG. */
 int inject_script(const struct inject_target *t, const char *code, char *buf, size_t n);
 
 #endif

@@ -51,7 +51,7 @@ struct am {
     int gdb_running, out_open;
     struct profile *p;
     int phase, status;
-    int stopped, queued, timed_out, conns;
+    int stopped, queued, timed_out, urged, nostop, conns;
     double timeout_s, t0;
     char line[512]; /* gdb output: the line being read */
     size_t line_len;
@@ -191,10 +191,12 @@ static void gdb_line(struct am *a, const char *l)
     if (!strncmp(l, "HOTLINE stopped", 15)) {
         a->stopped = 1; /* from here gdb must finish: it is changing registers */
         uv_timer_stop(&a->timer);
+    } else if (!strcmp(l, "HOTLINE nostop")) {
+        a->nostop = 1;
     } else if (sscanf(l, "HOTLINE rc %d", &rc) == 1) {
         a->queued = rc == 0;
     } else if (l[0] && strncmp(l, "HOTLINE", 7) && !strstr(l, "Breakpoint") &&
-               !strstr(l, "breakpoint") && !strstr(l, "SIGSEGV") && strncmp(l, "0x", 2) &&
+               !strstr(l, "breakpoint") && !strstr(l, "SIGSEGV") && !strstr(l, "SIGURG") && strncmp(l, "0x", 2) &&
                strncmp(l, "[", 1)) {
         snprintf(a->gdb_last, sizeof a->gdb_last, "%.200s", l);
     }
@@ -233,7 +235,7 @@ static void on_gdb_exit(uv_process_t *p, int64_t status, int sig)
         return;
     }
     char msg[1024];
-    if (a->timed_out && !a->stopped)
+    if (a->timed_out && !a->stopped && a->nostop)
         snprintf(msg, sizeof msg,
                  "process %d reached no safe point (an allocator call) within %.0f s: it "
                  "may be blocked or idle. gdb detached; the target is unchanged",
@@ -259,14 +261,27 @@ static void on_gdb_exit(uv_process_t *p, int64_t status, int sig)
     close_all(a);
 }
 
+static void on_gdb_stuck(uv_timer_t *t)
+{
+    struct am *a = t->data;
+    if (a->gdb_running && !a->stopped) uv_process_kill(&a->gdb, SIGTERM);
+}
+
+/* Still waiting for a safe point: end the wait the script's way (SIGURG,
+ * inject.h), which has gdb take its breakpoints out and detach. */
+static void give_up_wait(struct am *a)
+{
+    if (!a->gdb_running || a->stopped || a->urged) return;
+    a->urged = 1;
+    kill(a->o->pid, SIGURG);
+    timer_in(a, AM_RELEASE_S, on_gdb_stuck); /* gdb answers in ms */
+}
+
 static void on_gdb_timeout(uv_timer_t *t)
 {
     struct am *a = t->data;
-    if (!a->gdb_running || a->stopped) return;
-    /* still waiting for a safe point: SIGTERM makes gdb detach, which takes
-     * its breakpoints out; the target was never changed */
     a->timed_out = 1;
-    uv_process_kill(&a->gdb, SIGTERM);
+    give_up_wait(a);
 }
 
 static void on_signal(uv_signal_t *h, int sig)
@@ -276,10 +291,9 @@ static void on_signal(uv_signal_t *h, int sig)
     if (a->phase == PH_RUN) {
         release(a, "detached (interrupted)");
     } else if (a->phase == PH_GDB && a->gdb_running && !a->stopped) {
-        a->timed_out = 0;
         fail(a, 130, "%s", "interrupted before the injection: gdb detached, the target is "
                            "unchanged");
-        uv_process_kill(&a->gdb, SIGTERM);
+        give_up_wait(a);
     } else if (a->phase == PH_WAIT) {
         fail(a, 130, "%s", "interrupted while waiting for the agent: the queued call will "
                            "find no socket and do nothing");
