@@ -227,8 +227,8 @@ static void on_gdb_exit(uv_process_t *p, int64_t status, int sig)
     struct am *a = p->data;
     a->gdb_running = 0;
     uv_close((uv_handle_t *)p, NULL);
+    if (a->phase != PH_GDB) return; /* the agent connected first: the timer is --duration's */
     uv_timer_stop(&a->timer);
-    if (a->phase != PH_GDB) return;
     if (a->queued) {
         a->phase = PH_WAIT;
         timer_in(a, a->timeout_s, on_conn_timeout);

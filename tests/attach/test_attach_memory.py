@@ -151,6 +151,15 @@ def attached(tmp, ref_out, ref_rc):
     check(kept is not None and abs(kept - 100) <= 10, "kept within 10%% of 100 MB (%s)" % kept)
     check(wait_until(lambda: sampler_threads(pid) == 0, 15),
           "after detach the sampler thread is gone")
+    # again, now that hotline is imported there: the agent connects before
+    # gdb has even exited, and --duration must still end it
+    t0 = time.monotonic()
+    r = subprocess.run([HOTLINE, "attach", str(pid), "--memory", "--duration", "1"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    took, msg = time.monotonic() - t0, r.stderr.decode()
+    check(r.returncode == 0 and "detached (duration)" in msg and took < 15,
+          "a second attach ends after --duration (%d, %.1f s)" % (r.returncode, took))
+    check(wait_until(lambda: sampler_threads(pid) == 0, 15), "and unloads again")
     got_out, got_rc = finish(p, out, d)
     check(got_out == ref_out, "target stdout unchanged (%r)" % got_out)
     check(got_rc == ref_rc, "target exit status unchanged (%s)" % got_rc)
