@@ -142,9 +142,15 @@ static struct profile *on_accept(struct agentsock *s, void *ud)
     a->t0 = mono();
     uv_timer_stop(&a->timer);
     if (a->o->duration > 0) timer_in(a, a->o->duration, on_duration);
-    fprintf(stderr, "hotline: agent connected in process %d (memory on)%s\n", (int)a->o->pid,
-            a->o->duration > 0 ? "" : "; Ctrl-C detaches");
     return a->p;
+}
+
+static void on_hello(struct agentsock *s, long long pid, void *ud)
+{
+    (void)s;
+    struct am *a = ud;
+    fprintf(stderr, "hotline: agent connected in process %lld (memory on)%s\n", pid,
+            a->o->duration > 0 ? "" : "; Ctrl-C detaches");
 }
 
 static void on_error(struct agentsock *s, const char *msg, void *ud)
@@ -152,7 +158,7 @@ static void on_error(struct agentsock *s, const char *msg, void *ud)
     (void)s;
     struct am *a = ud;
     fprintf(stderr, "hotline: %s\n", msg);
-    if (a->phase == PH_WAIT && strstr(msg, "already profiled")) {
+    if (strstr(msg, "already profiled")) { /* hotline._attach left it alone */
         a->status = 1;
         close_all(a);
     }
@@ -432,7 +438,8 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
     }
     snprintf(a->sockpath, sizeof a->sockpath, "%s/agent.sock", a->dir);
     snprintf(a->script, sizeof a->script, "%s/inject.gdb", a->dir);
-    struct agentsock_cbs cbs = {.on_accept = on_accept, .on_error = on_error, .on_gone = on_gone};
+    struct agentsock_cbs cbs = {
+        .on_accept = on_accept, .on_hello = on_hello, .on_error = on_error, .on_gone = on_gone};
     char err[256];
     if (agentsock_listen(&a->loop, &a->sock, a->sockpath, &cbs, a, err, sizeof err)) {
         fail(a, 1, "%s", err);
