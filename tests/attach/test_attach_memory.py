@@ -7,7 +7,8 @@ under test against mem_target.py started as a non-child (setsid):
   - failed injections leave the target running and unchanged, with a
     clear message and exit status 7: no gdb on PATH, gdb that fails
     (HOTLINE_GDB=/bin/false), a target that reaches no safe point in time
-    (blocked in a read: gdb is stopped and must take its breakpoints out).
+    (blocked in a read: gdb is stopped and must take its breakpoints out);
+  - a target already profiled (`hotline run`) is refused, exit status 1.
 Exit 77 (ctest: skipped) when gdb is not installed.
 
 usage: python test_attach_memory.py  (env: HOTLINE_BUILD)"""
@@ -188,6 +189,24 @@ def failed(tmp, ref_out, ref_rc, what, env, expect, mode=()):
           "%s: target output and status unchanged (%r, %s)" % (what, got_out, got_rc))
 
 
+def already_profiled(tmp):
+    """A target under `hotline run` is left alone: the agent says so."""
+    d = tempfile.mkdtemp(dir=tmp)
+    p = subprocess.Popen([HOTLINE, "run", "--python", sys.executable, TARGET, d],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    pid = int(p.stderr.readline())
+    out = Lines(p.stdout)
+    check(out.wait_for("started", 30), "profiled: target started")
+    r = subprocess.run([HOTLINE, "attach", str(pid), "--memory"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=120)
+    msg = r.stderr.decode()
+    check(r.returncode == 1 and "already profiled" in msg,
+          "profiled: refused with a message (%d, %s)" % (r.returncode, msg.strip()[-120:]))
+    touch(d, "go")
+    got_out, got_rc = finish(p, out, d)
+    check(got_rc == 3 and "grown 100" in got_out, "profiled: the run goes on (%s)" % got_rc)
+
+
 def main():
     if not shutil.which("gdb"):
         print("gdb is not installed: skipped (apt-get install gdb)")
@@ -203,6 +222,7 @@ def main():
                "the target is unchanged")
         failed(tmp, ref_out, ref_rc, "no safe point", {"HOTLINE_INJECT_TIMEOUT": "2"},
                "reached no safe point", mode=("idle",))
+        already_profiled(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d failure(s)" % len(FAILS))
