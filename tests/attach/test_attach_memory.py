@@ -8,7 +8,8 @@ under test against mem_target.py started as a non-child (setsid):
     clear message and exit status 7: no gdb on PATH, gdb that fails
     (HOTLINE_GDB=/bin/false), a target that reaches no safe point in time
     (blocked in a read: gdb is stopped and must take its breakpoints out);
-  - a target already profiled (`hotline run`) is refused, exit status 1.
+  - a target already profiled (`hotline run`) is refused, exit status 1;
+    no agent build for its version: 5; another user (as root: setpriv): 6.
 Exit 77 (ctest: skipped) when gdb is not installed.
 
 usage: python test_attach_memory.py  (env: HOTLINE_BUILD)"""
@@ -189,6 +190,29 @@ def failed(tmp, ref_out, ref_rc, what, env, expect, mode=()):
           "%s: target output and status unchanged (%r, %s)" % (what, got_out, got_rc))
 
 
+def refusals(tmp, ref_out, ref_rc):
+    """Refused before gdb: no agent build for the version, no permission."""
+    d = tempfile.mkdtemp(dir=tmp)
+    p, pid, out = start_target(d)
+    empty = tempfile.mkdtemp(dir=tmp)
+    os.mkdir(os.path.join(empty, "hotline"))
+    e = dict(os.environ, HOTLINE_AGENT_PATH=empty)
+    r = subprocess.run([HOTLINE, "attach", str(pid), "--memory"], env=e, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    ver = "%d.%d" % sys.version_info[:2]
+    check(r.returncode == 5 and ("no agent built for Python " + ver) in r.stderr.decode(),
+          "no agent build: exit 5, names the version (%s)" % r.stderr.decode().strip())
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            HOTLINE, "attach", str(pid), "--memory"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        check(r.returncode == 6 and "permission denied" in r.stderr.decode(),
+              "another user: exit 6, the permission message (%s)" % r.stderr.decode().strip())
+    touch(d, "go")
+    got_out, got_rc = finish(p, out, d)
+    check(got_out == ref_out and got_rc == ref_rc, "refusals: target unchanged")
+
+
 def already_profiled(tmp):
     """A target under `hotline run` is left alone: the agent says so."""
     d = tempfile.mkdtemp(dir=tmp)
@@ -223,6 +247,7 @@ def main():
         failed(tmp, ref_out, ref_rc, "no safe point", {"HOTLINE_INJECT_TIMEOUT": "2"},
                "reached no safe point", mode=("idle",))
         already_profiled(tmp)
+        refusals(tmp, ref_out, ref_rc)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d failure(s)" % len(FAILS))
