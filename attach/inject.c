@@ -127,10 +127,9 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n)
         snprintf(why, n, "no such process: %d", (int)pid);
         return -ESRCH;
     }
-    static const char *const py_names[] = {"Py_AddPendingCall", "PyRun_SimpleString",
-                                           "Py_Version",        "PyObject_Malloc",
-                                           "PyObject_Free",     "PyMem_Malloc",
-                                           "PyMem_Free",        "_PyRuntime"};
+    static const char *const py_names[] = {
+        "Py_AddPendingCall", "PyRun_SimpleString", "Py_Version", "PyObject_Malloc",
+        "PyObject_Free",     "PyMem_Malloc",       "PyMem_Free", "_PyRuntime"};
     static const char *const libc_names[] = {"mmap", "malloc", "calloc", "realloc", "free"};
     uint64_t libc[5] = {0}, pystops[8] = {0};
     int rc = 0;
@@ -171,8 +170,10 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n)
         memcpy(pystops, v, sizeof v);
     }
     if (!t->add_pending) {
-        snprintf(why, n, "process %d is not a Python process (no Py_AddPendingCall in its "
-                         "executable or a library)", (int)pid);
+        snprintf(why, n,
+                 "process %d is not a Python process (no Py_AddPendingCall in its "
+                 "executable or a library)",
+                 (int)pid);
         free(m);
         return ATTACH_ENOTPY;
     }

@@ -24,18 +24,18 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define INJECT_MAX_STOPS 8    /* function entries the script waits at */
-#define INJECT_CODE_MAX 4000  /* bytes of Python (one page holds it, NUL included) */
+#define INJECT_MAX_STOPS 8   /* function entries the script waits at */
+#define INJECT_CODE_MAX 4000 /* bytes of Python (one page holds it, NUL included) */
 #define INJECT_SCRIPT_MAX 65536
 
 struct inject_target {
     pid_t pid;
-    int major, minor;         /* 3, 9.. */
-    char version[32];         /* "3.11.2", or "3.9" when only the file name says */
-    char python[512];         /* the file with Py_AddPendingCall, as the target sees it */
-    uint64_t add_pending;     /* Py_AddPendingCall */
-    uint64_t run_string;      /* PyRun_SimpleString */
-    uint64_t mmap;            /* libc's */
+    int major, minor;     /* 3, 9.. */
+    char version[32];     /* "3.11.2", or "3.9" when only the file name says */
+    char python[512];     /* the file with Py_AddPendingCall, as the target sees it */
+    uint64_t add_pending; /* Py_AddPendingCall */
+    uint64_t run_string;  /* PyRun_SimpleString */
+    uint64_t mmap;        /* libc's */
     uint64_t stops[INJECT_MAX_STOPS];
     int nstops;
 };

@@ -84,7 +84,7 @@ struct agent {
      * sampler thread, no GIL) so that module.c unloads the agent on the
      * main thread; NULL otherwise */
     void (*on_own_end)(struct agent *);
-    void *release_cb; /* PyObject*, owned (module.c): run after that unload */
+    void *release_cb;     /* PyObject*, owned (module.c): run after that unload */
     unsigned long serial; /* module.c: which start this is */
     char **include, **exclude;
     int ninclude, nexclude;

@@ -33,7 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static agent_t *g_agent; /* the one agent of this process, GIL-protected */
+static agent_t *g_agent;       /* the one agent of this process, GIL-protected */
 static unsigned long g_serial; /* starts so far (GIL): names an agent in a pending call */
 
 /* The signal PR_SET_PDEATHSIG sends the program's main process in LSP mode:

@@ -33,9 +33,9 @@
 #include "proc/session.h"
 #include "store/profile.h"
 
-#define AM_TIMEOUT_S 10.0   /* default wait for a safe point, then for the agent */
-#define AM_RELEASE_S 5.0    /* stop sent: the agent's last delta and `end` */
-#define AM_EXIT_INJECT 7    /* the injection failed (gdb missing, timeout, ...) */
+#define AM_TIMEOUT_S 10.0 /* default wait for a safe point, then for the agent */
+#define AM_RELEASE_S 5.0  /* stop sent: the agent's last delta and `end` */
+#define AM_EXIT_INJECT 7  /* the injection failed (gdb missing, timeout, ...) */
 
 enum { PH_GDB, PH_WAIT, PH_RUN, PH_RELEASE, PH_DONE };
 
@@ -202,8 +202,8 @@ static void gdb_line(struct am *a, const char *l)
     } else if (sscanf(l, "HOTLINE rc %d", &rc) == 1) {
         a->queued = rc == 0;
     } else if (l[0] && strncmp(l, "HOTLINE", 7) && !strstr(l, "Breakpoint") &&
-               !strstr(l, "breakpoint") && !strstr(l, "SIGSEGV") && !strstr(l, "SIGURG") && strncmp(l, "0x", 2) &&
-               strncmp(l, "[", 1)) {
+               !strstr(l, "breakpoint") && !strstr(l, "SIGSEGV") && !strstr(l, "SIGURG") &&
+               strncmp(l, "0x", 2) && strncmp(l, "[", 1)) {
         snprintf(a->gdb_last, sizeof a->gdb_last, "%.200s", l);
     }
 }
@@ -259,7 +259,8 @@ static void on_gdb_exit(uv_process_t *p, int64_t status, int sig)
                  "back before anything that can fail; the target may keep one 4 KiB page",
                  a->gdb_last[0] ? "last said: " : "no message", a->gdb_last, (int)status, sig);
     else
-        snprintf(msg, sizeof msg, "gdb failed before touching process %d (%s%s, status %d, "
+        snprintf(msg, sizeof msg,
+                 "gdb failed before touching process %d (%s%s, status %d, "
                  "signal %d): the target is unchanged",
                  (int)a->o->pid, a->gdb_last[0] ? "last said: " : "no message", a->gdb_last,
                  (int)status, sig);
@@ -297,12 +298,14 @@ static void on_signal(uv_signal_t *h, int sig)
     if (a->phase == PH_RUN) {
         release(a, "detached (interrupted)");
     } else if (a->phase == PH_GDB && a->gdb_running && !a->stopped) {
-        fail(a, 130, "%s", "interrupted before the injection: gdb detached, the target is "
-                           "unchanged");
+        fail(a, 130, "%s",
+             "interrupted before the injection: gdb detached, the target is "
+             "unchanged");
         give_up_wait(a);
     } else if (a->phase == PH_WAIT) {
-        fail(a, 130, "%s", "interrupted while waiting for the agent: the queued call will "
-                           "find no socket and do nothing");
+        fail(a, 130, "%s",
+             "interrupted while waiting for the agent: the queued call will "
+             "find no socket and do nothing");
         close_all(a);
     } /* gdb in its calls: it finishes first (a few ms) */
 }
@@ -322,8 +325,7 @@ static int find_gdb(char *out, size_t n)
     const char *p = path;
     while (*p) {
         size_t l = strcspn(p, ":");
-        if (l > 0 && (size_t)snprintf(out, n, "%.*s/gdb", (int)l, p) < n &&
-            access(out, X_OK) == 0)
+        if (l > 0 && (size_t)snprintf(out, n, "%.*s/gdb", (int)l, p) < n && access(out, X_OK) == 0)
             return 0;
         p += l;
         if (*p == ':') p++;
@@ -477,10 +479,22 @@ static int spawn_gdb(struct am *a, const char *gdb)
     char pid[24];
     snprintf(pid, sizeof pid, "%d", (int)a->o->pid);
     /* no symbols, no debug info, no scripts of its own: addresses are ours */
-    char *args[] = {(char *)gdb, "-nx", "-batch", "-iex", "set auto-load off",
-                    "-iex", "set auto-solib-add off", "-iex", "set debuginfod enabled off",
-                    "-iex", "set debug-file-directory /nonexistent", "-p", pid,
-                    "-x", a->script, NULL};
+    char *args[] = {(char *)gdb,
+                    "-nx",
+                    "-batch",
+                    "-iex",
+                    "set auto-load off",
+                    "-iex",
+                    "set auto-solib-add off",
+                    "-iex",
+                    "set debuginfod enabled off",
+                    "-iex",
+                    "set debug-file-directory /nonexistent",
+                    "-p",
+                    pid,
+                    "-x",
+                    a->script,
+                    NULL};
     /* stdout and stderr both into one pipe: its lines in order */
     int fds[2];
     if (pipe2(fds, O_CLOEXEC)) {
@@ -542,8 +556,10 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
     }
     char agent_dir[PATH_MAX + 64], real[PATH_MAX], have[128];
     if (session_agent_dir(agent_dir, sizeof agent_dir) || !realpath(agent_dir, real)) {
-        fprintf(stderr, "hotline attach: the profiler agent was not found (looked in %s); set "
-                        "HOTLINE_AGENT_PATH\n", agent_dir);
+        fprintf(stderr,
+                "hotline attach: the profiler agent was not found (looked in %s); set "
+                "HOTLINE_AGENT_PATH\n",
+                agent_dir);
         return 1;
     }
     if (!have_build(real, t.minor, have, sizeof have)) {
@@ -589,8 +605,10 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
             "maps one 4 KiB page in it and queues a call that loads Hotline's agent from %s "
             "(memory hooks and a sampler thread, removed on detach; docs/attach.md)\n",
             gdb, (int)o->pid, t.version, real);
-    if (setup(a, &t, real) == 0 && spawn_gdb(a, gdb) == 0) a->phase = PH_GDB;
-    else close_all(a);
+    if (setup(a, &t, real) == 0 && spawn_gdb(a, gdb) == 0)
+        a->phase = PH_GDB;
+    else
+        close_all(a);
     uv_run(&a->loop, UV_RUN_DEFAULT);
     /* close what is left (all but the timer and signals are closed by now) */
     uv_close((uv_handle_t *)&a->timer, NULL);

@@ -9,9 +9,9 @@
 
 struct attach_mem_opts {
     pid_t pid;
-    double duration;    /* seconds, 0: until the target exits or Ctrl-C */
-    double interval_ms; /* the agent's sampling interval */
-    int top;            /* report rows */
+    double duration;                /* seconds, 0: until the target exits or Ctrl-C */
+    double interval_ms;             /* the agent's sampling interval */
+    int top;                        /* report rows */
     const struct cli_outputs *outs; /* borrowed */
 };
 
