@@ -51,7 +51,7 @@ struct am {
     int gdb_running, out_open;
     struct profile *p;
     int phase, status;
-    int stopped, queued, timed_out, urged, nostop, conns;
+    int stopped, queued, refused, timed_out, urged, nostop, conns;
     double timeout_s, t0;
     char line[512]; /* gdb output: the line being read */
     size_t line_len;
@@ -201,6 +201,7 @@ static void gdb_line(struct am *a, const char *l)
         a->nostop = 1;
     } else if (sscanf(l, "HOTLINE rc %d", &rc) == 1) {
         a->queued = rc == 0;
+        a->refused = rc != 0;
     } else if (l[0] && strncmp(l, "HOTLINE", 7) && !strstr(l, "Breakpoint") &&
                !strstr(l, "breakpoint") && !strstr(l, "SIGSEGV") && !strstr(l, "SIGURG") &&
                strncmp(l, "0x", 2) && strncmp(l, "[", 1)) {
@@ -253,10 +254,15 @@ static void on_gdb_exit(uv_process_t *p, int64_t status, int sig)
         fail(a, 6, "%s", msg);
         close_all(a);
         return;
-    } else if (a->stopped)
+    } else if (a->refused)
         snprintf(msg, sizeof msg,
-                 "gdb stopped half-way (%s%s, status %d, signal %d): the registers were put "
-                 "back before anything that can fail; the target may keep one 4 KiB page",
+                 "Python refused the pending call (Py_AddPendingCall: its queue is full): "
+                 "registers put back, the target keeps one unused 4 KiB page");
+    else if (a->stopped)
+        snprintf(msg, sizeof msg,
+                 "gdb ended half-way (%s%s, status %d, signal %d): it puts the registers "
+                 "back before anything that can fail (the target may keep one 4 KiB page); "
+                 "killed inside one of its two calls it would have left the target broken",
                  a->gdb_last[0] ? "last said: " : "no message", a->gdb_last, (int)status, sig);
     else
         snprintf(msg, sizeof msg,

@@ -6,7 +6,8 @@ under test against mem_target.py started as a non-child (setsid):
     target's stdout and exit status are those of an unattached run;
   - failed injections leave the target running and unchanged, with a
     clear message and exit status 7: no gdb on PATH, gdb that fails
-    (HOTLINE_GDB=/bin/false), a target that reaches no safe point in time
+    (HOTLINE_GDB=/bin/false), a pending call Python refuses (a fake gdb
+    that reports it), a target that reaches no safe point in time
     (blocked in a read: gdb is stopped and must take its breakpoints out);
   - a target already profiled (`hotline run`) is refused, exit status 1;
     no agent build for its version: 5; another user (as root: setpriv): 6.
@@ -244,6 +245,12 @@ def main():
         failed(tmp, ref_out, ref_rc, "no gdb", {"PATH": nogdb}, "apt-get install gdb")
         failed(tmp, ref_out, ref_rc, "gdb fails", {"HOTLINE_GDB": "/bin/false"},
                "the target is unchanged")
+        fake = os.path.join(tmp, "fake-gdb")  # says the pending call was refused
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho 'HOTLINE stopped 1 0x1'\necho 'HOTLINE rc -1 0x0'\n")
+        os.chmod(fake, 0o755)
+        failed(tmp, ref_out, ref_rc, "call refused", {"HOTLINE_GDB": fake},
+               "refused the pending call")
         failed(tmp, ref_out, ref_rc, "no safe point", {"HOTLINE_INJECT_TIMEOUT": "2"},
                "reached no safe point", mode=("idle",))
         already_profiled(tmp)
