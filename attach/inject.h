@@ -53,8 +53,9 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n);
  * call's result, 0 = queued). To give up the wait for a safe point, send
  * the target SIGURG: gdb stops on it without delivering it, sees no safe
  * point, prints "HOTLINE nostop", takes its breakpoints out and detaches
- * (gdb's own interrupt would send SIGINT to the target's whole process
- * group; killing gdb would leave its breakpoints in the target's code).
+ * (killing gdb would leave its breakpoints in the target's code, which
+ * then dies of SIGTRAP at its next malloc; gdb's own interrupt is a SIGINT
+ * to gdb, which from another program than a terminal is a signal too).
  * Returns its length, or -E2BIG. */
 int inject_script(const struct inject_target *t, const char *code, char *buf, size_t n);
 

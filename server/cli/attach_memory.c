@@ -522,6 +522,10 @@ static int spawn_gdb(struct am *a, const char *gdb)
     po.exit_cb = on_gdb_exit;
     po.stdio_count = 3;
     po.stdio = io;
+    /* gdb stays in our process group: a Ctrl-C in the terminal reaches it
+     * too, and it then stops the target without passing the SIGINT on,
+     * sees no safe point and detaches, as on_signal's SIGURG does (tested:
+     * ctrl_c_while_waiting) */
     a->gdb.data = a;
     int rc = uv_spawn(&a->loop, &a->gdb, &po);
     close(fds[1]); /* gdb has its copy: EOF when it exits */

@@ -9,6 +9,7 @@ under test against mem_target.py started as a non-child (setsid):
     (HOTLINE_GDB=/bin/false), a pending call Python refuses (a fake gdb
     that reports it), a target that reaches no safe point in time
     (blocked in a read: gdb is stopped and must take its breakpoints out);
+  - Ctrl-C while gdb waits for a safe point: exit 130, the target unchanged;
   - a target already profiled (`hotline run`) is refused, exit status 1;
     no agent build for its version: 5; another user (as root: setpriv): 6.
 Exit 77 (ctest: skipped) when gdb is not installed.
@@ -191,6 +192,38 @@ def failed(tmp, ref_out, ref_rc, what, env, expect, mode=()):
           "%s: target output and status unchanged (%r, %s)" % (what, got_out, got_rc))
 
 
+def tracer(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for l in f:
+            if l.startswith("TracerPid:"):
+                return int(l.split()[1])
+    return 0
+
+
+def ctrl_c_while_waiting(tmp, ref_out, ref_rc):
+    """Ctrl-C in hotline's terminal (SIGINT to its process group) while gdb
+    waits for a safe point: gdb must not get it (its interrupt would SIGINT
+    the target's group, and pass it on); attach gives up, exit 130."""
+    d = tempfile.mkdtemp(dir=tmp)
+    p, pid, out = start_target(d, "idle")
+    h = subprocess.Popen([HOTLINE, "attach", str(pid), "--memory"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    check(wait_until(lambda: tracer(pid) != 0, 30), "ctrl-c: gdb is attached and waiting")
+    os.killpg(h.pid, signal.SIGINT)
+    rc = h.wait(timeout=60)
+    msg = h.stderr.read().decode()
+    check(rc == 130 and "interrupted" in msg, "ctrl-c: exit 130, says so (%d, %s)"
+          % (rc, msg.strip()[-100:]))
+    check(wait_until(lambda: tracer(pid) == 0, 15), "ctrl-c: gdb detached")
+    check(p.poll() is None, "ctrl-c: the target still runs")
+    p.stdin.write(b"\n")
+    p.stdin.flush()
+    touch(d, "go")
+    got_out, got_rc = finish(p, out, d)
+    check(got_out == ref_out and got_rc == ref_rc,
+          "ctrl-c: target output and status unchanged (%r, %s)" % (got_out, got_rc))
+
+
 def refusals(tmp, ref_out, ref_rc):
     """Refused before gdb: no agent build for the version, no permission."""
     d = tempfile.mkdtemp(dir=tmp)
@@ -254,6 +287,7 @@ def main():
         failed(tmp, ref_out, ref_rc, "no safe point", {"HOTLINE_INJECT_TIMEOUT": "2"},
                "reached no safe point", mode=("idle",))
         already_profiled(tmp)
+        ctrl_c_while_waiting(tmp, ref_out, ref_rc)
         refusals(tmp, ref_out, ref_rc)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
