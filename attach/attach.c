@@ -33,7 +33,7 @@ static int read_u64(pid_t pid, uint64_t addr, uint64_t *out)
 }
 
 /* 'Z' zombie, 'X' dead, other state letters, or 0 when /proc has no such pid */
-static char proc_state(pid_t pid)
+char attach__proc_state(pid_t pid)
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -116,7 +116,7 @@ static int find_candidates(pid_t pid, struct candidate *c, int max, char *why, s
     return nc;
 }
 
-static int perm_message(pid_t pid, char *why, size_t n)
+int attach__perm_message(pid_t pid, char *why, size_t n)
 {
     int scope = -1;
     FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
@@ -224,7 +224,7 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
 {
     memset(ap, 0, sizeof *ap);
     ap->pid = pid;
-    char st = proc_state(pid);
+    char st = attach__proc_state(pid);
     if (pid <= 0 || !st || st == 'X') {
         snprintf(why, n, "no such process: %d", (int)pid);
         return -ESRCH;
@@ -235,7 +235,7 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
     }
     struct candidate c[ATTACH_MAX_CANDIDATES];
     int nc = find_candidates(pid, c, ATTACH_MAX_CANDIDATES, why, n);
-    if (nc == -EACCES || nc == -EPERM) return perm_message(pid, why, n);
+    if (nc == -EACCES || nc == -EPERM) return attach__perm_message(pid, why, n);
     if (nc < 0) return nc == -ENOENT ? -ESRCH : nc;
     int found = 0, last = ATTACH_ENOTPY;
     for (int i = 0; i < nc; i++) {
@@ -259,7 +259,7 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
             continue;
         }
         int rc = attach_read(pid, bias + vals[1], &ap->version_hex, 4);
-        if (rc == -EPERM) return perm_message(pid, why, n);
+        if (rc == -EPERM) return attach__perm_message(pid, why, n);
         if (rc == -ESRCH) {
             snprintf(why, n, "process %d exited", (int)pid);
             return -ESRCH;
@@ -268,7 +268,7 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
         snprintf(ap->version, sizeof ap->version, "%u.%u.%u", ap->version_hex >> 24,
                  (ap->version_hex >> 16) & 255, (ap->version_hex >> 8) & 255);
         last = pick_layout(ap, why, n);
-        if (last == -EPERM) return perm_message(pid, why, n);
+        if (last == -EPERM) return attach__perm_message(pid, why, n);
         if (last) continue;
         /* a second libpython (ctypes.CDLL) has a runtime that never started:
          * take the one with an interpreter */

@@ -81,4 +81,10 @@ int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct a
  * -EPERM. */
 int attach_read(pid_t pid, uint64_t addr, void *buf, size_t n);
 
+/* Shared with inject.c (not for other modules): the state letter of
+ * /proc/PID/stat ('Z' zombie, 0 no such process), and the permission
+ * sentence for pid in why (returns -EPERM). */
+char attach__proc_state(pid_t pid);
+int attach__perm_message(pid_t pid, char *why, size_t n);
+
 #endif

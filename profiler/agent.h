@@ -79,6 +79,13 @@ struct agent {
     unsigned long long server_start; /* its start time (/proc stat), 0 = unknown */
     int memory;                      /* memhooks.c active */
     int gpu;                         /* poll NVML (nvml.c) */
+    /* `hotline attach --memory`: when the sampler ends on its own (the
+     * server sent "stop" or closed the connection), it calls this (from the
+     * sampler thread, no GIL) so that module.c unloads the agent on the
+     * main thread; NULL otherwise */
+    void (*on_own_end)(struct agent *);
+    void *release_cb;     /* PyObject*, owned (module.c): run after that unload */
+    unsigned long serial; /* module.c: which start this is */
     char **include, **exclude;
     int ninclude, nexclude;
     char *hello;                                /* first line, without newline */

@@ -33,7 +33,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static agent_t *g_agent; /* the one agent of this process, GIL-protected */
+static agent_t *g_agent;       /* the one agent of this process, GIL-protected */
+static unsigned long g_serial; /* starts so far (GIL): names an agent in a pending call */
 
 /* The signal PR_SET_PDEATHSIG sends the program's main process in LSP mode:
  * a real-time signal that programs leave alone, handled by on_server_death. */
@@ -91,6 +92,7 @@ static void agent_free(agent_t *a)
     strv_free(a->include, a->ninclude);
     strv_free(a->exclude, a->nexclude);
     free(a->hello);
+    Py_XDECREF((PyObject *)a->release_cb); /* every caller holds the GIL */
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->cv);
     free(a);
@@ -123,24 +125,64 @@ static char **strv_from(PyObject *seq, int *n)
     return v;
 }
 
+/* Pending call (main thread, GIL held): unload the agent whose sampler
+ * ended because `hotline attach --memory` let go (arg: its serial; another
+ * agent, or none, means hotline.stop() or exit got there first). Sampler
+ * joined, memory hooks disarmed, then the Python side's on_release. Never
+ * leaves an exception set: the eval loop would raise it in the program. */
+static int unload_pending(void *arg)
+{
+    agent_t *a = g_agent;
+    if (!a || a->serial != (unsigned long)(uintptr_t)arg) return 0;
+    g_agent = NULL;
+    Py_BEGIN_ALLOW_THREADS sampler_stop(a, "stop");
+    Py_END_ALLOW_THREADS if (a->memory) mem_stop(a);
+    PyObject *cb = a->release_cb; /* new reference, now ours */
+    a->release_cb = NULL;
+    agent_free(a);
+    if (cb) {
+        PyObject *r = PyObject_CallObject(cb, NULL);
+        Py_XDECREF(r);
+        Py_DECREF(cb);
+    }
+    PyErr_Clear();
+    return 0;
+}
+
+/* a->on_own_end (sampler thread, no GIL): queue unload_pending. The queue
+ * has ~32 places shared with the program's own pending calls: retry a
+ * while when it is full; past that the agent stays loaded, idle. */
+static void schedule_unload(agent_t *a)
+{
+    for (int i = 0; i < 100; i++) {
+        if (Py_AddPendingCall(unload_pending, (void *)(uintptr_t)a->serial) == 0) return;
+        usleep(20000);
+    }
+}
+
 static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"hello",      "path",    "socket",          "interval_ms",
                              "include",    "exclude", "profile_all",     "die_with_server",
                              "server_pid", "memory",  "mem_interval_kb", "gpu",
-                             NULL};
+                             "on_release", NULL};
     const char *hello, *path;
     int is_socket = 1, profile_all = 0, die_with_server = 0;
     long long server_pid = 0;
     int memory = 0, gpu = 1;
     double mem_kb = 64;
     double interval_ms = AGENT_INTERVAL_DEFAULT_MS;
-    PyObject *inc = NULL, *exc = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpdp", kwlist, &hello, &path, &is_socket,
+    PyObject *inc = NULL, *exc = NULL, *on_release = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpdpO", kwlist, &hello, &path, &is_socket,
                                      &interval_ms, &inc, &exc, &profile_all, &die_with_server,
-                                     &server_pid, &memory, &mem_kb, &gpu))
+                                     &server_pid, &memory, &mem_kb, &gpu, &on_release))
         return NULL;
+    if (on_release == Py_None) on_release = NULL;
+    if (on_release && !PyCallable_Check(on_release)) {
+        PyErr_SetString(PyExc_TypeError, "on_release must be callable");
+        return NULL;
+    }
     /* the server checks the same range (agent_config.h): no silent default */
     if (!(interval_ms >= AGENT_INTERVAL_MIN_MS && interval_ms <= AGENT_INTERVAL_MAX_MS)) {
         char msg[96]; /* PyErr_Format has no %g */
@@ -169,6 +211,12 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     a->interval_s = interval_ms / 1000.0;
     a->profile_all = profile_all;
     a->die_with_server = die_with_server;
+    a->serial = ++g_serial;
+    if (on_release) { /* attached: the server's "stop" or its going unloads us */
+        Py_INCREF(on_release);
+        a->release_cb = on_release;
+        a->on_own_end = schedule_unload;
+    }
     const char *shared = getenv("HOTLINE_SHARED_FDS"); /* test hook: the fallback path */
     a->shared_table = shared && !strcmp(shared, "1");
     if (die_with_server) wire_server_init(a, (long)server_pid);
@@ -297,7 +345,7 @@ static PyMethodDef methods[] = {
     {"start", (PyCFunction)(void (*)(void))py_start, METH_VARARGS | METH_KEYWORDS,
      "start(hello, path, socket=True, interval_ms=10, include=None, exclude=None, "
      "profile_all=False, die_with_server=False, server_pid=0, memory=False, "
-     "mem_interval_kb=64, gpu=True)"},
+     "mem_interval_kb=64, gpu=True, on_release=None)"},
     {"stop", py_stop, METH_VARARGS, "stop(reason='stop'): last delta, end, close"},
     {"forget", py_forget, METH_NOARGS, "drop the parent's agent in a forked child"},
     {"is_running", py_running, METH_NOARGS, "sampler thread alive"},

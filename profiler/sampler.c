@@ -560,6 +560,8 @@ static void *sampler_main(void *arg)
     if (a->lost) wire_report_lost(a, clock_mono() - a->t0);
     wire_close(a);
     atomic_store(&a->alive, 0);
+    /* attached (module.c): the server let go, not the program: unload */
+    if (a->on_own_end && !atomic_load(&a->stop_req)) a->on_own_end(a);
     /* LSP mode, connection gone without a "stop" (which releases us): the
      * server may have been killed (its end closes before its pid goes away)
      * or the program closed our socket. Watch its pid until the program ends. */

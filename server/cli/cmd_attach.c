@@ -25,6 +25,7 @@
 #include "agent_paths.h"
 #include "attach.h"
 #include "probe.h"
+#include "cli/attach_memory.h"
 #include "cli/cli.h"
 #include "cli/outputs.h"
 #include "cli/report.h"
@@ -54,12 +55,16 @@ static const char attach_usage[] =
     "                    charged (repeatable; default: every file not excluded)\n"
     "  --exclude GLOB    files never charged (repeatable; replaces the default:\n"
     "                    site-packages, dist-packages, the standard library)\n"
+    "  --memory          memory too (allocated / kept per line, leaks): gdb makes the\n"
+    "                    target load Hotline's agent until detach (Python 3.9-3.13;\n"
+    "                    it changes the target, docs/attach.md)\n"
     "  --connect SOCK    send the samples to a Hotline server's agent socket\n"
     "                    (the editor's \"Attach to process\"), no report\n"
     "  -h, --help        this help\n"
     "\n"
     "exit status: 0 done, 2 usage, 3 no such process, 4 not a Python process,\n"
-    "5 unsupported Python version, 6 permission denied, 1 other errors\n";
+    "5 unsupported Python version, 6 permission denied, 7 --memory injection failed\n"
+    "(the target left as it was), 1 other errors\n";
 
 static volatile sig_atomic_t att_stop; /* signal-safe: set by the handler only */
 
@@ -541,13 +546,17 @@ int cmd_attach(int argc, char **argv)
     struct cli_outputs outs = {0};
     const char *pid_arg = NULL, *connect_to = NULL;
     double duration = 0, interval_ms = AGENT_INTERVAL_DEFAULT_MS, d;
-    int top = REPORT_DEFAULT_TOP, ninc = 0, nexc = 0;
+    int top = REPORT_DEFAULT_TOP, memory = 0, ninc = 0, nexc = 0;
     const char *incs[ATT_MAX_PATTERNS], *excs[ATT_MAX_PATTERNS];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(attach_usage, stdout);
             return 0;
+        }
+        if (!strcmp(a, "--memory")) {
+            memory = 1;
+            continue;
         }
         if (a[0] != '-') {
             if (pid_arg) return usage_error("one PID only, not '%s'", a);
@@ -585,6 +594,15 @@ int cmd_attach(int argc, char **argv)
     if (!pid_arg) return usage_error("%s", "no PID to attach to");
     if (cli_parse_num(pid_arg, 1, INT_MAX, &d) || d != (int)d)
         return usage_error("'%s' is not a process id", pid_arg);
+    if (memory) {
+        if (connect_to) return usage_error("%s", "--memory does not go with --connect yet");
+        /* the injected agent takes its own defaults (the target's script
+         * folder, docs/configuration.md); its config travels in one page */
+        if (ninc || nexc)
+            return usage_error("%s", "--memory does not go with --include / --exclude yet");
+        struct attach_mem_opts mo = {(pid_t)d, duration, interval_ms, top, &outs};
+        return cmd_attach_memory(&mo);
+    }
 
     struct att *a = calloc(1, sizeof *a);
     if (!a) return 1;

@@ -233,6 +233,12 @@ void agentsock_request_now(struct agentsock *a, int hz)
         agentconn_send_now(&c->ac, a->now_hz);
 }
 
+void agentsock_release(struct agentsock *a)
+{
+    for (struct agentsock_conn *c = a->conns; c; c = c->next)
+        if (!c->ac.closing) agentconn_send(&c->ac, "{\"t\":\"stop\"}");
+}
+
 void agentsock_drop(struct agentsock *a)
 {
     for (struct agentsock_conn *c = a->conns; c; c = c->next) {

@@ -57,6 +57,10 @@ int agentsock_listen(uv_loop_t *loop, struct agentsock *a, const char *path,
                      const struct agentsock_cbs *cb, void *ud, char *err, size_t n);
 /* Ask every agent for `now` stacks at up to hz per second (0 stops). */
 void agentsock_request_now(struct agentsock *a, int hz);
+/* Send every agent a `stop`: each ends its stream (last delta, `end`) and
+ * closes; on_gone follows. An agent `hotline attach --memory` injected
+ * then unloads itself (docs/attach.md). */
+void agentsock_release(struct agentsock *a);
 /* Close every connection now and forget their stores (the store is going
  * away). The agents stop profiling; the listener stays. */
 void agentsock_drop(struct agentsock *a);

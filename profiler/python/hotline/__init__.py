@@ -21,10 +21,10 @@ from . import _config
 
 __all__ = ["start", "stop", "running", "connect", "connected"]
 
-_state = {"cfg": None, "hooks": False, "child_out": False, "socket": None}
+_state = {"cfg": None, "hooks": False, "atfork": False, "child_out": False, "socket": None}
 
 
-def _start_with(cfg):
+def _start_with(cfg, on_release=None):
     from . import _agent
     if cfg.get("socket"):
         path, is_socket = str(cfg["socket"]), True  # connect(): the editor's socket
@@ -41,7 +41,8 @@ def _start_with(cfg):
                  server_pid=int(cfg.get("server_pid") or 0),
                  memory=bool(cfg.get("memory", True)),
                  mem_interval_kb=float(cfg.get("mem_interval_kb", 64)),
-                 gpu=bool(cfg.get("gpu", True)))
+                 gpu=bool(cfg.get("gpu", True)),
+                 on_release=on_release)
     _state["cfg"] = cfg
 
 
@@ -55,6 +56,9 @@ def _after_fork_child():
     _agent.forget()
     cfg = _state["cfg"]
     if cfg is None:
+        return
+    if cfg.get("attached"):  # `hotline attach` follows no children
+        _released()
         return
     _state["child_out"] = True
     try:
@@ -78,8 +82,9 @@ def _hooks():
     if not _state["hooks"]:
         _state["hooks"] = True
         atexit.register(_at_exit)
-        if hasattr(os, "register_at_fork"):
-            os.register_at_fork(after_in_child=_after_fork_child)
+    if not _state["atfork"] and hasattr(os, "register_at_fork"):
+        _state["atfork"] = True  # once: it cannot be unregistered
+        os.register_at_fork(after_in_child=_after_fork_child)
 
 
 def connect(**config):
@@ -105,6 +110,44 @@ def connect(**config):
     _state["socket"] = path
     _hooks()
     return path
+
+
+def _attach(sock, config_json):
+    """Run by the code `hotline attach PID --memory` injects into a running
+    program (docs/attach.md): stream this process's profile, memory on, to
+    that command's socket until it lets go ("stop" or its end of the
+    connection closing), then unload (_released): sampler thread joined,
+    memory hooks disarmed, this module's state as before. Never raises
+    (the program must not see an error of ours); a program profiled already
+    is left alone and the command told why."""
+    import json
+    import socket
+    try:
+        if _state["cfg"] is not None:
+            msg = {"t": "error", "msg": "process %d is already profiled by Hotline "
+                   "(hotline run, hotline.start() or an earlier attach)" % os.getpid()}
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.connect(sock)
+                s.sendall((json.dumps(msg) + "\n").encode())
+            return
+        cfg = _config.load(json.loads(config_json))
+        cfg["socket"] = sock
+        cfg["attached"] = True
+        _start_with(cfg, on_release=_released)
+        _state["socket"] = sock
+        _hooks()
+    except Exception:
+        _state["cfg"] = None
+
+
+def _released():
+    """The agent unloaded itself after `hotline attach` let go (module.c's
+    pending call): forget the run; exit does nothing more."""
+    _state["cfg"] = None
+    _state["socket"] = None
+    if _state["hooks"]:
+        atexit.unregister(_at_exit)
+        _state["hooks"] = False  # the fork hook stays: it finds cfg None
 
 
 def connected():

@@ -1,0 +1,652 @@
+/* attach_memory: `hotline attach PID --memory`. Instead of sampling from
+ * outside (cmd_attach.c), it has gdb make the running CPython import the
+ * in-process agent (attach/inject.h says how) and connect back to a private
+ * socket, then receives that agent's stream exactly as `hotline run`
+ * receives its program's (proc/agentsock.c, the shared agentconn decoder),
+ * so the report and the JSON carry memory: allocated / kept per line,
+ * leaks. Detach (Ctrl-C, --duration) sends the agent `stop`: it ends its
+ * stream and unloads itself on the target's main thread (profiler/module.c)
+ * while the target runs on. Every failure before the agent connects leaves
+ * the target as it was, but for at most one 4 KiB page (docs/attach.md).
+ *
+ * Phases: GDB (gdb attached, waiting at a safe point, then two hand-made
+ * calls) -> WAIT (call queued, waiting for the agent to connect) -> RUN ->
+ * RELEASE (stop sent, waiting for the end of the stream) -> done. */
+#include "cli/attach_memory.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "attach.h"
+#include "inject.h"
+#include "cli/report.h"
+#include "proc/agentsock.h"
+#include "proc/session.h"
+#include "store/profile.h"
+
+#define AM_TIMEOUT_S 10.0 /* default wait for a safe point, then for the agent */
+#define AM_RELEASE_S 5.0  /* stop sent: the agent's last delta and `end` */
+#define AM_EXIT_INJECT 7  /* the injection failed (gdb missing, timeout, ...) */
+
+enum { PH_GDB, PH_WAIT, PH_RUN, PH_RELEASE, PH_DONE };
+
+struct am {
+    const struct attach_mem_opts *o;
+    uv_loop_t loop;
+    struct agentsock sock;
+    int sock_open;
+    uv_process_t gdb;
+    uv_pipe_t gdb_out;
+    uv_timer_t timer;
+    uv_signal_t sigs[3];
+    int gdb_running, out_open;
+    struct profile *p;
+    int phase, status;
+    int stopped, queued, refused, timed_out, urged, nostop, conns;
+    double timeout_s, t0;
+    char line[512]; /* gdb output: the line being read */
+    size_t line_len;
+    char gdb_last[256]; /* gdb's last line that is not ours (its error) */
+    char reason[64];
+    char dir[256], sockpath[300], script[300];
+};
+
+static double mono(void)
+{
+    return (double)uv_hrtime() * 1e-9;
+}
+
+/* print why it failed and end (the target was left as it was) */
+static void fail(struct am *a, int status, const char *fmt, const char *arg)
+{
+    if (a->status == 0) {
+        fputs("hotline attach: ", stderr);
+        fprintf(stderr, fmt, arg);
+        fputc('\n', stderr);
+        a->status = status;
+    }
+}
+
+static void close_all(struct am *a)
+{
+    if (a->phase == PH_DONE) return;
+    a->phase = PH_DONE;
+    uv_timer_stop(&a->timer);
+    for (int i = 0; i < 3; i++)
+        uv_signal_stop(&a->sigs[i]);
+    if (a->sock_open) {
+        a->sock_open = 0;
+        agentsock_close(&a->sock, NULL);
+    }
+}
+
+static void timer_in(struct am *a, double s, uv_timer_cb cb)
+{
+    uv_timer_start(&a->timer, cb, (uint64_t)(s * 1000), 0);
+}
+
+static void on_release_timeout(uv_timer_t *t)
+{
+    struct am *a = t->data;
+    fputs("hotline: the agent did not end its stream in time; closing (it unloads itself)\n",
+          stderr);
+    close_all(a); /* the connection closing is a release too (module.c) */
+}
+
+static void release(struct am *a, const char *reason)
+{
+    if (a->phase != PH_RUN) return;
+    snprintf(a->reason, sizeof a->reason, "%s", reason);
+    a->phase = PH_RELEASE;
+    agentsock_release(&a->sock);
+    timer_in(a, AM_RELEASE_S, on_release_timeout);
+}
+
+static void on_duration(uv_timer_t *t)
+{
+    release(t->data, "detached (duration)");
+}
+
+static void on_conn_timeout(uv_timer_t *t)
+{
+    struct am *a = t->data;
+    char msg[160];
+    snprintf(msg, sizeof msg, "%.0f s", a->timeout_s);
+    fail(a, AM_EXIT_INJECT,
+         "the agent did not connect within %s: the target's main thread runs no Python "
+         "code (blocked in a call?). The queued call finds no socket when it runs and does "
+         "nothing; the target keeps one 4 KiB page",
+         msg);
+    close_all(a);
+}
+
+/* ---- the agent's socket --------------------------------------------------- */
+
+static struct profile *on_accept(struct agentsock *s, void *ud)
+{
+    (void)s;
+    struct am *a = ud;
+    /* only our injected code knows the socket; it may connect before gdb
+     * has exited. One process: children are not followed */
+    if (a->conns++ > 0 || (a->phase != PH_WAIT && a->phase != PH_GDB)) return NULL;
+    a->phase = PH_RUN;
+    a->t0 = mono();
+    uv_timer_stop(&a->timer);
+    if (a->o->duration > 0) timer_in(a, a->o->duration, on_duration);
+    return a->p;
+}
+
+static void on_hello(struct agentsock *s, long long pid, void *ud)
+{
+    (void)s;
+    struct am *a = ud;
+    fprintf(stderr, "hotline: agent connected in process %lld (memory on)%s\n", pid,
+            a->o->duration > 0 ? "" : "; Ctrl-C detaches");
+}
+
+static void on_error(struct agentsock *s, const char *msg, void *ud)
+{
+    (void)s;
+    struct am *a = ud;
+    fprintf(stderr, "hotline: %s\n", msg);
+    if (strstr(msg, "already profiled")) { /* hotline._attach left it alone */
+        a->status = 1;
+        close_all(a);
+    }
+}
+
+static void on_gone(struct agentsock *s, long long pid, void *ud)
+{
+    (void)s;
+    (void)pid;
+    struct am *a = ud;
+    if (a->phase != PH_RUN && a->phase != PH_RELEASE) return;
+    if (a->phase == PH_RUN) { /* not asked: the target ended (or closed us) */
+        const char *end = a->p->nprocs > 0 ? a->p->procs[0].end_reason : NULL;
+        int gone = (end && !strcmp(end, "exit")) || kill(a->o->pid, 0) != 0 ||
+                   attach__proc_state(a->o->pid) == 'Z';
+        snprintf(a->reason, sizeof a->reason, "%s", gone ? "target exited" : "the agent stopped");
+    }
+    close_all(a);
+}
+
+/* ---- gdb ------------------------------------------------------------------ */
+
+static void gdb_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+    (void)h;
+    (void)hint;
+    static char buf[4096]; /* one read at a time, consumed before the next */
+    b->base = buf;
+    b->len = sizeof buf;
+}
+
+static void gdb_line(struct am *a, const char *l)
+{
+    if (getenv("HOTLINE_ATTACH_DEBUG")) fprintf(stderr, "gdb: %s\n", l);
+    int rc;
+    if (!strncmp(l, "HOTLINE stopped", 15)) {
+        a->stopped = 1; /* from here gdb must finish: it is changing registers */
+        uv_timer_stop(&a->timer);
+    } else if (!strcmp(l, "HOTLINE nostop")) {
+        a->nostop = 1;
+    } else if (sscanf(l, "HOTLINE rc %d", &rc) == 1) {
+        a->queued = rc == 0;
+        a->refused = rc != 0;
+    } else if (l[0] && strncmp(l, "HOTLINE", 7) && !strstr(l, "Breakpoint") &&
+               !strstr(l, "breakpoint") && !strstr(l, "SIGSEGV") && !strstr(l, "SIGURG") &&
+               strncmp(l, "0x", 2) && strncmp(l, "[", 1)) {
+        snprintf(a->gdb_last, sizeof a->gdb_last, "%.200s", l);
+    }
+}
+
+static void gdb_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    struct am *a = st->data;
+    if (n < 0) {
+        if (!uv_is_closing((uv_handle_t *)st)) uv_close((uv_handle_t *)st, NULL);
+        a->out_open = 0;
+        return;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        char c = b->base[i];
+        if (c == '\n' || a->line_len == sizeof a->line - 1) {
+            a->line[a->line_len] = 0;
+            gdb_line(a, a->line);
+            a->line_len = 0;
+        } else {
+            a->line[a->line_len++] = c;
+        }
+    }
+}
+
+static void on_gdb_exit(uv_process_t *p, int64_t status, int sig)
+{
+    struct am *a = p->data;
+    a->gdb_running = 0;
+    uv_close((uv_handle_t *)p, NULL);
+    if (a->phase != PH_GDB) return; /* the agent connected first: the timer is --duration's */
+    uv_timer_stop(&a->timer);
+    if (a->queued) {
+        a->phase = PH_WAIT;
+        timer_in(a, a->timeout_s, on_conn_timeout);
+        return;
+    }
+    char msg[1024];
+    if (a->timed_out && !a->stopped && a->nostop)
+        snprintf(msg, sizeof msg,
+                 "process %d reached no safe point (an allocator call) within %.0f s: it "
+                 "may be blocked or idle. gdb detached; the target is unchanged",
+                 (int)a->o->pid, a->timeout_s);
+    else if (strstr(a->gdb_last, "ptrace") || strstr(a->gdb_last, "not permitted")) {
+        char why[400];
+        attach__perm_message(a->o->pid, why, sizeof why);
+        snprintf(msg, sizeof msg, "gdb could not attach (%s): %s", a->gdb_last, why);
+        fail(a, 6, "%s", msg);
+        close_all(a);
+        return;
+    } else if (a->refused)
+        snprintf(msg, sizeof msg,
+                 "Python refused the pending call (Py_AddPendingCall: its queue is full): "
+                 "registers put back, the target keeps one unused 4 KiB page");
+    else if (a->stopped)
+        snprintf(msg, sizeof msg,
+                 "gdb ended half-way (%s%s, status %d, signal %d): it puts the registers "
+                 "back before anything that can fail (the target may keep one 4 KiB page); "
+                 "killed inside one of its two calls it would have left the target broken",
+                 a->gdb_last[0] ? "last said: " : "no message", a->gdb_last, (int)status, sig);
+    else
+        snprintf(msg, sizeof msg,
+                 "gdb failed before touching process %d (%s%s, status %d, "
+                 "signal %d): the target is unchanged",
+                 (int)a->o->pid, a->gdb_last[0] ? "last said: " : "no message", a->gdb_last,
+                 (int)status, sig);
+    fail(a, AM_EXIT_INJECT, "%s", msg);
+    close_all(a);
+}
+
+static void on_gdb_stuck(uv_timer_t *t)
+{
+    struct am *a = t->data;
+    if (a->gdb_running && !a->stopped) uv_process_kill(&a->gdb, SIGTERM);
+}
+
+/* Still waiting for a safe point: end the wait the script's way (SIGURG,
+ * inject.h), which has gdb take its breakpoints out and detach. */
+static void give_up_wait(struct am *a)
+{
+    if (!a->gdb_running || a->stopped || a->urged) return;
+    a->urged = 1;
+    kill(a->o->pid, SIGURG);
+    timer_in(a, AM_RELEASE_S, on_gdb_stuck); /* gdb answers in ms */
+}
+
+static void on_gdb_timeout(uv_timer_t *t)
+{
+    struct am *a = t->data;
+    a->timed_out = 1;
+    give_up_wait(a);
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    struct am *a = h->data;
+    if (a->phase == PH_RUN) {
+        release(a, "detached (interrupted)");
+    } else if (a->phase == PH_GDB && a->gdb_running && !a->stopped) {
+        fail(a, 130, "%s",
+             "interrupted before the injection: gdb detached, the target is "
+             "unchanged");
+        give_up_wait(a);
+    } else if (a->phase == PH_WAIT) {
+        fail(a, 130, "%s",
+             "interrupted while waiting for the agent: the queued call will "
+             "find no socket and do nothing");
+        close_all(a);
+    } /* gdb in its calls: it finishes first (a few ms) */
+}
+
+/* ---- checks and setup ---------------------------------------------------- */
+
+/* gdb to run: $HOTLINE_GDB, else gdb on PATH; 0 or -ENOENT */
+static int find_gdb(char *out, size_t n)
+{
+    const char *env = getenv("HOTLINE_GDB");
+    if (env && *env) {
+        snprintf(out, n, "%s", env);
+        return access(out, X_OK) == 0 ? 0 : -ENOENT;
+    }
+    const char *path = getenv("PATH");
+    if (!path) return -ENOENT;
+    const char *p = path;
+    while (*p) {
+        size_t l = strcspn(p, ":");
+        if (l > 0 && (size_t)snprintf(out, n, "%.*s/gdb", (int)l, p) < n && access(out, X_OK) == 0)
+            return 0;
+        p += l;
+        if (*p == ':') p++;
+    }
+    return -ENOENT;
+}
+
+/* 1 when agent_dir/hotline has a build for 3.minor; have: the ones it has */
+static int have_build(const char *agent_dir, int minor, char *have, size_t n)
+{
+    char d[PATH_MAX + 16], want[32];
+    snprintf(d, sizeof d, "%s/hotline", agent_dir);
+    snprintf(want, sizeof want, "_agent.cpython-3%d-", minor);
+    DIR *dir = opendir(d);
+    int ok = 0;
+    have[0] = 0;
+    struct dirent *e;
+    while (dir && (e = readdir(dir))) {
+        int mi;
+        if (sscanf(e->d_name, "_agent.cpython-3%d-", &mi) != 1) continue;
+        ok |= !strncmp(e->d_name, want, strlen(want));
+        size_t l = strlen(have);
+        if (l + 8 < n) snprintf(have + l, n - l, "%s3.%d", l ? " " : "", mi);
+    }
+    if (dir) closedir(dir);
+    return ok;
+}
+
+static void hex(char *out, const char *s)
+{
+    for (; *s; s++, out += 2)
+        sprintf(out, "%02x", (unsigned char)*s);
+    *out = 0;
+}
+
+/* The Python the pending call runs, into code (cap n): nothing happens
+ * unless our socket still exists (a late run after we gave up); hotline
+ * is imported from agent_dir, which leaves sys.path at once; every error
+ * is swallowed (the program must see none). Strings travel as hex: no
+ * quoting. 0 or -E2BIG. */
+static int python_code(char *code, size_t n, const char *agent_dir, const char *sock,
+                       double interval_ms)
+{
+    static const char inner[] = "import os,sys\n"
+                                "if os.path.exists(S):\n"
+                                " sys.path.insert(0,A)\n"
+                                " try:\n"
+                                "  import hotline\n"
+                                " finally:\n"
+                                "  sys.path.remove(A)\n"
+                                " hotline._attach(S,C)\n";
+    char config[96];
+    snprintf(config, sizeof config, "{\"memory\": true, \"interval_ms\": %g}", interval_ms);
+    size_t need = 2 * (sizeof inner + strlen(agent_dir) + strlen(sock) + strlen(config)) + 400;
+    if (need > n) return -E2BIG;
+    char *hi = malloc(2 * sizeof inner + 1), *ha = malloc(2 * strlen(agent_dir) + 1),
+         *hs = malloc(2 * strlen(sock) + 1), *hc = malloc(2 * strlen(config) + 1);
+    int rc = -ENOMEM;
+    if (hi && ha && hs && hc) {
+        hex(hi, inner);
+        hex(ha, agent_dir);
+        hex(hs, sock);
+        hex(hc, config);
+        const char *dec = "').decode('utf-8','surrogateescape')";
+        int w = snprintf(code, n,
+                         "try:exec(bytes.fromhex('%s').decode(),{'__name__':'__hotline_attach__',"
+                         "'S':bytes.fromhex('%s%s,'A':bytes.fromhex('%s%s,'C':bytes.fromhex('%s%s})"
+                         "\nexcept BaseException:pass\n",
+                         hi, hs, dec, ha, dec, hc, dec);
+        rc = w > 0 && (size_t)w < n && (size_t)w <= INJECT_CODE_MAX ? 0 : -E2BIG;
+    }
+    free(hi);
+    free(ha);
+    free(hs);
+    free(hc);
+    return rc;
+}
+
+/* the target's script (for the profile's program), like cmd_attach's hello */
+static void set_program(struct profile *p, pid_t pid)
+{
+    char path[96], buf[8192], cwd[PATH_MAX] = "", main_path[PATH_MAX * 2] = "";
+    snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
+    ssize_t l = readlink(path, cwd, sizeof cwd - 1);
+    cwd[l > 0 ? l : 0] = 0;
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    for (size_t i = 0; i < n && !main_path[0]; i += strlen(buf + i) + 1) {
+        size_t al = strlen(buf + i);
+        if (al > 3 && !strcmp(buf + i + al - 3, ".py"))
+            snprintf(main_path, sizeof main_path, "%s%s%s", buf[i] == '/' ? "" : cwd,
+                     buf[i] == '/' ? "" : "/", buf + i);
+    }
+    if (!main_path[0]) snprintf(main_path, sizeof main_path, "process %d", (int)pid);
+    profile_set_str(&p->meta.program, main_path);
+}
+
+/* private dir (0700), the socket, the script; for a root attach to another
+ * user's process, both are handed to that user so that it can connect */
+static int setup(struct am *a, const struct inject_target *t, const char *agent_dir)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base || strlen(base) > 80) base = "/tmp";
+    snprintf(a->dir, sizeof a->dir, "%s/hotline-attach-XXXXXX", base);
+    if (!mkdtemp(a->dir)) {
+        fail(a, 1, "cannot create a private directory: %s", strerror(errno));
+        a->dir[0] = 0;
+        return -1;
+    }
+    snprintf(a->sockpath, sizeof a->sockpath, "%s/agent.sock", a->dir);
+    snprintf(a->script, sizeof a->script, "%s/inject.gdb", a->dir);
+    struct agentsock_cbs cbs = {
+        .on_accept = on_accept, .on_hello = on_hello, .on_error = on_error, .on_gone = on_gone};
+    char err[256];
+    if (agentsock_listen(&a->loop, &a->sock, a->sockpath, &cbs, a, err, sizeof err)) {
+        fail(a, 1, "%s", err);
+        return -1;
+    }
+    a->sock_open = 1;
+    struct stat st;
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/%d", (int)t->pid);
+    if (geteuid() == 0 && stat(proc, &st) == 0 && st.st_uid != 0 &&
+        (chown(a->dir, st.st_uid, st.st_gid) || chown(a->sockpath, st.st_uid, st.st_gid))) {
+        fail(a, 1, "cannot hand the socket to the target's user: %s", strerror(errno));
+        return -1;
+    }
+    char code[INJECT_CODE_MAX + 1];
+    if (python_code(code, sizeof code, agent_dir, a->sockpath, a->o->interval_ms)) {
+        fail(a, 1, "%s", "the agent's path is too long for the injected code");
+        return -1;
+    }
+    char *script = malloc(INJECT_SCRIPT_MAX);
+    int len = script ? inject_script(t, code, script, INJECT_SCRIPT_MAX) : -ENOMEM;
+    FILE *f = len > 0 ? fopen(a->script, "w") : NULL;
+    int ok = f && fwrite(script, 1, (size_t)len, f) == (size_t)len;
+    if (f && fclose(f)) ok = 0;
+    free(script);
+    if (!ok) {
+        fail(a, 1, "cannot write %s", a->script);
+        return -1;
+    }
+    return 0;
+}
+
+static int spawn_gdb(struct am *a, const char *gdb)
+{
+    char pid[24];
+    snprintf(pid, sizeof pid, "%d", (int)a->o->pid);
+    /* no symbols, no debug info, no scripts of its own: addresses are ours */
+    char *args[] = {(char *)gdb,
+                    "-nx",
+                    "-batch",
+                    "-iex",
+                    "set auto-load off",
+                    "-iex",
+                    "set auto-solib-add off",
+                    "-iex",
+                    "set debuginfod enabled off",
+                    "-iex",
+                    "set debug-file-directory /nonexistent",
+                    "-p",
+                    pid,
+                    "-x",
+                    a->script,
+                    NULL};
+    /* stdout and stderr both into one pipe: its lines in order */
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC)) {
+        fail(a, 1, "cannot make a pipe: %s", strerror(errno));
+        return -1;
+    }
+    uv_pipe_init(&a->loop, &a->gdb_out, 0);
+    a->gdb_out.data = a;
+    uv_pipe_open(&a->gdb_out, fds[0]);
+    a->out_open = 1;
+    uv_stdio_container_t io[3];
+    io[0].flags = UV_IGNORE;
+    io[1].flags = io[2].flags = UV_INHERIT_FD;
+    io[1].data.fd = io[2].data.fd = fds[1];
+    uv_process_options_t po;
+    memset(&po, 0, sizeof po);
+    po.file = gdb;
+    po.args = args;
+    po.exit_cb = on_gdb_exit;
+    po.stdio_count = 3;
+    po.stdio = io;
+    /* gdb stays in our process group: a Ctrl-C in the terminal reaches it
+     * too, and it then stops the target without passing the SIGINT on,
+     * sees no safe point and detaches, as on_signal's SIGURG does (tested:
+     * ctrl_c_while_waiting) */
+    a->gdb.data = a;
+    int rc = uv_spawn(&a->loop, &a->gdb, &po);
+    close(fds[1]); /* gdb has its copy: EOF when it exits */
+    if (rc) {
+        uv_close((uv_handle_t *)&a->gdb, NULL);
+        uv_close((uv_handle_t *)&a->gdb_out, NULL);
+        a->out_open = 0;
+        fail(a, AM_EXIT_INJECT, "cannot start gdb: %s", uv_strerror(rc));
+        return -1;
+    }
+    a->gdb_running = 1;
+    uv_read_start((uv_stream_t *)&a->gdb_out, gdb_alloc, gdb_read);
+    timer_in(a, a->timeout_s, on_gdb_timeout);
+    return 0;
+}
+
+int cmd_attach_memory(const struct attach_mem_opts *o)
+{
+    struct inject_target t;
+    char why[512] = "";
+    int rc = inject_find(o->pid, &t, why, sizeof why);
+    if (rc) {
+        fprintf(stderr, "hotline attach: %s\n", why);
+        return rc == -ESRCH ? 3 : rc == ATTACH_ENOTPY ? 4 : rc == -EPERM ? 6 : 1;
+    }
+    if (t.major != 3 || t.minor < 9) {
+        fprintf(stderr, "hotline attach: process %d runs Python %s: --memory needs 3.9 or later\n",
+                (int)o->pid, t.version);
+        return 5;
+    }
+    if (t.minor >= 14) {
+        fprintf(stderr,
+                "hotline attach: process %d runs Python %s: --memory on 3.14+ goes through "
+                "sys.remote_exec (PEP 768), which is not built yet; `hotline attach %d` "
+                "without --memory samples it\n",
+                (int)o->pid, t.version, (int)o->pid);
+        return 5;
+    }
+    char agent_dir[PATH_MAX + 64], real[PATH_MAX], have[128];
+    if (session_agent_dir(agent_dir, sizeof agent_dir) || !realpath(agent_dir, real)) {
+        fprintf(stderr,
+                "hotline attach: the profiler agent was not found (looked in %s); set "
+                "HOTLINE_AGENT_PATH\n",
+                agent_dir);
+        return 1;
+    }
+    if (!have_build(real, t.minor, have, sizeof have)) {
+        fprintf(stderr,
+                "hotline attach: no agent built for Python 3.%d (process %d runs %s) in %s/hotline "
+                "(built for: %s); build Hotline with that interpreter (HOTLINE_PYTHONS)\n",
+                t.minor, (int)o->pid, t.version, real, have[0] ? have : "none");
+        return 5;
+    }
+    char gdb[PATH_MAX];
+    if (find_gdb(gdb, sizeof gdb)) {
+        fprintf(stderr,
+                "hotline attach: --memory needs gdb, which is not installed%s%s (Debian/Ubuntu: "
+                "apt-get install gdb); the target is unchanged\n",
+                getenv("HOTLINE_GDB") ? " at $HOTLINE_GDB=" : "",
+                getenv("HOTLINE_GDB") ? getenv("HOTLINE_GDB") : "");
+        return AM_EXIT_INJECT;
+    }
+    struct am *a = calloc(1, sizeof *a);
+    if (!a) return 1;
+    a->o = o;
+    const char *to = getenv("HOTLINE_INJECT_TIMEOUT");
+    a->timeout_s = to && atof(to) > 0 ? atof(to) : AM_TIMEOUT_S;
+    snprintf(a->reason, sizeof a->reason, "detached");
+    a->p = profile_new();
+    if (!a->p || uv_loop_init(&a->loop)) {
+        profile_free(a->p);
+        free(a);
+        return 1;
+    }
+    uv_timer_init(&a->loop, &a->timer);
+    a->timer.data = a;
+    const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 3; i++) {
+        uv_signal_init(&a->loop, &a->sigs[i]);
+        a->sigs[i].data = a;
+        uv_signal_start(&a->sigs[i], on_signal, sigs[i]);
+    }
+    set_program(a->p, o->pid);
+    if (o->interval_ms > 0) a->p->meta.interval_ms = o->interval_ms;
+    fprintf(stderr,
+            "hotline: --memory: gdb (%s) stops process %d (Python %s) at its next allocator call, "
+            "maps one 4 KiB page in it and queues a call that loads Hotline's agent from %s "
+            "(memory hooks and a sampler thread, removed on detach; docs/attach.md)\n",
+            gdb, (int)o->pid, t.version, real);
+    if (setup(a, &t, real) == 0 && spawn_gdb(a, gdb) == 0)
+        a->phase = PH_GDB;
+    else
+        close_all(a);
+    uv_run(&a->loop, UV_RUN_DEFAULT);
+    /* close what is left (all but the timer and signals are closed by now) */
+    uv_close((uv_handle_t *)&a->timer, NULL);
+    for (int i = 0; i < 3; i++)
+        uv_close((uv_handle_t *)&a->sigs[i], NULL);
+    if (a->out_open && !uv_is_closing((uv_handle_t *)&a->gdb_out))
+        uv_close((uv_handle_t *)&a->gdb_out, NULL);
+    uv_run(&a->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&a->loop);
+    if (a->script[0]) unlink(a->script);
+    if (a->sockpath[0]) unlink(a->sockpath);
+    if (a->dir[0]) rmdir(a->dir);
+    int status = a->status;
+    if (status == 0 && a->conns > 0) {
+        struct prof_meta *m = &a->p->meta;
+        m->elapsed_s = mono() - a->t0;
+        m->exit_status = -1;
+        profile_set_str(&m->reason, a->reason);
+        fprintf(stderr, "hotline: %s\n", a->reason);
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+        fputc('\n', stderr);
+        report_print(stderr, a->p, o->top, cwd);
+        if (cli_outputs_write(o->outs, a->p, "hotline", 0)) status = 1;
+    } else if (status == 0) {
+        status = 1;
+    }
+    profile_free(a->p);
+    free(a);
+    return status;
+}

@@ -1,0 +1,23 @@
+/* attach_memory: `hotline attach PID --memory` (attach_memory.c): the
+ * in-process agent injected with gdb, its stream received like a run's. */
+#ifndef HOTLINE_ATTACH_MEMORY_H
+#define HOTLINE_ATTACH_MEMORY_H
+
+#include <sys/types.h>
+
+#include "cli/outputs.h"
+
+struct attach_mem_opts {
+    pid_t pid;
+    double duration;                /* seconds, 0: until the target exits or Ctrl-C */
+    double interval_ms;             /* the agent's sampling interval */
+    int top;                        /* report rows */
+    const struct cli_outputs *outs; /* borrowed */
+};
+
+/* Run it: the exit status (0 done; 3 no such process, 4 not Python,
+ * 5 a Python without --memory support or agent build, 6 permission,
+ * 7 the injection failed and the target was left as it was, 1 other). */
+int cmd_attach_memory(const struct attach_mem_opts *o);
+
+#endif

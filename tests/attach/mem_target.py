@@ -1,0 +1,37 @@
+"""Target of test_attach_memory.py: a program `hotline attach --memory`
+attaches to. Its first stderr line is its pid. It allocates (garbage,
+so that it reaches an allocator call often) until DIR/go exists, then keeps
+100 MiB on the KEEP line, says "grown", allocates garbage until DIR/exit
+exists, says whether Hotline still runs in it, and exits with status 3.
+With "idle" it first blocks in a read of stdin (no allocator call at all)
+until a line arrives, then does the same.
+
+usage: python mem_target.py DIR [idle]"""
+import os
+import sys
+import time
+
+d = sys.argv[1]
+sys.stderr.write("%d\n" % os.getpid())
+sys.stderr.flush()
+if sys.argv[2:] == ["idle"]:
+    sys.stdin.readline()
+
+
+def until(name):
+    deadline = time.monotonic() + 120
+    while not os.path.exists(os.path.join(d, name)) and time.monotonic() < deadline:
+        junk = bytearray(4096)  # noqa: F841 (an allocator call)
+        time.sleep(0.002)
+
+
+print("started", flush=True)
+until("go")
+keep = []
+for i in range(100):
+    keep.append(bytearray(1 << 20))  # KEEP
+print("grown", len(keep), flush=True)
+until("exit")
+h = sys.modules.get("hotline")
+print("hotline running at exit:", bool(h and h.running()), flush=True)
+sys.exit(3)
