@@ -10,8 +10,10 @@
 //   - after the run: an inlay hint with a percentage on the hot loop line, a
 //     CodeLens over def hot(), and in the Problems panel the hot-line diagnostic
 //     and the leak Warning on remember()'s append line (1 MB kept per call);
-//   - "Hotline: Show flame graph" opens the report's flame graph in a webview
-//     in the editor's theme (dark, then light);
+//   - "Hotline: Show flame graph" during the run opens the report's flame graph
+//     in a webview that redraws while the run goes; after it, in the editor's
+//     theme (dark, then light), a click on hot()'s frame puts the cursor on
+//     its line;
 //   - "Hotline: Attach to process…" lists a program the editor did not start,
 //     attaching shows the live status item, the flame graph redraws live with
 //     the attached program, a click on its frame opens its line, "Hotline:
@@ -72,7 +74,7 @@ async function main() {
     'workbench.colorTheme': 'Default Dark Modern',
     'workbench.tips.enabled': false,
     'extensions.ignoreRecommendations': true,
-    'hotline.args': ['5'],
+    'hotline.args': ['14'], /* the library line's seconds: time to open the flame graph while it runs */
     'hotline.diagnostics.hotLines': 2,
     'hotline.hints.threshold': 1,
     'editor.inlayHints.enabled': 'on',
@@ -149,8 +151,26 @@ async function main() {
     await shot('3-frames.png');
     await page.keyboard.press('Escape');
 
+    // Hotline: Show flame graph while the example runs: the report's flame
+    // graph in a webview beside the editor; it redraws as the run goes
+    // ("live" badge), and stays open for the rest of the test
+    await runCommand('Hotline: Show flame graph');
+    const flameView = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    const inFlame = (fn, arg) => flameView.locator('body').evaluate(fn, arg);
+    const renders = () => inFlame(() => Number(document.body.dataset.renders));
+    await until('the flame graph drawn in the webview during the run', () => inFlame(() =>
+      Number(document.getElementById('flame').dataset.total) > 0));
+    const runR0 = await renders();
+    await until('the flame graph redraws while the example runs, marked live', async () =>
+      (await renders()) > runR0 && await inFlame(() => getComputedStyle(document.getElementById('live')).display !== 'none'));
+    log(`flame graph during the run: drawn ${await renders()} times`);
+    await shot('3b-flame-running.png');
+
     await until('the run ended (status item gone)', async () => (await status.count()) === 0, 60000);
     // only hotline/runEnded ends the extension's running state (hotline.running)
+    // (main.py's group shows its title buttons when it has the focus, which
+    // the flame graph's webview took)
+    await page.locator('.monaco-editor textarea').first().focus();
     await until('hotline/runEnded: Profile back, Stop gone in the editor title', async () =>
       (await titleButton('flame')) > 0 && (await titleButton('debug-stop')) === 0);
     await until('an inlay hint with a percentage on the hot loop line', () => page.evaluate(() => {
@@ -197,18 +217,30 @@ async function main() {
       return page.evaluate(() => [...document.querySelectorAll('.view-line')].some((e) =>
         e.innerText.replace(/\u00a0/g, ' ').includes('def hot(')));
     });
-    // Hotline: Show flame graph: the report's flame graph in a webview beside
-    // the editor, in the editor's theme (dark here, light below); it stays
-    // open for the rest of the test and follows the attach live
-    await runCommand('Hotline: Show flame graph');
-    const flameView = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-    const inFlame = (fn, arg) => flameView.locator('body').evaluate(fn, arg);
-    await until('the flame graph drawn in the webview, with main.py\'s hot() in it', () => inFlame(() =>
-      Number(document.getElementById('flame').dataset.total) > 0
+    // the flame graph of the finished run (no "live" badge), in the editor's
+    // theme (dark here, light below); a click on hot()'s frame zooms there
+    // and puts main.py's cursor on the line that frame names
+    await until('the flame graph shows the finished run with main.py\'s hot() in it', () => inFlame(() =>
+      getComputedStyle(document.getElementById('live')).display === 'none'
       && [...document.querySelectorAll('.fr')].some((d) => /^hot \(.*main\.py:\d+\)$/.test(d.dataset.name || ''))));
     await until('the webview takes the dark theme', () => inFlame(() => document.body.classList.contains('vscode-dark')
       && getComputedStyle(document.body).getPropertyValue('--frfg').trim() === '#f2f2f2'));
     await shot('4-flame-dark.png');
+    // (click a point of #flame, the middle of the widest frame: the page may
+    // redraw its frames, never #flame itself)
+    const frameAt = (re) => inFlame((body, src) => { /* locator.evaluate: (element, arg) */
+      const rx = new RegExp(src);
+      const fr = [...document.querySelectorAll('.fr')].filter((d) => rx.test(d.dataset.name || ''))
+        .sort((a, b) => b.getBoundingClientRect().width - a.getBoundingClientRect().width)[0];
+      if (!fr) return null;
+      const r = fr.getBoundingClientRect(), f = document.getElementById('flame').getBoundingClientRect();
+      return { line: Number(fr.dataset.line), x: r.left - f.left + r.width / 2, y: r.top - f.top + r.height / 2 };
+    }, re.source);
+    const hotFrame = await frameAt(/^hot \(.*main\.py:\d+\)$/);
+    await flameView.locator('#flame').click({ position: { x: hotFrame.x, y: hotFrame.y } });
+    await until(`the click on hot() put main.py's cursor on line ${hotFrame.line}`, async () =>
+      (await page.locator('.tabs-container .tab.active', { hasText: 'main.py' }).count()) > 0
+      && (await page.locator('.statusbar-item', { hasText: `Ln ${hotFrame.line}, Col 1` }).count()) > 0);
     // the same in the light theme, picked as a user would: F1, Color Theme,
     // click the rows (Enter could take a fuzzy neighbour: Browse Color Themes)
     const pickRow = async (label) => {
@@ -262,21 +294,13 @@ async function main() {
       await shot('8-attached.png');
       // the flame graph (open since the run) now shows the attach and
       // redraws while it lasts; a click on serve() opens service.py at its line
-      const renders = () => inFlame(() => Number(document.body.dataset.renders));
       const r0 = await renders();
       await until('the flame graph shows the attached serve()', () => inFlame(() =>
         [...document.querySelectorAll('.fr')].some((d) => /^serve \(.*service\.py:\d+\)$/.test(d.dataset.name || ''))));
       const r1 = await renders();
       await until('the flame graph redraws while attached', async () => (await renders()) > r1);
       await shot('9-flame-attached.png');
-      // (the page redraws its frames every second: click a point of #flame,
-      // the middle of the widest serve() frame, not an element that may go)
-      const hit = await inFlame(() => {
-        const fr = [...document.querySelectorAll('.fr')].filter((d) => /^serve \(/.test(d.dataset.name || ''))
-          .sort((a, b) => b.getBoundingClientRect().width - a.getBoundingClientRect().width)[0];
-        const r = fr.getBoundingClientRect(), f = document.getElementById('flame').getBoundingClientRect();
-        return { line: Number(fr.dataset.line), x: r.left - f.left + r.width / 2, y: r.top - f.top + r.height / 2 };
-      });
+      const hit = await frameAt(/^serve \(/);
       const hotLine = hit.line;
       await flameView.locator('#flame').click({ position: { x: hit.x, y: hit.y } });
       await until(`the click opened service.py at line ${hotLine}`, async () =>
