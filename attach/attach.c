@@ -46,11 +46,6 @@ char attach__proc_state(pid_t pid)
     return p && p[1] == ' ' ? p[2] : '?';
 }
 
-struct candidate {
-    char path[512];
-    uint64_t base; /* start of its mapping at file offset 0 */
-};
-
 static int is_libpython(const char *path)
 {
     const char *b = strrchr(path, '/');
@@ -74,8 +69,8 @@ static int is_python_binary(const char *path)
     return *b == 0;
 }
 
-/* The executable first, then every libpython (or python3.X) mapped. */
-static int find_candidates(pid_t pid, struct candidate *c, int max, char *why, size_t n)
+int attach__mappings(pid_t pid, struct attach__mapping *m, int max,
+                     int (*keep)(const char *path, const char *exe))
 {
     char path[64], exe[512];
     snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
@@ -83,12 +78,8 @@ static int find_candidates(pid_t pid, struct candidate *c, int max, char *why, s
     exe[el > 0 ? el : 0] = 0;
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
     FILE *f = fopen(path, "r");
-    if (!f) {
-        int e = -errno;
-        snprintf(why, n, "cannot read %s: %s", path, strerror(-e));
-        return e;
-    }
-    int nc = 0;
+    if (!f) return -errno;
+    int nm = 0;
     char line[1024];
     while (fgets(line, sizeof line, f)) {
         unsigned long start, off;
@@ -96,24 +87,28 @@ static int find_candidates(pid_t pid, struct candidate *c, int max, char *why, s
         if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %n", &start, &off, &pos) < 2 || !pos) continue;
         char *file = line + pos;
         file[strcspn(file, "\n")] = 0;
-        if (file[0] != '/' || off != 0) continue;
-        if (strcmp(file, exe) != 0 && !is_libpython(file) && !is_python_binary(file)) continue;
+        if (file[0] != '/' || off != 0 || nm == max || (keep && !keep(file, exe))) continue;
         int dup = 0;
-        for (int i = 0; i < nc; i++)
-            if (!strcmp(c[i].path, file)) dup = 1;
-        if (dup || nc == max) continue;
-        snprintf(c[nc].path, sizeof c[nc].path, "%s", file);
-        c[nc].base = start;
-        /* the executable goes first: a static python's runtime is its own */
-        if (!strcmp(file, exe) && nc > 0) {
-            struct candidate t = c[0];
-            c[0] = c[nc];
-            c[nc] = t;
+        for (int i = 0; i < nm && !dup; i++)
+            dup = !strcmp(m[i].path, file);
+        if (dup) continue;
+        snprintf(m[nm].path, sizeof m[nm].path, "%s", file);
+        m[nm].base = start;
+        if (!strcmp(file, exe) && nm > 0) { /* the executable goes first */
+            struct attach__mapping t = m[0];
+            m[0] = m[nm];
+            m[nm] = t;
         }
-        nc++;
+        nm++;
     }
     fclose(f);
-    return nc;
+    return nm;
+}
+
+/* The executable, every libpython and every python3.X binary mapped */
+static int is_candidate(const char *path, const char *exe)
+{
+    return !strcmp(path, exe) || is_libpython(path) || is_python_binary(path);
 }
 
 int attach__perm_message(pid_t pid, char *why, size_t n)
@@ -233,8 +228,8 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
         snprintf(why, n, "process %d has exited (a zombie waiting for its parent)", (int)pid);
         return -ESRCH;
     }
-    struct candidate c[ATTACH_MAX_CANDIDATES];
-    int nc = find_candidates(pid, c, ATTACH_MAX_CANDIDATES, why, n);
+    struct attach__mapping c[ATTACH_MAX_CANDIDATES];
+    int nc = attach__mappings(pid, c, ATTACH_MAX_CANDIDATES, is_candidate);
     if (nc == -EACCES || nc == -EPERM) return attach__perm_message(pid, why, n);
     if (nc < 0) return nc == -ENOENT ? -ESRCH : nc;
     int found = 0, last = ATTACH_ENOTPY;

@@ -86,5 +86,16 @@ int attach_read(pid_t pid, uint64_t addr, void *buf, size_t n);
  * sentence for pid in why (returns -EPERM). */
 char attach__proc_state(pid_t pid);
 int attach__perm_message(pid_t pid, char *why, size_t n);
+/* A file mapped at offset 0 in pid, and where. */
+struct attach__mapping {
+    char path[512];
+    uint64_t base; /* start of its mapping at file offset 0 */
+};
+/* The files mapped at offset 0 in pid, each once, the executable first (a
+ * static python's runtime is its own), those keep() accepts (NULL: all;
+ * exe is /proc/PID/exe's target): how many (at most max), or -errno from
+ * opening /proc/PID/maps. */
+int attach__mappings(pid_t pid, struct attach__mapping *m, int max,
+                     int (*keep)(const char *path, const char *exe));
 
 #endif

@@ -15,11 +15,6 @@
 
 #define INJECT_MAX_FILES 64
 
-struct mapped {
-    char path[512];
-    uint64_t base; /* start of its mapping at file offset 0 */
-};
-
 static const char *base_name(const char *p)
 {
     const char *b = strrchr(p, '/');
@@ -43,45 +38,9 @@ static int is_libc(const char *path)
     return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) || !strncmp(b, "ld-musl", 7);
 }
 
-/* Every file mapped at offset 0 (the executable first): count, or -errno. */
-static int mapped_files(pid_t pid, struct mapped *m, int max)
-{
-    char path[64], exe[512];
-    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-    ssize_t el = readlink(path, exe, sizeof exe - 1);
-    exe[el > 0 ? el : 0] = 0;
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return -errno;
-    int nm = 0;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        unsigned long start, off;
-        int pos = 0;
-        if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %n", &start, &off, &pos) < 2 || !pos) continue;
-        char *file = line + pos;
-        file[strcspn(file, "\n")] = 0;
-        if (file[0] != '/' || off != 0 || nm == max) continue;
-        int dup = 0;
-        for (int i = 0; i < nm; i++)
-            dup |= !strcmp(m[i].path, file);
-        if (dup) continue;
-        snprintf(m[nm].path, sizeof m[nm].path, "%s", file);
-        m[nm].base = start;
-        if (!strcmp(file, exe) && nm > 0) { /* a static python's interpreter is its own */
-            struct mapped t = m[0];
-            m[0] = m[nm];
-            m[nm] = t;
-        }
-        nm++;
-    }
-    fclose(f);
-    return nm;
-}
-
 /* names[0..k) of one mapped file, as addresses in the target (0: absent) */
-static int lookup(pid_t pid, const struct mapped *m, const char *const *names, uint64_t *vals,
-                  int k)
+static int lookup(pid_t pid, const struct attach__mapping *m, const char *const *names,
+                  uint64_t *vals, int k)
 {
     char file[PATH_MAX];
     uint64_t load;
@@ -118,9 +77,9 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n)
         snprintf(why, n, "process %d has exited (a zombie waiting for its parent)", (int)pid);
         return -ESRCH;
     }
-    struct mapped *m = calloc(INJECT_MAX_FILES, sizeof *m);
+    struct attach__mapping *m = calloc(INJECT_MAX_FILES, sizeof *m);
     if (!m) return -ENOMEM;
-    int nm = mapped_files(pid, m, INJECT_MAX_FILES);
+    int nm = attach__mappings(pid, m, INJECT_MAX_FILES, NULL);
     if (nm < 0) {
         free(m);
         if (nm == -EACCES || nm == -EPERM) return attach__perm_message(pid, why, n);
