@@ -49,6 +49,16 @@ def start_target(seconds):
     return p, env
 
 
+def script_target(tmp, name, text):
+    """Writes tmp/name, runs it; it writes its pid on stderr once ready
+    (text says where). (path, process, pid)"""
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.Popen([sys.executable, path], stderr=subprocess.PIPE)
+    return path, p, int(p.stderr.readline())  # a condition, not a sleep
+
+
 def attach(pid, *args, user=None):
     cmd = [HOTLINE, "attach", str(pid)] + list(args)
     if user:
@@ -216,19 +226,16 @@ def main():
 
     # 5. two threads: --speedscope has a profile per thread, named after it,
     # weighing that thread's seconds in the thread table (docs/pictures.md)
-    two = os.path.join(tmp, "threads.py")
-    with open(two, "w") as f:
-        f.write("import os, sys, threading, time\n"
-                "def spin(s):\n"
-                "    end = time.monotonic() + s\n"
-                "    while time.monotonic() < end: pass\n"
-                "t = threading.Thread(target=spin, args=(3,), name='worker')\n"
-                "t.start()\n"
-                "sys.stderr.write('%d\\n' % os.getpid()); sys.stderr.flush()\n"
-                "spin(3)\n"
-                "t.join()\n")
-    p = subprocess.Popen([sys.executable, two], stderr=subprocess.PIPE)
-    pid = int(p.stderr.readline())
+    _, p, pid = script_target(tmp, "threads.py",
+                              "import os, sys, threading, time\n"
+                              "def spin(s):\n"
+                              "    end = time.monotonic() + s\n"
+                              "    while time.monotonic() < end: pass\n"
+                              "t = threading.Thread(target=spin, args=(3,), name='worker')\n"
+                              "t.start()\n"
+                              "sys.stderr.write('%d\\n' % os.getpid()); sys.stderr.flush()\n"
+                              "spin(3)\n"
+                              "t.join()\n")
     pj, ss = os.path.join(tmp, "threads.json"), os.path.join(tmp, "threads.ss.json")
     rc, e = attach(pid, "--duration", "1", "--json", pj, "--speedscope", ss)
     p.kill()
@@ -252,16 +259,13 @@ def main():
     # A loop over json.dumps: by default its own line is charged; with the
     # json package included and the defaults' excludes replaced, the json
     # encoder's lines are
-    js = os.path.join(tmp, "jsonloop.py")
-    with open(js, "w") as f:
-        f.write("import json, os, sys, time\n"
-                "d = {'k%d' % i: list(range(30)) for i in range(40)}\n"
-                "sys.stderr.write('%d\\n' % os.getpid()); sys.stderr.flush()\n"
-                "end = time.monotonic() + 4\n"
-                "while time.monotonic() < end:\n"
-                "    json.dumps(d)  # JSONLOOP\n")
-    p = subprocess.Popen([sys.executable, js], stderr=subprocess.PIPE)
-    pid = int(p.stderr.readline())
+    js, p, pid = script_target(tmp, "jsonloop.py",
+                               "import json, os, sys, time\n"
+                               "d = {'k%d' % i: list(range(30)) for i in range(40)}\n"
+                               "sys.stderr.write('%d\\n' % os.getpid()); sys.stderr.flush()\n"
+                               "end = time.monotonic() + 4\n"
+                               "while time.monotonic() < end:\n"
+                               "    json.dumps(d)  # JSONLOOP\n")
     try:
         pd, pi = os.path.join(tmp, "json-default.json"), os.path.join(tmp, "json-include.json")
         rc1, e1 = attach(pid, "--duration", "0.8", "--json", pd)
