@@ -15,6 +15,7 @@
 #include "agent.h"
 #include "aggregate.h"
 #include "buf.h"
+#include "cells.h"
 #include "clock.h"
 #include "memhooks.h"
 #include "memread.h"
@@ -291,7 +292,51 @@ static PyObject *py_forget(PyObject *self, PyObject *noargs)
     agent_t *a = g_agent;
     g_agent = NULL;
     mem_after_fork();
+    cells_after_fork();
     if (a) ownfd_close(&a->fd); /* only if the program did not close it already */
+    Py_RETURN_NONE;
+}
+
+/* hotline/_cells.py's thread: cell files the sampler met with no mapping
+ * (a list, empty after timeout seconds), waited for without the GIL. */
+static PyObject *py_cell_files(PyObject *self, PyObject *args)
+{
+    (void)self;
+    double timeout = 1.0;
+    if (!PyArg_ParseTuple(args, "|d", &timeout)) return NULL;
+    char **names = NULL;
+    int n;
+    Py_BEGIN_ALLOW_THREADS n = cells_wait(timeout, &names);
+    Py_END_ALLOW_THREADS if (n < 0) return PyErr_NoMemory();
+    PyObject *out = PyList_New(0);
+    for (int i = 0; out && i < n; i++) {
+        PyObject *s = PyUnicode_DecodeFSDefault(names[i]);
+        if (!s || PyList_Append(out, s) != 0) Py_CLEAR(out);
+        Py_XDECREF(s);
+    }
+    cells_free_names(names, n);
+    return out;
+}
+
+/* cell_map(cell_file, notebook_file or None, delta): the answer. */
+static PyObject *py_cell_map(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *from_o, *to_o;
+    int delta = 0;
+    if (!PyArg_ParseTuple(args, "O&O|i", PyUnicode_FSConverter, &from_o, &to_o, &delta))
+        return NULL;
+    PyObject *to_b = NULL;
+    if (to_o != Py_None && !PyUnicode_FSConverter(to_o, &to_b)) {
+        Py_DECREF(from_o);
+        return NULL;
+    }
+    int rc = cells_set(PyBytes_AS_STRING(from_o), to_b ? PyBytes_AS_STRING(to_b) : NULL, delta);
+    Py_DECREF(from_o);
+    Py_XDECREF(to_b);
+    if (rc == -ENOSPC)
+        return PyErr_Format(PyExc_OverflowError, "more than %d notebook cells mapped", CELLS_MAX);
+    if (rc < 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
@@ -350,6 +395,10 @@ static PyMethodDef methods[] = {
     {"forget", py_forget, METH_NOARGS, "drop the parent's agent in a forked child"},
     {"is_running", py_running, METH_NOARGS, "sampler thread alive"},
     {"stats", py_stats, METH_NOARGS, "sampler counters"},
+    {"cell_files", py_cell_files, METH_VARARGS,
+     "cell_files(timeout=1.0) -> [name]: notebook cell files met with no mapping"},
+    {"cell_map", py_cell_map, METH_VARARGS,
+     "cell_map(cell_file, notebook_file or None, delta=0): lines of the cell + delta"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,6 +16,7 @@
 #include "agent.h"
 #include "agent_paths.h"
 #include "aggregate.h"
+#include "cells.h"
 #include "memread.h"
 
 #include <errno.h>
@@ -56,7 +57,7 @@ int walk_threads(agent_t *a, walk_thread_t *out, int cap)
             mem_read((uintptr_t)ts.thread_id + (uintptr_t)a->tid_off, &v, sizeof v) == 0)
             tid = v;
 #endif
-        if (tid > 0) {
+        if (tid > 0 && tid != cells_waiter_tid()) { /* not hotline/_cells.py's thread */
             out[n].tstate = t;
             out[n].tid = tid;
             n++;
@@ -157,6 +158,14 @@ static int file_profiled(agent_t *a, const char *path)
                                (const char *const *)a->exclude, a->nexclude, path);
 }
 
+/* A notebook cell is the user's code wherever the include rule points,
+ * unless an exclude pattern names its file. */
+static int cell_profiled(agent_t *a, const char *path)
+{
+    if (a->profile_all) return 1;
+    return agent_path_profiled(NULL, 0, (const char *const *)a->exclude, a->nexclude, path);
+}
+
 static int file_flag(agent_t *a, int id)
 {
     if (id >= a->file_flag_cap) {
@@ -234,12 +243,22 @@ static agent_code_t *code_get(agent_t *a, uintptr_t addr)
     agent_code_t *e = &a->codes[((addr >> 4) * 2654435761u) % AGENT_CODE_SLOTS];
     if (e->valid && e->addr == addr && e->filename == compat_code_filename(c) &&
         e->qualname == compat_code_qualname(c) && e->linetable == compat_code_linetable(c) &&
-        e->firstline == compat_code_firstline(c))
+        e->firstline == compat_code_firstline(c) && (!e->cell || e->cells_gen == cells_gen()))
         return e;
     char s[WALK_MAX_STR * 4 + 8];
     if (read_str(compat_code_filename(c), s, sizeof s) < 0) return NULL;
     normalize_path(s);
-    int fid = agg_intern(a, s, strlen(s));
+    /* A notebook cell's temporary file: its notebook's file and lines once
+     * the Python side has found them; until then (and when it cannot) the
+     * temporary name. Either way the cell is the user's code. A cell's
+     * module code seen anew (recompiled after an edit) is asked again. */
+    int cell = cells_is_cell(s), delta = 0;
+    unsigned gen = cell ? cells_gen() : 0; /* before the lookup: a newer answer re-resolves */
+    char to[WALK_MAX_STR * 4 + 8];
+    const char *file = s;
+    if (cell && cells_lookup(s, compat_code_firstline(c) <= 1 ? 2 : 1, to, sizeof to, &delta))
+        file = to;
+    int fid = agg_intern(a, file, strlen(file));
     if (read_str(compat_code_qualname(c), s, sizeof s) < 0) return NULL;
     int nid = agg_intern(a, s, strlen(s));
     if (fid <= 0 || nid <= 0) return NULL;
@@ -257,7 +276,10 @@ static agent_code_t *code_get(agent_t *a, uintptr_t addr)
     e->lastline = lt_last_line(compat_linetable_format(), tab, tn, e->firstline);
     e->file_id = fid;
     e->name_id = nid;
-    e->profiled = (uint8_t)file_flag(a, fid);
+    e->delta = delta;
+    e->cell = (uint8_t)cell;
+    e->cells_gen = gen;
+    e->profiled = (uint8_t)(cell ? cell_profiled(a, file) : file_flag(a, fid));
     e->valid = 1;
     return e;
 }
@@ -292,9 +314,9 @@ int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap)
                 int line = lt_line(compat_linetable_format(), e->tab, e->tab_n, e->firstline, addr);
                 out[n].file_id = e->file_id;
                 out[n].name_id = e->name_id;
-                out[n].line = line > 0 ? line : e->firstline;
-                out[n].first = e->firstline;
-                out[n].last = e->lastline;
+                out[n].line = (line > 0 ? line : e->firstline) + e->delta;
+                out[n].first = e->firstline + e->delta;
+                out[n].last = e->lastline + e->delta;
                 out[n].profiled = e->profiled;
                 n++;
             }
@@ -315,9 +337,9 @@ int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out)
     int line = lt_line(compat_linetable_format(), e->tab, e->tab_n, e->firstline, addr);
     out->file_id = e->file_id;
     out->name_id = e->name_id;
-    out->line = line > 0 ? line : e->firstline;
-    out->first = e->firstline;
-    out->last = e->lastline;
+    out->line = (line > 0 ? line : e->firstline) + e->delta;
+    out->first = e->firstline + e->delta;
+    out->last = e->lastline + e->delta;
     out->profiled = e->profiled;
     return 0;
 }
@@ -352,17 +374,21 @@ int walk_code_copy(uintptr_t code, walk_code_copy_t *out)
 /* walk_frame for a frame of a code object that is gone (sampler thread). */
 int walk_frame_copy(agent_t *a, const walk_code_copy_t *c, intptr_t instr, agent_frame_t *out)
 {
-    int fid = agg_intern(a, c->file, strlen(c->file));
+    char to[WALK_MAX_STR * 4 + 8];
+    const char *file = c->file;
+    int cell = cells_is_cell(file), delta = 0;
+    if (cell && cells_lookup(file, 0, to, sizeof to, &delta)) file = to;
+    int fid = agg_intern(a, file, strlen(file));
     int nid = agg_intern(a, c->name, strlen(c->name));
     if (fid <= 0 || nid <= 0) return -ENOMEM;
     int fmt = compat_linetable_format();
     int line = lt_line(fmt, c->tab, c->tab_n, c->firstline, compat_instr_addr(c->addr, instr));
     out->file_id = fid;
     out->name_id = nid;
-    out->line = line > 0 ? line : c->firstline;
-    out->first = c->firstline;
-    out->last = lt_last_line(fmt, c->tab, c->tab_n, c->firstline);
-    out->profiled = file_flag(a, fid);
+    out->line = (line > 0 ? line : c->firstline) + delta;
+    out->first = c->firstline + delta;
+    out->last = lt_last_line(fmt, c->tab, c->tab_n, c->firstline) + delta;
+    out->profiled = cell ? cell_profiled(a, file) : file_flag(a, fid);
     return 0;
 }
 

@@ -15,7 +15,9 @@ typedef struct {
     uintptr_t addr, filename, qualname, linetable; /* validation keys */
     int firstline, lastline;
     int file_id, name_id;
-    uint8_t profiled, valid;
+    int delta;          /* added to lines: a notebook cell mapped to its file (cells.h) */
+    unsigned cells_gen; /* cells_gen() when a cell's entry was resolved */
+    uint8_t profiled, valid, cell;
     uint8_t *tab; /* owned copy of the line table */
     size_t tab_n;
 } agent_code_t;

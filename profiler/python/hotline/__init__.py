@@ -44,6 +44,8 @@ def _start_with(cfg, on_release=None):
                  gpu=bool(cfg.get("gpu", True)),
                  on_release=on_release)
     _state["cfg"] = cfg
+    from . import _cells
+    _cells.install(hook=not cfg.get("attached"))  # notebook cells: marimo's temp files
 
 
 def _at_exit():
