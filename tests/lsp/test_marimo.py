@@ -1,22 +1,29 @@
 #!/usr/bin/env python3
-"""marimo notebooks in the editor, for the way marimo runs a notebook that
-names the notebook's own lines (docs/notebooks.md, "marimo"): `python
-notebook.py` (marimo's script mode, App.run) started by hotline.run. marimo
-compiles each cell under notebook.py's name at the cell's lines in the file,
-so hotline/executing, inlay hints and lenses land on notebook.py's lines of
-the cell with no mapping. Real marimo from PyPI, pinned, in a venv this
-test makes (once, in the build folder) from /usr/bin/python3.
+"""marimo notebooks in the editor (docs/notebooks.md, "marimo"): the live
+line and the hints land on the notebook's own .py file at the cell's lines,
+for each way marimo runs cells in a process Hotline profiles. Real marimo
+from PyPI, pinned, in a venv this test makes (once, in the build folder)
+from /usr/bin/python3.
 
-Also checked: the frames really are named so (not marimo_<pid>/
-__marimo__cell_<id>_.py, the names of `marimo edit` and `marimo export`,
-which are not mapped yet), so a marimo that changes this fails here.
+1. `python notebook.py` (marimo's script mode, App.run) started by
+   hotline.run: marimo compiles each cell under notebook.py's name at the
+   cell's lines, nothing to map.
+2. `marimo export html notebook.py` (cells run in a kernel process of its
+   own) streaming to the server's socket (HOTLINE_CONNECT=1) with no
+   include: marimo compiles each cell as <tmp>/marimo_<pid>/
+   __marimo__cell_<id>_.py, a file only in linecache, and the agent maps
+   it back to notebook.py (profiler/cells.h, hotline/_cells.py). The first
+   cell prints the name marimo compiled it under, so the test knows the
+   mapping was needed (a marimo that stops doing so fails here, and the
+   docs must change).
+3. The same with DEBUGPY_RUNNING=1, marimo's switch for debuggers that
+   makes it compile cells under notebook.py's name and lines.
+4. `marimo edit --headless`, a session opened as the browser does
+   (marimo_session.py): the kernel is a process of its own, the cells
+   compile to temp files, mapped like 2.
 
-Second case: `marimo export html notebook.py` (which runs the cells in its
-own process, under the temp cell names) with DEBUGPY_RUNNING=1, marimo's
-switch for debuggers that makes it compile the cells under notebook.py's
-name and lines, and HOTLINE_CONNECT=1 with the workspace in `include`: the
-export streams to the server's socket and the live line and hints land on
-notebook.py's lines the same way.
+The hot cell is `@app.cell(hide_code=True)` and starts with a comment
+holding non-ASCII text (the cell's code starts at the comment).
 
 Usage: test_marimo.py HOTLINE VENV_DIR"""
 import json
@@ -41,12 +48,15 @@ app = marimo.App()
 @app.cell
 def _():
     import os
+    import sys
     import time
+    print("cell file:", sys._getframe().f_code.co_filename, flush=True)
     return os, time
 
 
-@app.cell
+@app.cell(hide_code=True)
 def _(os, time):
+    # café ☕: the loop waits for the test's stop file
     stop = os.environ["STOP_FILE"]
     n = 0
     while not os.path.exists(stop):
@@ -77,13 +87,20 @@ def venv(path):
 
 
 def hints_on(c, nb):
+    """The lines with inlay hints on notebook.py, once the hot line has one
+    (asked again until then: the last data may still be on its way)."""
     c.send({"method": "textDocument/didOpen", "params": {"textDocument": {
         "uri": uri(nb), "languageId": "python", "version": 1, "text": NOTEBOOK}}})
-    h = c.request("textDocument/inlayHint", {
-        "textDocument": {"uri": uri(nb)},
-        "range": {"start": {"line": 0, "character": 0},
-                  "end": {"line": 100, "character": 0}}})["result"] or []
-    return [x["position"]["line"] for x in h]
+    deadline = time.time() + TIMEOUT
+    while True:
+        h = c.request("textDocument/inlayHint", {
+            "textDocument": {"uri": uri(nb)},
+            "range": {"start": {"line": 0, "character": 0},
+                      "end": {"line": 100, "character": 0}}})["result"] or []
+        lines = [x["position"]["line"] for x in h]
+        if HOT in lines or time.time() > deadline:
+            return lines
+        time.sleep(0.3)
 
 
 def live_on(c, nb):
@@ -108,16 +125,21 @@ def notebook_in(tmp):
     return work, nb, os.path.join(work, "stop")
 
 
-def export(hotline, py):
-    """marimo export html, DEBUGPY_RUNNING=1, streaming to the socket."""
+def export(hotline, py, debugpy):
+    """marimo export html streaming to the socket. debugpy: with
+    DEBUGPY_RUNNING=1 (marimo names notebook.py itself) and the workspace in
+    `include`; without: marimo names its temporary cell files and the agent
+    maps them (profiler/cells.h), with no include at all."""
     with tempfile.TemporaryDirectory(prefix="hotline-marimo-") as tmp:
         work, nb, stop = notebook_in(tmp)
         c = Client(hotline, work)
         c.start(work)
         c.log_line(lambda t: t.startswith("kernels: listening on"), "listening")
         env = agent_env(hotline)
-        env.update(HOTLINE_CONNECT="1", DEBUGPY_RUNNING="1", STOP_FILE=stop,
-                   HOTLINE_CONFIG=json.dumps({"include": [work]}))
+        env.update(HOTLINE_CONNECT="1", STOP_FILE=stop)
+        env.pop("DEBUGPY_RUNNING", None)
+        if debugpy:
+            env.update(DEBUGPY_RUNNING="1", HOTLINE_CONFIG=json.dumps({"include": [work]}))
         marimo = os.path.join(os.path.dirname(py), "marimo")
         p = subprocess.Popen([marimo, "export", "html", "notebook.py", "-o", "out.html"],
                              cwd=work, env=env, stdout=subprocess.PIPE,
@@ -129,16 +151,86 @@ def export(hotline, py):
                 p.kill()
                 raise AssertionError("export: %s" % p.communicate()[0][-3000:])
             open(stop, "w").close()
-            out = p.communicate(timeout=TIMEOUT)[0]
+            out = p.communicate(timeout=TIMEOUT)[0].decode("utf-8", "replace")
             assert p.returncode == 0, out
+            # what marimo itself named the cell's code: the mapping is ours
+            # only without DEBUGPY_RUNNING
+            named = [ln.split(": ", 1)[1] for ln in out.splitlines()
+                     if ln.startswith("cell file: ")]
+            assert named, out
+            assert ("__marimo__cell_" in named[0]) != debugpy, named
+            print("export%s: marimo compiled the cell as %s" % (
+                " (DEBUGPY_RUNNING=1)" if debugpy else "", named[0]))
             c.wait(lambda m: m.get("method") == "hotline/executing" and
                    m["params"].get("uri") is None, "the export's end", TIMEOUT)
             lines = hints_on(c, nb)
             assert HOT in lines, "no hint on the cell's hot line %d: %r" % (HOT, lines)
-            print("export: hints on notebook.py lines %r" % lines)
+            print("  hints on notebook.py lines %r" % lines)
         finally:
             if p.poll() is None:
                 p.kill()
+            if c.p.poll() is None:
+                c.stop()
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def edit(hotline, py):
+    """marimo edit (headless, a session opened as a browser would:
+    marimo_session.py) streaming to the socket: the kernel is a process of
+    its own whose parent names notebook.py; cells compile to temp files."""
+    with tempfile.TemporaryDirectory(prefix="hotline-marimo-") as tmp:
+        work, nb, stop = notebook_in(tmp)
+        c = Client(hotline, work)
+        c.start(work)
+        c.log_line(lambda t: t.startswith("kernels: listening on"), "listening")
+        env = agent_env(hotline)
+        env.update(HOTLINE_CONNECT="1", STOP_FILE=stop)
+        env.pop("DEBUGPY_RUNNING", None)
+        port = free_port()
+        marimo = os.path.join(os.path.dirname(py), "marimo")
+        p = subprocess.Popen([marimo, "edit", "--headless", "--no-token", "-p", str(port),
+                              "notebook.py"], cwd=work, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+        session = None
+        try:
+            deadline = time.time() + TIMEOUT
+            while True:  # until marimo's server answers
+                try:
+                    import urllib.request
+                    urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=2).read()
+                    break
+                except OSError:
+                    assert p.poll() is None and time.time() < deadline, "marimo edit did not serve"
+                    time.sleep(0.2)
+            session = subprocess.Popen([py, os.path.join(os.path.dirname(
+                os.path.abspath(__file__)), "marimo_session.py"), str(port)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            live_on(c, nb)
+            open(stop, "w").close()  # the kernel lives on, idle: no end to wait for
+            lines = hints_on(c, nb)
+            assert HOT in lines, "no hint on the cell's hot line %d: %r" % (HOT, lines)
+            print("edit: hints on notebook.py lines %r" % lines)
+        except AssertionError:
+            if session and session.poll() is None:
+                session.kill()
+            print("session: %s" % (session.communicate()[0][-2000:] if session else b""))
+            raise
+        finally:
+            if session and session.poll() is None:
+                session.stdin.close()
+                session.wait(timeout=TIMEOUT)
+            if p.poll() is None:
+                os.killpg(p.pid, 2)  # marimo's own Ctrl-C: it ends its kernel
+                try:
+                    p.wait(timeout=TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    os.killpg(p.pid, 9)
             if c.p.poll() is None:
                 c.stop()
 
@@ -150,7 +242,9 @@ def main():
                          capture_output=True, text=True, check=True).stdout.strip()
     assert got == MARIMO, got
     script(hotline, py)
-    export(hotline, py)
+    export(hotline, py, debugpy=False)
+    export(hotline, py, debugpy=True)
+    edit(hotline, py)
     print("ok")
 
 

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""hotline/_cells.py's search for a marimo cell's code in the notebook's
+file (docs/notebooks.md, "marimo notebooks"): the line offset that takes a
+line of the cell's temporary file to the notebook's line, for the shapes
+marimo writes: plain @app.cell, @app.cell(hide_code=True), a comment before
+the first statement, a multi-line signature, non-ASCII text, nested
+blocks, a cell identical to another (the first wins, as marimo's own
+match), leading blank lines in the cell, and code that is in no cell (an
+edit not saved). The cell's code is what marimo gives compile(): the
+function's body, dedented, without the final return.
+
+Usage: test_cells.py BUILD_PYTHON_DIR"""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, sys.argv[1])
+from hotline import _cells  # noqa: E402
+
+NB = '''import marimo
+
+app = marimo.App(width="medium")
+
+
+@app.cell
+def _():
+    import math
+    return (math,)
+
+
+@app.cell(hide_code=True)
+def _(
+    math,
+):
+    # café ☕ first, a comment
+    total = 0
+    for k in range(10):
+        if k % 2:
+            total += math.sqrt(k)
+    return (total,)
+
+
+@app.cell
+def _(total):
+    print(total)
+    return
+
+
+@app.function
+def helper(x):
+    return x + 1
+
+
+@app.cell
+def _(total):
+    print(total)
+    return
+
+
+if __name__ == "__main__":
+    app.run()
+'''
+LINES = NB.split("\n")
+
+
+def line_of(text, start=0):
+    """1-based line of the first line of NB equal to text, after start."""
+    for i in range(start, len(LINES)):
+        if LINES[i] == text:
+            return i + 1
+    raise AssertionError(text)
+
+
+def check(path, code, first_text, first_cell_line=1, start=0):
+    got = _cells.find([ln + "\n" for ln in code.split("\n")], [path])
+    want = line_of(first_text, start) - first_cell_line
+    assert got == (path, want), "%r: got %r, want %r" % (code[:30], got, (path, want))
+    print("ok %-40r -> line + %d" % (code.split("\n")[first_cell_line - 1][:40], want))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "notebook.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(NB)
+        check(path, "import math", "    import math")
+        check(path, "# café ☕ first, a comment\ntotal = 0\nfor k in range(10):\n"
+              "    if k % 2:\n        total += math.sqrt(k)",
+              "    # café ☕ first, a comment")
+        # marimo's cell code may start with blank lines: line 3 is the first
+        check(path, "\n\nprint(total)", "    print(total)", first_cell_line=3)
+        # two identical cells: the first
+        check(path, "print(total)", "    print(total)")
+        # @app.function bodies are cells too (marimo compiles them the same way)
+        check(path, "return x + 1", "    return x + 1")
+        # a cell edited and not saved: no mapping
+        assert _cells.find(["print(total + 1)\n"], [path]) is None
+        # the file changes: read again (cached by size and mtime)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(NB.replace("    import math\n", "    import math\n    import os\n"))
+        os.utime(path, ns=(1, 1))
+        got = _cells.find(["import math\n", "import os\n"], [path])
+        assert got == (path, line_of("    import math") - 1), got
+        print("ok a changed file is read again")
+        # notebooks(): the working directory's marimo files are candidates
+        os.chdir(tmp)
+        with open(os.path.join(tmp, "plain.py"), "w") as f:
+            f.write("print(1)\n")
+        cands = _cells.notebooks()
+        assert os.path.join(tmp, "notebook.py") in cands, cands
+        assert os.path.join(tmp, "plain.py") not in cands, cands
+        print("ok candidates", [os.path.basename(c) for c in cands if c.startswith(tmp)])
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
