@@ -143,6 +143,8 @@ static void withdraw(struct am *a, const char *what, char *msg, size_t n)
                  "hook refusing cpython.remote_debugger_script, or the import still under "
                  "way?); the script finds no socket now and does nothing",
                  what, (int)a->o->pid);
+    else if (w == -ESRCH || kill(a->o->pid, 0) != 0)
+        snprintf(msg, n, "%s: process %d has exited", what, (int)a->o->pid);
     else
         snprintf(msg, n,
                  "%s, and the request could not be withdrawn (%s): if process %d's main "
