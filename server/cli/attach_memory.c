@@ -140,8 +140,9 @@ static void withdraw(struct am *a, const char *what, char *msg, size_t n)
     else if (w == 0)
         snprintf(msg, n,
                  "%s: process %d took the request but its agent did not connect (an audit "
-                 "hook refusing cpython.remote_debugger_script, or the import still under "
-                 "way?); the script finds no socket now and does nothing",
+                 "hook refusing cpython.remote_debugger_script, a script it could not "
+                 "read, or the import still under way?); the script finds no socket now "
+                 "and does nothing",
                  what, (int)a->o->pid);
     else if (w == -ESRCH || kill(a->o->pid, 0) != 0)
         snprintf(msg, n, "%s: process %d has exited", what, (int)a->o->pid);

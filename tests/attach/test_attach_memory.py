@@ -19,6 +19,7 @@ under test against mem_target.py started as a non-child (setsid):
     left pending would make it print "Exception ignored ... Can't open
     debugger script"); Ctrl-C while waiting: exit 130, withdrawn likewise;
     an audit hook in the target that refuses the script: exit 7, says so;
+    as root, a target of another user (setpriv) reads the script as itself;
   - a target already profiled (`hotline run`) is refused, exit status 1;
     no agent build for its version: 5; another user (as root: setpriv): 6.
 Fails on 3.9-3.13 when gdb is not installed (.ci/install-deps installs it).
@@ -89,8 +90,8 @@ class Lines:
         return "".join(self.all)
 
 
-def start_target(d, *mode, flags=(), env=None):
-    p = subprocess.Popen([sys.executable] + list(flags) + [TARGET, d] + list(mode),
+def start_target(d, *mode, flags=(), env=None, prefix=()):
+    p = subprocess.Popen(list(prefix) + [sys.executable] + list(flags) + [TARGET, d] + list(mode),
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True, env=env)
     pid = int(p.stderr.readline())  # the target is up (a condition, not a sleep)
@@ -338,6 +339,33 @@ def pep768_failures(tmp, ref_out, ref_rc):
            "took the request but its agent did not connect", mode=("audit",), within=15,
            target_err="Audit hook failed for remote debugger script")
     ctrl_c_while_requested(tmp, ref_out, ref_rc)
+    other_user(tmp, ref_out, ref_rc)
+
+
+def other_user(tmp, ref_out, ref_rc):
+    """3.14+, as root: a target of another user reads the script as itself
+    (handed over like the socket, or it could not open it)"""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        print("not run: the other-user attach needs root and setpriv")
+        return
+    d = tempfile.mkdtemp(dir=tmp)
+    os.chmod(tmp, 0o755)  # the target, as nobody, looks for go/exit here
+    os.chmod(d, 0o755)
+    p, pid, out = start_target(d, prefix=("setpriv", "--reuid=65534", "--regid=65534",
+                                          "--clear-groups"))
+    check(out.wait_for("started", 30), "other user: target started")
+    r = subprocess.run([HOTLINE, "attach", str(pid), "--memory", "--duration", "1"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                       env=no_gdb_env(tmp))
+    msg = r.stderr.decode()
+    check(r.returncode == 0 and "agent connected" in msg,
+          "other user: root attaches, the agent connects (%d, %s)" % (r.returncode,
+                                                                      msg.strip()[-200:]))
+    touch(d, "go")
+    got_out, got_rc, got_err = finish(p, out, d)
+    check(got_out == ref_out and got_rc == ref_rc and got_err == "",
+          "other user: target output, stderr and status unchanged (%r, %r, %s)"
+          % (got_out, got_err, got_rc))
 
 
 def gdb_failures(tmp, ref_out, ref_rc):
