@@ -13,6 +13,7 @@
 #include <internal/pycore_runtime.h>
 #include <internal/pycore_interp.h>
 #if PY_VERSION_HEX >= 0x030E0000
+#include <internal/pycore_ceval.h>
 #include <internal/pycore_debug_offsets.h>
 #include <internal/pycore_interpframe_structs.h>
 #else
@@ -98,6 +99,20 @@ int main(void)
     D(dbg_uni_ascii_size, unicode_object.asciiobject_size);
     D(dbg_gil_locked, interpreter_state.gil_runtime_state_locked);
     D(dbg_gil_holder, interpreter_state.gil_runtime_state_holder);
+#if PY_VERSION_HEX >= 0x030E0000
+    /* PEP 768 (sys.remote_exec): remote_exec.c writes where these say */
+    P(has_rexec, 1);
+    D(dbg_is_threads_main, interpreter_state.threads_main);
+    D(dbg_rx_eval_breaker, debugger_support.eval_breaker);
+    D(dbg_rx_support, debugger_support.remote_debugger_support);
+    D(dbg_rx_enabled, debugger_support.remote_debugging_enabled);
+    D(dbg_rx_pending, debugger_support.debugger_pending_call);
+    D(dbg_rx_path, debugger_support.debugger_script_path);
+    D(dbg_rx_path_size, debugger_support.debugger_script_path_size);
+    P(rx_stop_bit, _PY_EVAL_PLEASE_STOP_BIT);
+#else
+    P(has_rexec, 0);
+#endif
 #else
     P(has_debug, 0);
 #endif

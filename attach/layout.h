@@ -2,7 +2,8 @@
  * not run in. One row per interpreter Hotline was built for, written at
  * build time by gen_layout.c from that interpreter's headers (offsetof, no
  * hand-copied numbers); for 3.13+ the values are then replaced by the
- * target's own _Py_DebugOffsets, read at the dbg_* positions. */
+ * target's own _Py_DebugOffsets, read at the dbg_* positions (attach.c; for
+ * 3.14+ also remote_exec.c, which writes where they say). */
 #ifndef HOTLINE_ATTACH_LAYOUT_H
 #define HOTLINE_ATTACH_LAYOUT_H
 
@@ -26,6 +27,10 @@ struct attach_layout {
     uint64_t dbg_co_filename, dbg_co_qualname, dbg_co_linetable, dbg_co_firstlineno,
         dbg_co_code_adaptive;
     uint64_t dbg_uni_length, dbg_uni_state, dbg_uni_ascii_size, dbg_gil_locked, dbg_gil_holder;
+    /* 3.14+ (PEP 768, attach/remote_exec.c): where _Py_DebugOffsets keeps
+     * the main thread and debugger_support, and the eval-breaker bit */
+    uint64_t has_rexec, dbg_is_threads_main, dbg_rx_eval_breaker, dbg_rx_support, dbg_rx_enabled,
+        dbg_rx_pending, dbg_rx_path, dbg_rx_path_size, rx_stop_bit;
 };
 
 /* The generated rows (borrowed, static) and their count. */

@@ -6,8 +6,9 @@
 # and libraries, builds the agent against the tree's headers (build-sid/) and
 # runs every test that spawns a real interpreter: profiler.*, memory.*,
 # run_real_*, attach.* (hotline attach reads them through the tree's
-# loader) and the lsp.run_* transcripts (the server picks the interpreter
-# from $VIRTUAL_ENV, so each version runs them once).
+# loader), attach_memory.* (--memory through PEP 768) and the lsp.run_*
+# transcripts (the server picks the interpreter from $VIRTUAL_ENV, so each
+# version runs them once).
 #
 #   bash tests/py-sid.sh            # all of it (the tree is kept and reused)
 #   HOTLINE_SID_PYTHONS=3.14 ...    # only some versions
@@ -95,7 +96,7 @@ for v in $versions; do
 done
 
 filter=${HOTLINE_SID_TESTS:-}
-sel='^profiler\.|^memory\.[a-z_]+\.py|^run_real_|^attach\.py'
+sel='^profiler\.|^memory\.[a-z_]+\.py|^run_real_|^attach\.py|^attach_memory\.py'
 [ -z "$filter" ] || sel=$filter
 echo "py-sid: tree and build ready after ${SECONDS}s"
 # every part runs even when an earlier one failed; the status says if any did

@@ -1,17 +1,21 @@
 /* attach_memory: `hotline attach PID --memory`. Instead of sampling from
- * outside (cmd_attach.c), it has gdb make the running CPython import the
- * in-process agent (attach/inject.h says how) and connect back to a private
- * socket, then receives that agent's stream exactly as `hotline run`
+ * outside (cmd_attach.c), it makes the running CPython import the
+ * in-process agent and connect back to a private socket: on 3.9-3.13 gdb
+ * queues a pending call (attach/inject.h says how), on 3.14+ PEP 768's
+ * remote execution asks the main thread to run a script, with no gdb
+ * (attach/remote_exec.h). Then it receives that agent's stream exactly as `hotline run`
  * receives its program's (proc/agentsock.c, the shared agentconn decoder),
  * so the report and the JSON carry memory: allocated / kept per line,
  * leaks. Detach (Ctrl-C, --duration) sends the agent `stop`: it ends its
  * stream and unloads itself on the target's main thread (profiler/module.c)
  * while the target runs on. Every failure before the agent connects leaves
- * the target as it was, but for at most one 4 KiB page (docs/attach.md).
+ * the target as it was, but for at most one 4 KiB page on 3.9-3.13
+ * (docs/attach.md); on 3.14+ a request not taken is withdrawn.
  *
  * Phases: GDB (gdb attached, waiting at a safe point, then two hand-made
- * calls) -> WAIT (call queued, waiting for the agent to connect) -> RUN ->
- * RELEASE (stop sent, waiting for the end of the stream) -> done. */
+ * calls; not on 3.14+) -> WAIT (call queued or request written, waiting
+ * for the agent to connect) -> RUN -> RELEASE (stop sent, waiting for the
+ * end of the stream) -> done. */
 #include "cli/attach_memory.h"
 
 #include <dirent.h>
@@ -28,6 +32,7 @@
 
 #include "attach.h"
 #include "inject.h"
+#include "remote_exec.h"
 #include "cli/report.h"
 #include "proc/agentsock.h"
 #include "proc/session.h"
@@ -58,6 +63,8 @@ struct am {
     char gdb_last[256]; /* gdb's last line that is not ours (its error) */
     char reason[64];
     char dir[256], sockpath[300], script[300];
+    int rexec;       /* 3.14+: PEP 768, no gdb */
+    struct rexec rx; /* where the request goes (rexec) */
 };
 
 static double mono(void)
@@ -116,10 +123,49 @@ static void on_duration(uv_timer_t *t)
     release(t->data, "detached (duration)");
 }
 
+/* 3.14+: take the request back when the agent did not come (timeout,
+ * Ctrl-C); what says what happened, into msg (cap n) */
+static void withdraw(struct am *a, const char *what, char *msg, size_t n)
+{
+    int w = rexec_withdraw(&a->rx);
+    if (getenv("HOTLINE_ATTACH_DEBUG")) fprintf(stderr, "hotline: withdraw: %d\n", w);
+    if (w == 1)
+        snprintf(msg, n,
+                 "%s: process %d's main thread ran no Python bytecode since the request was "
+                 "written (blocked in a C call: a read, a sleep, a lock?), so it never took "
+                 "it. "
+                 "Withdrawn (debugger_pending_call cleared) and the script removed: the "
+                 "target is unchanged",
+                 what, (int)a->o->pid);
+    else if (w == 0)
+        snprintf(msg, n,
+                 "%s: process %d took the request but its agent did not connect (an audit "
+                 "hook refusing cpython.remote_debugger_script, a script it could not "
+                 "read, or the import still under way?); the script finds no socket now "
+                 "and does nothing",
+                 what, (int)a->o->pid);
+    else if (w == -ESRCH || kill(a->o->pid, 0) != 0)
+        snprintf(msg, n, "%s: process %d has exited", what, (int)a->o->pid);
+    else
+        snprintf(msg, n,
+                 "%s, and the request could not be withdrawn (%s): if process %d's main "
+                 "thread takes it later it finds no script, and Python prints one "
+                 "\"Exception ignored\" line on its stderr",
+                 what, strerror(-w), (int)a->o->pid);
+}
+
 static void on_conn_timeout(uv_timer_t *t)
 {
     struct am *a = t->data;
-    char msg[160];
+    char msg[640];
+    if (a->rexec) {
+        char what[96];
+        snprintf(what, sizeof what, "the agent did not connect within %.0f s", a->timeout_s);
+        withdraw(a, what, msg, sizeof msg);
+        fail(a, AM_EXIT_INJECT, "%s", msg);
+        close_all(a);
+        return;
+    }
     snprintf(msg, sizeof msg, "%.0f s", a->timeout_s);
     fail(a, AM_EXIT_INJECT,
          "the agent did not connect within %s: the target's main thread runs no Python "
@@ -308,6 +354,11 @@ static void on_signal(uv_signal_t *h, int sig)
              "interrupted before the injection: gdb detached, the target is "
              "unchanged");
         give_up_wait(a);
+    } else if (a->phase == PH_WAIT && a->rexec) {
+        char msg[640];
+        withdraw(a, "interrupted while waiting for the agent", msg, sizeof msg);
+        fail(a, 130, "%s", msg);
+        close_all(a);
     } else if (a->phase == PH_WAIT) {
         fail(a, 130, "%s",
              "interrupted while waiting for the agent: the queued call will "
@@ -445,7 +496,7 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
         return -1;
     }
     snprintf(a->sockpath, sizeof a->sockpath, "%s/agent.sock", a->dir);
-    snprintf(a->script, sizeof a->script, "%s/inject.gdb", a->dir);
+    snprintf(a->script, sizeof a->script, "%s/%s", a->dir, a->rexec ? "agent.py" : "inject.gdb");
     struct agentsock_cbs cbs = {
         .on_accept = on_accept, .on_hello = on_hello, .on_error = on_error, .on_gone = on_gone};
     char err[256];
@@ -467,16 +518,54 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
         fail(a, 1, "%s", "the agent's path is too long for the injected code");
         return -1;
     }
-    char *script = malloc(INJECT_SCRIPT_MAX);
-    int len = script ? inject_script(t, code, script, INJECT_SCRIPT_MAX) : -ENOMEM;
-    FILE *f = len > 0 ? fopen(a->script, "w") : NULL;
-    int ok = f && fwrite(script, 1, (size_t)len, f) == (size_t)len;
-    if (f && fclose(f)) ok = 0;
+    /* 3.14+: the Python itself is the script the target reads (as its own
+     * user: handed over like the socket); else gdb's script that queues it */
+    char *script = a->rexec ? strdup(code) : malloc(INJECT_SCRIPT_MAX);
+    int len = -ENOMEM;
+    if (script)
+        len = a->rexec ? (int)strlen(script) : inject_script(t, code, script, INJECT_SCRIPT_MAX);
+    int fd = len > 0 ? open(a->script, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+    int ok = fd >= 0 && write(fd, script, (size_t)len) == len;
+    if (fd >= 0 && close(fd)) ok = 0;
     free(script);
+    if (ok && a->rexec && geteuid() == 0 && stat(proc, &st) == 0 && st.st_uid != 0 &&
+        chown(a->script, st.st_uid, st.st_gid))
+        ok = 0;
     if (!ok) {
         fail(a, 1, "cannot write %s", a->script);
         return -1;
     }
+    return 0;
+}
+
+/* 3.14+: the request (remote_exec.h); the agent then connects */
+static int send_request(struct am *a)
+{
+    int rc = rexec_send(&a->rx, a->script);
+    if (getenv("HOTLINE_ATTACH_DEBUG"))
+        fprintf(stderr,
+                "hotline: PEP 768: tstate %#llx, path at %#llx, pending at %#llx, "
+                "eval_breaker at %#llx | %#llx: %d\n",
+                (unsigned long long)a->rx.tstate, (unsigned long long)a->rx.path,
+                (unsigned long long)a->rx.pending, (unsigned long long)a->rx.eval_breaker,
+                (unsigned long long)a->rx.stop_bit, rc);
+    if (rc == -EPERM) {
+        char why[400];
+        attach__perm_message(a->o->pid, why, sizeof why);
+        fail(a, 6, "%s", why);
+        return -1;
+    }
+    if (rc) {
+        /* a write that failed part-way: take back what may be there */
+        int w = rexec_withdraw(&a->rx);
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s (%s); %s", "writing the request failed", strerror(-rc),
+                 w >= 0 ? "the target is unchanged" : "it may be left half-written");
+        fail(a, rc == -ESRCH ? 3 : AM_EXIT_INJECT, "%s", msg);
+        return -1;
+    }
+    a->phase = PH_WAIT;
+    timer_in(a, a->timeout_s, on_conn_timeout);
     return 0;
 }
 
@@ -547,6 +636,25 @@ static int spawn_gdb(struct am *a, const char *gdb)
     return 0;
 }
 
+/* 3.14+: where the PEP 768 request goes (rx), or the exit status with the
+ * reason printed (remote debugging off: AM_EXIT_INJECT, nothing written) */
+static int find_rexec(pid_t pid, struct rexec *rx)
+{
+    struct attach_proc ap;
+    char why[640] = "";
+    int rc = attach_open(&ap, pid, why, sizeof why);
+    if (!rc) rc = rexec_find(&ap, rx, why, sizeof why);
+    attach_close(&ap);
+    if (!rc) return 0;
+    fprintf(stderr, "hotline attach: %s\n", why);
+    if (rc == -ESRCH) return 3;
+    if (rc == ATTACH_ENOTPY) return 4;
+    if (rc == ATTACH_EVERSION) return 5;
+    if (rc == -EPERM || rc == -EACCES) return 6;
+    /* turned off, or no main thread yet: nothing was written */
+    return rc == REXEC_EDISABLED || rc == ATTACH_ERACE ? AM_EXIT_INJECT : 1;
+}
+
 int cmd_attach_memory(const struct attach_mem_opts *o)
 {
     struct inject_target t;
@@ -559,14 +667,6 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
     if (t.major != 3 || t.minor < 9) {
         fprintf(stderr, "hotline attach: process %d runs Python %s: --memory needs 3.9 or later\n",
                 (int)o->pid, t.version);
-        return 5;
-    }
-    if (t.minor >= 14) {
-        fprintf(stderr,
-                "hotline attach: process %d runs Python %s: --memory on 3.14+ goes through "
-                "sys.remote_exec (PEP 768), which is not built yet; `hotline attach %d` "
-                "without --memory samples it\n",
-                (int)o->pid, t.version, (int)o->pid);
         return 5;
     }
     char agent_dir[PATH_MAX + 64], real[PATH_MAX], have[128];
@@ -584,8 +684,11 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
                 t.minor, (int)o->pid, t.version, real, have[0] ? have : "none");
         return 5;
     }
-    char gdb[PATH_MAX];
-    if (find_gdb(gdb, sizeof gdb)) {
+    /* 3.14+: PEP 768, refused here when the target turned it off */
+    struct rexec rx;
+    if (t.minor >= 14 && (rc = find_rexec(o->pid, &rx)) != 0) return rc;
+    char gdb[PATH_MAX] = "";
+    if (t.minor < 14 && find_gdb(gdb, sizeof gdb)) {
         fprintf(stderr,
                 "hotline attach: --memory needs gdb, which is not installed%s%s (Debian/Ubuntu: "
                 "apt-get install gdb); the target is unchanged\n",
@@ -596,6 +699,8 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
     struct am *a = calloc(1, sizeof *a);
     if (!a) return 1;
     a->o = o;
+    a->rexec = t.minor >= 14;
+    if (a->rexec) a->rx = rx;
     const char *to = getenv("HOTLINE_INJECT_TIMEOUT");
     a->timeout_s = to && atof(to) > 0 ? atof(to) : AM_TIMEOUT_S;
     snprintf(a->reason, sizeof a->reason, "detached");
@@ -615,15 +720,32 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
     }
     set_program(a->p, o->pid);
     if (o->interval_ms > 0) a->p->meta.interval_ms = o->interval_ms;
-    fprintf(stderr,
-            "hotline: --memory: gdb (%s) stops process %d (Python %s) at its next allocator call, "
-            "maps one 4 KiB page in it and queues a call that loads Hotline's agent from %s "
-            "(memory hooks and a sampler thread, removed on detach; docs/attach.md)\n",
-            gdb, (int)o->pid, t.version, real);
-    if (setup(a, &t, real) == 0 && spawn_gdb(a, gdb) == 0)
-        a->phase = PH_GDB;
-    else
-        close_all(a);
+    if (a->rexec) {
+        if (setup(a, &t, real) == 0) {
+            fprintf(stderr,
+                    "hotline: --memory: PEP 768 (what sys.remote_exec does; no gdb, nothing "
+                    "stopped): writes into process %d (Python %s) its main thread's "
+                    "debugger_script_path (%s), debugger_pending_call = 1 and a bit of its "
+                    "eval_breaker; at its next bytecode check it runs that script, which loads "
+                    "Hotline's agent from %s (memory hooks and a sampler thread, removed on "
+                    "detach; docs/attach.md)\n",
+                    (int)o->pid, t.version, a->script, real);
+            if (send_request(a)) close_all(a);
+        } else {
+            close_all(a);
+        }
+    } else {
+        fprintf(stderr,
+                "hotline: --memory: gdb (%s) stops process %d (Python %s) at its next allocator "
+                "call, maps one 4 KiB page in it and queues a call that loads Hotline's agent "
+                "from %s (memory hooks and a sampler thread, removed on detach; "
+                "docs/attach.md)\n",
+                gdb, (int)o->pid, t.version, real);
+        if (setup(a, &t, real) == 0 && spawn_gdb(a, gdb) == 0)
+            a->phase = PH_GDB;
+        else
+            close_all(a);
+    }
     uv_run(&a->loop, UV_RUN_DEFAULT);
     /* close what is left (all but the timer and signals are closed by now) */
     uv_close((uv_handle_t *)&a->timer, NULL);

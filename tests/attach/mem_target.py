@@ -4,9 +4,10 @@ so that it reaches an allocator call often) until DIR/go exists, then keeps
 100 MiB on the KEEP line, says "grown", allocates garbage until DIR/exit
 exists, says whether Hotline still runs in it, and exits with status 3.
 With "idle" it first blocks in a read of stdin (no allocator call at all)
-until a line arrives, then does the same.
+until a line arrives, then does the same. With "audit" an audit hook
+refuses PEP 768's remote scripts (the event cpython.remote_debugger_script).
 
-usage: python mem_target.py DIR [idle]"""
+usage: python mem_target.py DIR [idle|audit]"""
 import os
 import sys
 import time
@@ -16,6 +17,12 @@ sys.stderr.write("%d\n" % os.getpid())
 sys.stderr.flush()
 if sys.argv[2:] == ["idle"]:
     sys.stdin.readline()
+if sys.argv[2:] == ["audit"]:
+    def refuse(event, args):
+        if event == "cpython.remote_debugger_script":
+            raise PermissionError("no remote scripts here")
+
+    sys.addaudithook(refuse)
 
 
 def until(name):

@@ -3,16 +3,26 @@ under test against mem_target.py started as a non-child (setsid):
   - the agent is injected and connects; the 100 MiB the target keeps on its
     KEEP line after that are reported within 10%; on detach the agent
     unloads (no hotline-sampler thread, hotline.running() False); the
-    target's stdout and exit status are those of an unattached run;
-  - failed injections leave the target running and unchanged, with a
-    clear message and exit status 7: no gdb on PATH, gdb that fails
-    (HOTLINE_GDB=/bin/false), a pending call Python refuses (a fake gdb
-    that reports it), a target that reaches no safe point in time
+    target's stdout, stderr and exit status are those of an unattached run;
+  - 3.9-3.13 (gdb): failed injections leave the target running and
+    unchanged, with a clear message and exit status 7: no gdb on PATH, gdb
+    that fails (HOTLINE_GDB=/bin/false), a pending call Python refuses (a
+    fake gdb that reports it), a target that reaches no safe point in time
     (blocked in a read: gdb is stopped and must take its breakpoints out);
-  - Ctrl-C while gdb waits for a safe point: exit 130, the target unchanged;
+    Ctrl-C while gdb waits for a safe point: exit 130, the target unchanged;
+  - 3.14+ (PEP 768, no gdb: the attach runs with no gdb on PATH): a target
+    with remote debugging off (-X disable-remote-debug,
+    PYTHON_DISABLE_REMOTE_DEBUG) is refused, exit 7, nothing written; a
+    target blocked in a C call (a read of a pipe) does not take the request
+    within HOTLINE_INJECT_TIMEOUT: exit 7, the request withdrawn, and when
+    it wakes it runs nothing of ours (its stderr stays empty: a request
+    left pending would make it print "Exception ignored ... Can't open
+    debugger script"); Ctrl-C while waiting: exit 130, withdrawn likewise;
+    an audit hook in the target that refuses the script: exit 7, says so;
+    as root, a target of another user (setpriv) reads the script as itself;
   - a target already profiled (`hotline run`) is refused, exit status 1;
     no agent build for its version: 5; another user (as root: setpriv): 6.
-Fails when gdb is not installed (.ci/install-deps installs it).
+Fails on 3.9-3.13 when gdb is not installed (.ci/install-deps installs it).
 
 usage: python test_attach_memory.py  (env: HOTLINE_BUILD)"""
 import json
@@ -31,6 +41,7 @@ HOTLINE = os.path.join(BUILD, "hotline")
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.path.join(HERE, "mem_target.py")
 FAILS = []
+PEP768 = sys.version_info >= (3, 14)  # sys.remote_exec's mechanism, no gdb
 
 
 def check(cond, msg):
@@ -79,10 +90,12 @@ class Lines:
         return "".join(self.all)
 
 
-def start_target(d, *mode):
-    p = subprocess.Popen([sys.executable, TARGET, d] + list(mode), stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+def start_target(d, *mode, flags=(), env=None, prefix=()):
+    p = subprocess.Popen(list(prefix) + [sys.executable] + list(flags) + [TARGET, d] + list(mode),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True, env=env)
     pid = int(p.stderr.readline())  # the target is up (a condition, not a sleep)
+    p.err = Lines(p.stderr)  # the rest of its stderr: must stay as unattached
     return p, pid, Lines(p.stdout)
 
 
@@ -111,9 +124,15 @@ def sampler_threads(pid):
 
 
 def finish(p, out, d):
+    """(stdout, exit status, stderr after the pid line)"""
     touch(d, "exit")
     rc = p.wait(timeout=60)
-    return out.rest(), rc
+    return out.rest(), rc, p.err.rest()
+
+
+def no_gdb_env(tmp):
+    """3.14+ needs no gdb: attach runs with none on PATH"""
+    return dict(os.environ, PATH=tempfile.mkdtemp(dir=tmp)) if PEP768 else None
 
 
 def reference(tmp):
@@ -129,12 +148,16 @@ def attached(tmp, ref_out, ref_rc):
     p, pid, out = start_target(d)
     check(out.wait_for("started", 30), "target started")
     js = os.path.join(tmp, "mem.json")
+    t0 = time.monotonic()
     h = subprocess.Popen([HOTLINE, "attach", str(pid), "--memory", "--json", js],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=no_gdb_env(tmp))
     err = Lines(h.stderr)
     connected = err.wait_for("agent connected", 60)
+    print("attach to agent connected: %.3f s" % (time.monotonic() - t0))
     check(connected, "the agent connected back")
-    check(any("--memory: gdb" in l for l in err.all), "stderr says what it does to the target")
+    says = "--memory: PEP 768" if PEP768 else "--memory: gdb"
+    check(err.all and says in err.all[0], "stderr's first line says what it does to the target "
+          "(%r)" % says)
     check(wait_until(lambda: sampler_threads(pid) == 1, 15),
           "the agent's sampler thread runs in the target")
     touch(d, "go")
@@ -159,37 +182,44 @@ def attached(tmp, ref_out, ref_rc):
     # gdb has even exited, and --duration must still end it
     t0 = time.monotonic()
     r = subprocess.run([HOTLINE, "attach", str(pid), "--memory", "--duration", "1"],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                       env=no_gdb_env(tmp))
     took, msg = time.monotonic() - t0, r.stderr.decode()
     check(r.returncode == 0 and "detached (duration)" in msg and took < 15,
           "a second attach ends after --duration (%d, %.1f s)" % (r.returncode, took))
     check(wait_until(lambda: sampler_threads(pid) == 0, 15), "and unloads again")
-    got_out, got_rc = finish(p, out, d)
+    got_out, got_rc, got_err = finish(p, out, d)
     check(got_out == ref_out, "target stdout unchanged (%r)" % got_out)
     check(got_rc == ref_rc, "target exit status unchanged (%s)" % got_rc)
+    check(got_err == "", "target stderr unchanged (%r)" % got_err)
 
 
-def failed(tmp, ref_out, ref_rc, what, env, expect, mode=()):
+def failed(tmp, ref_out, ref_rc, what, env, expect, mode=(), flags=(), target_env=None,
+           status=7, within=None, target_err=""):
     d = tempfile.mkdtemp(dir=tmp)
-    p, pid, out = start_target(d, *mode)
+    p, pid, out = start_target(d, *mode, flags=flags, env=target_env)
     e = dict(os.environ)
     e.update(env)
     t0 = time.monotonic()
     r = subprocess.run([HOTLINE, "attach", str(pid), "--memory"], env=e, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=120)
-    msg = r.stderr.decode()
-    print("%s: %.1f s, %s" % (what, time.monotonic() - t0, msg.strip()))
-    check(r.returncode == 7, "%s: exit status 7 (got %d)" % (what, r.returncode))
+    took, msg = time.monotonic() - t0, r.stderr.decode()
+    print("%s: %.1f s, %s" % (what, took, msg.strip()))
+    check(r.returncode == status, "%s: exit status %d (got %d)" % (what, status, r.returncode))
     check(expect in msg, "%s: the message says %r" % (what, expect))
+    if within is not None:
+        check(took < within, "%s: gave up in %.1f s (< %d)" % (what, took, within))
     check(p.poll() is None, "%s: the target still runs" % what)
     if mode:
         p.stdin.write(b"\n")  # wake it: its next malloc would trap on a breakpoint left
         p.stdin.flush()
     check(out.wait_for("started", 30), "%s: the target goes on" % what)
     touch(d, "go")
-    got_out, got_rc = finish(p, out, d)
-    check(got_out == ref_out and got_rc == ref_rc,
-          "%s: target output and status unchanged (%r, %s)" % (what, got_out, got_rc))
+    got_out, got_rc, got_err = finish(p, out, d)
+    err_ok = got_err == "" if not target_err else target_err in got_err
+    check(got_out == ref_out and got_rc == ref_rc and err_ok,
+          "%s: target output, stderr and status unchanged (%r, %r, %s)"
+          % (what, got_out, got_err, got_rc))
 
 
 def tracer(pid):
@@ -219,9 +249,35 @@ def ctrl_c_while_waiting(tmp, ref_out, ref_rc):
     p.stdin.write(b"\n")
     p.stdin.flush()
     touch(d, "go")
-    got_out, got_rc = finish(p, out, d)
-    check(got_out == ref_out and got_rc == ref_rc,
-          "ctrl-c: target output and status unchanged (%r, %s)" % (got_out, got_rc))
+    got_out, got_rc, got_err = finish(p, out, d)
+    check(got_out == ref_out and got_rc == ref_rc and got_err == "",
+          "ctrl-c: target output, stderr and status unchanged (%r, %r, %s)"
+          % (got_out, got_err, got_rc))
+
+
+def ctrl_c_while_requested(tmp, ref_out, ref_rc):
+    """3.14+: Ctrl-C while the request waits in a target blocked in a read:
+    exit 130, the request withdrawn (the target, woken, runs nothing)."""
+    d = tempfile.mkdtemp(dir=tmp)
+    p, pid, out = start_target(d, "idle")
+    h = subprocess.Popen([HOTLINE, "attach", str(pid), "--memory"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True, env=no_gdb_env(tmp))
+    err = Lines(h.stderr)
+    # the line comes right before the writes; signals are handled only after
+    check(err.wait_for("--memory: PEP 768", 30), "ctrl-c: the request is being written")
+    os.killpg(h.pid, signal.SIGINT)
+    rc = h.wait(timeout=60)
+    msg = err.rest()
+    check(rc == 130 and "interrupted" in msg and "Withdrawn" in msg,
+          "ctrl-c: exit 130, says it withdrew the request (%d, %s)" % (rc, msg.strip()[-200:]))
+    check(p.poll() is None, "ctrl-c: the target still runs")
+    p.stdin.write(b"\n")
+    p.stdin.flush()
+    touch(d, "go")
+    got_out, got_rc, got_err = finish(p, out, d)
+    check(got_out == ref_out and got_rc == ref_rc and got_err == "",
+          "ctrl-c: target output, stderr and status unchanged (%r, %r, %s)"
+          % (got_out, got_err, got_rc))
 
 
 def refusals(tmp, ref_out, ref_rc):
@@ -243,8 +299,8 @@ def refusals(tmp, ref_out, ref_rc):
         check(r.returncode == 6 and "permission denied" in r.stderr.decode(),
               "another user: exit 6, the permission message (%s)" % r.stderr.decode().strip())
     touch(d, "go")
-    got_out, got_rc = finish(p, out, d)
-    check(got_out == ref_out and got_rc == ref_rc, "refusals: target unchanged")
+    got_out, got_rc, got_err = finish(p, out, d)
+    check(got_out == ref_out and got_rc == ref_rc and got_err == "", "refusals: target unchanged")
 
 
 def already_profiled(tmp):
@@ -253,42 +309,98 @@ def already_profiled(tmp):
     p = subprocess.Popen([HOTLINE, "run", "--python", sys.executable, TARGET, d],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     pid = int(p.stderr.readline())
+    p.err = Lines(p.stderr)
     out = Lines(p.stdout)
     check(out.wait_for("started", 30), "profiled: target started")
     r = subprocess.run([HOTLINE, "attach", str(pid), "--memory"], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=120)
+                       stderr=subprocess.PIPE, timeout=120, env=no_gdb_env(tmp))
     msg = r.stderr.decode()
     check(r.returncode == 1 and "already profiled" in msg,
           "profiled: refused with a message (%d, %s)" % (r.returncode, msg.strip()[-120:]))
     touch(d, "go")
-    got_out, got_rc = finish(p, out, d)
+    got_out, got_rc, _ = finish(p, out, d)  # stderr: hotline run's report
     check(got_rc == 3 and "grown 100" in got_out, "profiled: the run goes on (%s)" % got_rc)
 
 
+def pep768_failures(tmp, ref_out, ref_rc):
+    """3.14+: remote debugging off, a target blocked in a C call, Ctrl-C"""
+    nogdb = {"PATH": tempfile.mkdtemp(dir=tmp)}
+    # CPython reads the hyphenated -X option only (`-X disable_remote_debug`,
+    # spelt as its docs spell it, is ignored by 3.14.10 and 3.15.2)
+    failed(tmp, ref_out, ref_rc, "-X disable-remote-debug", nogdb, "remote debugging turned off",
+           flags=("-X", "disable-remote-debug"))
+    failed(tmp, ref_out, ref_rc, "PYTHON_DISABLE_REMOTE_DEBUG", nogdb,
+           "remote debugging turned off",
+           target_env=dict(os.environ, PYTHON_DISABLE_REMOTE_DEBUG="1"))
+    failed(tmp, ref_out, ref_rc, "blocked in a read", dict(nogdb, HOTLINE_INJECT_TIMEOUT="2"),
+           "Withdrawn (debugger_pending_call cleared)", mode=("idle",), within=15)
+    # the target's own policy refuses: CPython says so on its stderr, we on ours
+    failed(tmp, ref_out, ref_rc, "audit hook refuses", dict(nogdb, HOTLINE_INJECT_TIMEOUT="2"),
+           "took the request but its agent did not connect", mode=("audit",), within=15,
+           target_err="Audit hook failed for remote debugger script")
+    ctrl_c_while_requested(tmp, ref_out, ref_rc)
+    other_user(tmp, ref_out, ref_rc)
+
+
+def other_user(tmp, ref_out, ref_rc):
+    """3.14+, as root: a target of another user reads the script as itself
+    (handed over like the socket, or it could not open it)"""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        print("not run: the other-user attach needs root and setpriv")
+        return
+    d = tempfile.mkdtemp(dir=tmp)
+    os.chmod(tmp, 0o755)  # the target, as nobody, looks for go/exit here
+    os.chmod(d, 0o755)
+    p, pid, out = start_target(d, prefix=("setpriv", "--reuid=65534", "--regid=65534",
+                                          "--clear-groups"))
+    check(out.wait_for("started", 30), "other user: target started")
+    r = subprocess.run([HOTLINE, "attach", str(pid), "--memory", "--duration", "1"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                       env=no_gdb_env(tmp))
+    msg = r.stderr.decode()
+    check(r.returncode == 0 and "agent connected" in msg,
+          "other user: root attaches, the agent connects (%d, %s)" % (r.returncode,
+                                                                      msg.strip()[-200:]))
+    touch(d, "go")
+    got_out, got_rc, got_err = finish(p, out, d)
+    check(got_out == ref_out and got_rc == ref_rc and got_err == "",
+          "other user: target output, stderr and status unchanged (%r, %r, %s)"
+          % (got_out, got_err, got_rc))
+
+
+def gdb_failures(tmp, ref_out, ref_rc):
+    """3.9-3.13: every way the gdb injection can fail"""
+    nogdb = tempfile.mkdtemp(dir=tmp)  # a PATH with no gdb in it
+    failed(tmp, ref_out, ref_rc, "no gdb", {"PATH": nogdb}, "apt-get install gdb")
+    failed(tmp, ref_out, ref_rc, "gdb fails", {"HOTLINE_GDB": "/bin/false"},
+           "the target is unchanged")
+    fake = os.path.join(tmp, "fake-gdb")  # says the pending call was refused
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\necho 'HOTLINE stopped 1 0x1'\necho 'HOTLINE rc -1 0x0'\n")
+    os.chmod(fake, 0o755)
+    failed(tmp, ref_out, ref_rc, "call refused", {"HOTLINE_GDB": fake},
+           "refused the pending call")
+    failed(tmp, ref_out, ref_rc, "no safe point", {"HOTLINE_INJECT_TIMEOUT": "2"},
+           "reached no safe point", mode=("idle",))
+    ctrl_c_while_waiting(tmp, ref_out, ref_rc)
+
+
 def main():
-    if not shutil.which("gdb"):
+    if not PEP768 and not shutil.which("gdb"):
         # .ci/install-deps installs it: a machine without it is set up wrong
         print("FAIL gdb is not installed (apt-get install gdb; .ci/install-deps does)")
         return 1
     tmp = tempfile.mkdtemp(prefix="hl-attach-mem-")
     try:
-        ref_out, ref_rc = reference(tmp)
-        check(ref_rc == 3 and "grown 100" in ref_out, "reference run (%s)" % ref_rc)
+        ref_out, ref_rc, ref_err = reference(tmp)
+        check(ref_rc == 3 and "grown 100" in ref_out and ref_err == "",
+              "reference run (%s, %r)" % (ref_rc, ref_err))
         attached(tmp, ref_out, ref_rc)
-        nogdb = tempfile.mkdtemp(dir=tmp)  # a PATH with no gdb in it
-        failed(tmp, ref_out, ref_rc, "no gdb", {"PATH": nogdb}, "apt-get install gdb")
-        failed(tmp, ref_out, ref_rc, "gdb fails", {"HOTLINE_GDB": "/bin/false"},
-               "the target is unchanged")
-        fake = os.path.join(tmp, "fake-gdb")  # says the pending call was refused
-        with open(fake, "w") as f:
-            f.write("#!/bin/sh\necho 'HOTLINE stopped 1 0x1'\necho 'HOTLINE rc -1 0x0'\n")
-        os.chmod(fake, 0o755)
-        failed(tmp, ref_out, ref_rc, "call refused", {"HOTLINE_GDB": fake},
-               "refused the pending call")
-        failed(tmp, ref_out, ref_rc, "no safe point", {"HOTLINE_INJECT_TIMEOUT": "2"},
-               "reached no safe point", mode=("idle",))
+        if PEP768:
+            pep768_failures(tmp, ref_out, ref_rc)
+        else:
+            gdb_failures(tmp, ref_out, ref_rc)
         already_profiled(tmp)
-        ctrl_c_while_waiting(tmp, ref_out, ref_rc)
         refusals(tmp, ref_out, ref_rc)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
