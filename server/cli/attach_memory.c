@@ -45,9 +45,11 @@
 #define AM_TIMEOUT_S 10.0 /* default wait for a safe point, then for the agent */
 #define AM_RELEASE_S 5.0  /* stop sent: the agent's last delta and `end` */
 #define AM_EXIT_INJECT 7  /* the injection failed (gdb missing, timeout, ...) */
-#define AM_RELAY_READ 65536             /* one read of either side of the relay */
-#define AM_RELAY_MAX_QUEUED (8u << 20)  /* agent bytes the server has not taken: pause */
-#define AM_RELAY_MAX_BACK (1u << 20)    /* server bytes the agent has not taken: dropped */
+
+/* --connect: the relay's caps */
+#define AM_RELAY_READ 65536            /* one read of either side of the relay */
+#define AM_RELAY_MAX_QUEUED (8u << 20) /* agent bytes the server has not taken: pause */
+#define AM_RELAY_MAX_BACK (1u << 20)   /* server bytes the agent has not taken: dropped */
 
 enum { PH_GDB, PH_WAIT, PH_RUN, PH_RELEASE, PH_DONE };
 
@@ -423,8 +425,7 @@ static void relay_agent_gone(struct am *a)
                      : "the agent ended its stream");
     if (a->rl_up_open && !a->rl_flushing) {
         a->rl_shut.data = a;
-        if (uv_shutdown(&a->rl_shut, (uv_stream_t *)&a->rl_up, on_up_shut) == 0)
-            a->rl_flushing = 1;
+        if (uv_shutdown(&a->rl_shut, (uv_stream_t *)&a->rl_up, on_up_shut) == 0) a->rl_flushing = 1;
     }
     close_all(a);
 }

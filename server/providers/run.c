@@ -50,9 +50,9 @@ struct lsp_run {
     int exec_sent;    /* a hotline/executing with a uri was sent */
     int live_changed; /* the live line (s->view.live) not yet published */
     int stop_requested;
-    int attach_pid;  /* > 0: attached to this running process, not a run */
+    int attach_pid;    /* > 0: attached to this running process, not a run */
     int attach_memory; /* ... with the agent injected (memory on) */
-    json_t *pending; /* owned hotline.run arguments to start after this run (restart) */
+    json_t *pending;   /* owned hotline.run arguments to start after this run (restart) */
     struct lsp_run *next;
 };
 
@@ -551,9 +551,9 @@ static void on_exit_cb(struct session *ss, void *ud)
         profile_describe_exit(ss->exit_status, ss->term_signal, reason, sizeof reason);
         if (r->attach_pid > 0) /* the helper's status: 0 detached or target gone */
             snprintf(reason, sizeof reason, "%s",
-                     r->stop_requested                             ? "detached"
+                     r->stop_requested                            ? "detached"
                      : ss->agent_error[0] || ss->exit_status != 0 ? "attach failed"
-                                                                   : "target exited");
+                                                                  : "target exited");
         else if (r->stop_requested) /* SIGINT may end it as "exited 1" (KeyboardInterrupt) */
             snprintf(reason, sizeof reason, "stopped");
         profile_set_str(&m->reason, reason);
@@ -771,7 +771,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     char token[48];
     snprintf(token, sizeof token, "hotline-run-%d", f->runs_started);
     lsp_progress_start(s, &r->progress, token, "Hotline",
-                       attach_memory  ? "attaching with memory: injecting Hotline's agent (gdb)"
+                       attach_memory    ? "attaching with memory: injecting Hotline's agent (gdb)"
                        : attach_pid > 0 ? "attaching"
                                         : "starting",
                        on_progress_cancel, r);
