@@ -76,6 +76,8 @@ struct am {
     uv_pipe_t rl_listen, rl_agent, rl_up;
     uv_shutdown_t rl_shut;
     int rl_listen_open, rl_agent_open, rl_up_open, rl_paused, rl_flushing;
+    char rl_tail[256]; /* the stream's last bytes: its `end` says why it ended */
+    size_t rl_tail_len;
 };
 
 static int relay_listen(struct am *a);
@@ -418,11 +420,14 @@ static void on_up_shut(uv_shutdown_t *req, int status)
  * exited. What the server has not read yet still goes, then EOF. */
 static void relay_agent_gone(struct am *a)
 {
-    if (a->phase == PH_RUN) /* not asked by us: the server sees the rest itself */
+    if (a->phase == PH_RUN) { /* not asked by us: the target exited (its atexit hook)? */
+        a->rl_tail[a->rl_tail_len] = 0;
+        const char *end = strstr(a->rl_tail, "\"t\":\"end\"");
+        int gone = (end && strstr(end, "\"reason\":\"exit\"")) || kill(a->o->pid, 0) != 0 ||
+                   attach__proc_state(a->o->pid) == 'Z';
         snprintf(a->reason, sizeof a->reason, "%s",
-                 kill(a->o->pid, 0) != 0 || attach__proc_state(a->o->pid) == 'Z'
-                     ? "target exited"
-                     : "the agent ended its stream");
+                 gone ? "target exited" : "the agent ended its stream");
+    }
     if (a->rl_up_open && !a->rl_flushing) {
         a->rl_shut.data = a;
         if (uv_shutdown(&a->rl_shut, (uv_stream_t *)&a->rl_up, on_up_shut) == 0) a->rl_flushing = 1;
@@ -433,6 +438,13 @@ static void relay_agent_gone(struct am *a)
 static void agent_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     struct am *a = st->data;
+    if (n > 0) { /* keep the last bytes: the stream's `end` line (relay_agent_gone) */
+        size_t keep = sizeof a->rl_tail - 1, k = (size_t)n < keep ? (size_t)n : keep;
+        size_t old = a->rl_tail_len + k > keep ? keep - k : a->rl_tail_len;
+        memmove(a->rl_tail, a->rl_tail + a->rl_tail_len - old, old);
+        memcpy(a->rl_tail + old, b->base + n - k, k);
+        a->rl_tail_len = old + k;
+    }
     if (n > 0 && a->rl_up_open && !a->rl_flushing) {
         relay_write(a, &a->rl_up, b->base, (size_t)n, on_up_written);
         if (a->rl_up.write_queue_size > AM_RELAY_MAX_QUEUED) { /* the agent waits, not us */

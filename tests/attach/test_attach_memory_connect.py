@@ -9,9 +9,12 @@ non-child):
      gdb is left on the target;
   2. attached again: SIGTERM to the helper detaches the same way;
   3. attached again: the socket's end closing is a detach too;
-  4. the target then finishes with the output and status of a run nobody
-     attached to;
-  5. nothing listens on SOCK: exit 1 with a message, nothing injected.
+  5. nothing listens on SOCK: exit 1 with a message, nothing injected;
+  4. attached again, the target exits: `end`, EOF, the helper exits 0 and
+     says "target exited"; the target's output and status are its own
+     (its last line says Hotline ran in it at exit, as it did).
+The LSP test (tests/lsp/test_attach_memory_lsp.py) checks that after a
+detach the target's output is that of a run nobody attached to.
 
 usage: python test_attach_memory_connect.py  (env: HOTLINE_BUILD)"""
 import json
@@ -155,10 +158,23 @@ def main():
               "no server: exit 1, says so (%s)" % r.stderr.decode().strip()[-120:])
         check(tracer(pid) == 0 and sampler_threads(pid) == 0, "no server: nothing injected")
 
-        # 4. the target as if nobody had attached
+        # 4. the target exits while attached: its own status, the stream ends
+        srv = Server(sock)
+        h, err = attach(pid, sock)
+        srv.accept()
+        hello_and_now(srv, pid, "target exits")
         got_out, got_rc = finish(p, out, d)
-        check(got_out == ref_out and got_rc == ref_rc,
-              "target output and status unchanged (%r, %s)" % (got_out, got_rc))
+        end, _ = srv.until("end")
+        check(end is not None and srv.line() is None, "target exits: `end`, then EOF")
+        rc = h.wait(timeout=TIMEOUT)
+        msg = err.rest()
+        check(rc == 0 and "target exited" in msg, "target exits: the helper exits 0 and says so "
+              "(%d; %s)" % (rc, msg.strip().splitlines()[-1]))
+        # what it prints while attached says so (mem_target.py); the rest is its own
+        want = ref_out.replace("at exit: False", "at exit: True")
+        check(got_out == want and got_rc == ref_rc,
+              "target output and status its own (%r, %s)" % (got_out, got_rc))
+        srv.l.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d failure(s)" % len(FAILS))
