@@ -427,6 +427,12 @@ static void relay_agent_gone(struct am *a)
                    attach__proc_state(a->o->pid) == 'Z';
         snprintf(a->reason, sizeof a->reason, "%s",
                  gone ? "target exited" : "the agent ended its stream");
+        /* hotline._attach's only line when something profiles the target
+         * already: the server has it too (an `error`); we fail as the CLI does */
+        if (strstr(a->rl_tail, "already profiled"))
+            fail(a, 1, "%s",
+                 "the target is already profiled by Hotline (hotline run, hotline.start() or "
+                 "an earlier attach): left alone");
     }
     if (a->rl_up_open && !a->rl_flushing) {
         a->rl_shut.data = a;
@@ -543,8 +549,12 @@ static int relay_connect(struct am *a)
     uv_pipe_init(&a->loop, &a->rl_up, 0);
     a->rl_up.data = a;
     a->rl_up_open = 1;
-    if (uv_pipe_open(&a->rl_up, fd) ||
-        uv_read_start((uv_stream_t *)&a->rl_up, relay_alloc, up_read)) {
+    if (uv_pipe_open(&a->rl_up, fd)) {
+        close(fd);
+        fail(a, 1, "cannot use the connection to %s", path);
+        return -1;
+    }
+    if (uv_read_start((uv_stream_t *)&a->rl_up, relay_alloc, up_read)) {
         fail(a, 1, "cannot read %s", path);
         return -1;
     }

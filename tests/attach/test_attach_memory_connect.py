@@ -13,6 +13,7 @@ non-child):
   4. attached again, the target exits: `end`, EOF, the helper exits 0 and
      says "target exited"; the target's output and status are its own
      (its last line says Hotline ran in it at exit, as it did).
+  6. a target `hotline run` profiles: the agent's error is relayed, exit 1.
 The LSP test (tests/lsp/test_attach_memory_lsp.py) checks that after a
 detach the target's output is that of a run nobody attached to.
 
@@ -28,7 +29,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_attach_memory import (FAILS, HOTLINE, check, finish, reference,  # noqa: E402
+from test_attach_memory import (FAILS, HOTLINE, TARGET, check, finish, reference,  # noqa: E402
                                 sampler_threads, start_target, touch, tracer, wait_until,
                                 Lines)
 
@@ -105,6 +106,33 @@ def detached(h, err, pid, srv, what):
     check(tracer(pid) == 0, "%s: no gdb left on the target" % what)
 
 
+def already_profiled(tmp, sock):
+    """6. a target under `hotline run`: the agent's error reaches the socket
+    alone, the helper exits 1 and says so, the run goes on."""
+    d = tempfile.mkdtemp(dir=tmp)
+    p = subprocess.Popen([HOTLINE, "run", "--python", sys.executable, TARGET, d],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    pid = int(p.stderr.readline())
+    out = Lines(p.stdout)
+    check(out.wait_for("started", 30), "profiled: target started")
+    srv = Server(sock)
+    h, err = attach(pid, sock)
+    srv.accept()
+    m = srv.line()
+    check(m is not None and m.get("t") == "error" and "already profiled" in m.get("msg", ""),
+          "profiled: the agent's error is relayed (%s)" % m)
+    check(srv.line() is None, "profiled: then EOF")
+    rc = h.wait(timeout=TIMEOUT)
+    msg = err.rest()
+    check(rc == 1 and "already profiled" in msg, "profiled: exit 1, says so (%d; %s)"
+          % (rc, msg.strip().splitlines()[-1]))
+    srv.l.close()
+    os.unlink(sock)
+    touch(d, "go")
+    got_out, got_rc = finish(p, out, d)
+    check(got_rc == 3 and "grown 100" in got_out, "profiled: the run goes on (%s)" % got_rc)
+
+
 def main():
     if not shutil.which("gdb"):
         print("FAIL gdb is not installed (apt-get install gdb; .ci/install-deps does)")
@@ -175,6 +203,8 @@ def main():
         check(got_out == want and got_rc == ref_rc,
               "target output and status its own (%r, %s)" % (got_out, got_rc))
         srv.l.close()
+        os.unlink(sock)
+        already_profiled(tmp, sock)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d failure(s)" % len(FAILS))
