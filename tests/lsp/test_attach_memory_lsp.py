@@ -13,12 +13,15 @@
    target runs on without Hotline (it says so at exit), no `hotline attach`
    helper and no gdb is left, and it finishes with the output and status of
    a run nobody attached to.
-4. errors: no gdb (HOTLINE_GDB names none) -> a showMessage error that says
+4. detach while gdb waits for a safe point (the target blocked in a read):
+   runEnded detached, gdb gone, no helper, the target unchanged.
+5. errors: no gdb (HOTLINE_GDB names none) -> a showMessage error that says
    so, runEnded failed / "attach failed", the target untouched, the server
    keeps serving.
 
 Prints what it measured: time from the attach to the first hotline/executing,
-from the 100 MiB being kept to the first hint that shows it, the MB read.
+from the 100 MiB being kept to the first hint within 10% of it (it may show
+a delta taken while the list grew), the MB kept on the line at detach.
 
 Usage: test_attach_memory_lsp.py HOTLINE
 """
@@ -202,15 +205,56 @@ def main():
             out, err, rc = finish(target, d)
             out = b"started\ngrown 100\n" + out  # the two lines read above
             assert out == ref_out and rc == ref_rc, (out, err, rc)
-            print("3. detached after %.1f s, %d samples; the target ran on and finished as "
-                  "unattached (%r, %d)" % (ended["elapsed_s"], ended["samples"], out, rc))
+            print("3. detached after %.1f s, %d samples, %.1f MB kept on the line; the target "
+                  "ran on and finished as unattached (%r, %d)"
+                  % (ended["elapsed_s"], ended["samples"], kept_after, out, rc))
         finally:
             if target.poll() is None:
                 finish(target, d)
             if c.p.poll() is None:
                 c.stop()
 
-        # 4. no gdb
+        # 4. detach while gdb still waits for a safe point (the target is
+        # blocked in a read): gdb takes its breakpoints out and goes, the
+        # target is unchanged
+        d = os.path.join(work, "idle")
+        os.mkdir(d)
+        target = subprocess.Popen([sys.executable, path, d, "idle"], cwd=os.path.dirname(path),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, start_new_session=True)
+        assert int(target.stderr.readline()) == target.pid
+        c = Recording(hotline, work)
+        start(c, work, {})
+        try:
+            r = execute(c, "hotline.attach", {"pid": target.pid, "memory": True})
+            assert r.get("result", {}).get("attached") is True, r
+            deadline = time.monotonic() + TIMEOUT
+            while tracer(target.pid) == 0:
+                assert time.monotonic() < deadline, "gdb never attached"
+                time.sleep(0.02)
+            r = execute(c, "hotline.detach", {})
+            assert r["result"]["detached"] is True, r
+            ended = wait_ended(c)
+            assert ended["reason"] == "detached" and ended["outcome"] == "stopped", ended
+            deadline = time.monotonic() + TIMEOUT
+            while tracer(target.pid) != 0 or set(gdbs()) - gdb_before or helpers():
+                assert time.monotonic() < deadline, "gdb or the helper left: %r %r" % (
+                    gdbs(), helpers())
+                time.sleep(0.02)
+            assert target.poll() is None, "the target died"
+            target.stdin.write(b"\n")
+            target.stdin.flush()
+            out, err, rc = finish(target, d)
+            assert out == ref_out and rc == ref_rc, (out, err, rc)
+            print("4. detached while gdb waited: no gdb left, the target unchanged")
+        finally:
+            if target.poll() is None:
+                target.stdin.write(b"\n")
+                target.stdin.flush()
+                finish(target, d)
+            c.stop()
+
+        # 5. no gdb
         d = os.path.join(work, "nogdb")
         os.mkdir(d)
         target = start_target(path, d)
@@ -232,7 +276,7 @@ def main():
             assert target.poll() is None, "the target was harmed"
             procs = execute(c, "hotline.listProcesses", {})["result"]
             assert any(p["pid"] == target.pid for p in procs), procs
-            print("4. %s" % msg)
+            print("5. %s" % msg)
             out, err, rc = finish(target, d)
             assert out == ref_out and rc == ref_rc, (out, err, rc)
         finally:
