@@ -15,9 +15,9 @@
    a run nobody attached to.
 4. detach while gdb waits for a safe point (the target blocked in a read):
    runEnded detached, gdb gone, no helper, the target unchanged.
-5. errors: no gdb (HOTLINE_GDB names none) -> a showMessage error that says
-   so, runEnded failed / "attach failed", the target untouched, the server
-   keeps serving.
+5. errors: `memory` not a boolean is refused; no gdb (HOTLINE_GDB names
+   none) -> a showMessage error that says so, runEnded failed / "attach
+   failed", the target untouched, the server keeps serving.
 
 Prints what it measured: time from the attach to the first hotline/executing,
 from the 100 MiB being kept to the first hint within 10% of it (it may show
@@ -265,6 +265,8 @@ def main():
             del os.environ["HOTLINE_GDB"]
         start(c, work, {})
         try:
+            r = execute(c, "hotline.attach", {"pid": target.pid, "memory": "yes"})
+            assert "error" in r and "memory" in r["error"]["message"], r
             r = execute(c, "hotline.attach", {"pid": target.pid, "memory": True})
             assert r.get("result", {}).get("attached") is True, r
             m = c.wait(lambda m: m.get("method") == "window/showMessage" and
