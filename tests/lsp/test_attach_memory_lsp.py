@@ -63,17 +63,29 @@ def finish(p, d):
     return out, err, p.returncode
 
 
-def gdbs():
-    """pids of gdb processes alive"""
+def procs_on(pid, comm):
+    """pids of live `comm` processes (gdb, hotline) whose argv names pid:
+    ours, not another test's on the same machine"""
     out = []
     for d in os.listdir("/proc"):
         try:
             with open("/proc/%s/comm" % d) as f:
-                if f.read().strip() == "gdb":
-                    out.append(int(d))
+                if f.read().strip() != comm:
+                    continue
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                args = f.read().split(b"\0")
+            with open("/proc/%s/stat" % d) as f:
+                zombie = f.read().rsplit(")", 1)[1].split()[0] == "Z"
         except OSError:
-            pass
+            continue
+        if str(pid).encode() in args and not zombie:
+            out.append(int(d))
     return out
+
+
+def left(pid):
+    """gdb or `hotline attach` helpers still there for pid"""
+    return procs_on(pid, "gdb") + [h for h in helpers() if h in procs_on(pid, "hotline")]
 
 
 def tracer(pid):
@@ -147,7 +159,6 @@ def main():
         d = os.path.join(work, "run")
         os.mkdir(d)
         target = start_target(path, d)
-        gdb_before = set(gdbs())
         c = Recording(hotline, work)
         start(c, work, {"hints": {"threshold": 0}, "exclude": ["*/nothing/*"]})
         try:
@@ -197,9 +208,8 @@ def main():
             assert ended["reason"] == "detached" and ended["outcome"] == "stopped", ended
             assert ended.get("memory") is True and ended["attachedPid"] == target.pid, ended
             assert target.poll() is None, "the target died at detach"
-            assert not helpers(), "attach helpers left: %r" % helpers()
+            assert not left(target.pid), "gdb or helper left: %r" % left(target.pid)
             assert tracer(target.pid) == 0, "gdb still traces the target"
-            assert not set(gdbs()) - gdb_before, "gdb left: %r" % gdbs()
             kept_after, _ = kept_hint(c, u, keep)
             assert kept_after is not None and abs(kept_after - 100) <= 10, kept_after
             out, err, rc = finish(target, d)
@@ -232,14 +242,16 @@ def main():
             while tracer(target.pid) == 0:
                 assert time.monotonic() < deadline, "gdb never attached"
                 time.sleep(0.02)
+            assert len(left(target.pid)) == 2, "the check sees gdb and the helper: %r" % left(
+                target.pid)
             r = execute(c, "hotline.detach", {})
             assert r["result"]["detached"] is True, r
             ended = wait_ended(c)
             assert ended["reason"] == "detached" and ended["outcome"] == "stopped", ended
             deadline = time.monotonic() + TIMEOUT
-            while tracer(target.pid) != 0 or set(gdbs()) - gdb_before or helpers():
-                assert time.monotonic() < deadline, "gdb or the helper left: %r %r" % (
-                    gdbs(), helpers())
+            while tracer(target.pid) != 0 or left(target.pid):
+                assert time.monotonic() < deadline, "gdb or the helper left: %r" % left(
+                    target.pid)
                 time.sleep(0.02)
             assert target.poll() is None, "the target died"
             target.stdin.write(b"\n")
