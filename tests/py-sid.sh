@@ -96,7 +96,7 @@ for v in $versions; do
 done
 
 filter=${HOTLINE_SID_TESTS:-}
-sel='^profiler\.|^memory\.[a-z_]+\.py|^run_real_|^attach\.py|^attach_memory\.py'
+sel='^profiler\.|^memory\.[a-z_]+\.py|^run_real_|^attach\.py|^attach_memory(_connect)?\.py'
 [ -z "$filter" ] || sel=$filter
 echo "py-sid: tree and build ready after ${SECONDS}s"
 # every part runs even when an earlier one failed; the status says if any did

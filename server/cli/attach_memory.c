@@ -15,7 +15,14 @@
  * Phases: GDB (gdb attached, waiting at a safe point, then two hand-made
  * calls; not on 3.14+) -> WAIT (call queued or request written, waiting
  * for the agent to connect) -> RUN -> RELEASE (stop sent, waiting for the
- * end of the stream) -> done. */
+ * end of the stream) -> done.
+ *
+ * With --connect SOCK (the editor's "attach with memory", via the LSP
+ * server's session) nothing is decoded here: the agent's connection is
+ * relayed to SOCK byte for byte and SOCK's bytes back to the agent (the
+ * relay section), so the server sees what a run's agent sends, its hello
+ * included, and its `now` and `stop` reach the agent. Same phases, same
+ * detach: the server's `stop` or its going, or our SIGINT / SIGTERM. */
 #include "cli/attach_memory.h"
 
 #include <dirent.h>
@@ -26,7 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -41,6 +50,11 @@
 #define AM_TIMEOUT_S 10.0 /* default wait for a safe point, then for the agent */
 #define AM_RELEASE_S 5.0  /* stop sent: the agent's last delta and `end` */
 #define AM_EXIT_INJECT 7  /* the injection failed (gdb missing, timeout, ...) */
+
+/* --connect: the relay's caps */
+#define AM_RELAY_READ 65536            /* one read of either side of the relay */
+#define AM_RELAY_MAX_QUEUED (8u << 20) /* agent bytes the server has not taken: pause */
+#define AM_RELAY_MAX_BACK (1u << 20)   /* server bytes the agent has not taken: dropped */
 
 enum { PH_GDB, PH_WAIT, PH_RUN, PH_RELEASE, PH_DONE };
 
@@ -65,7 +79,18 @@ struct am {
     char dir[256], sockpath[300], script[300];
     int rexec;       /* 3.14+: PEP 768, no gdb */
     struct rexec rx; /* where the request goes (rexec) */
+    /* --connect: the relay (private listener, the agent, the server) */
+    uv_pipe_t rl_listen, rl_agent, rl_up;
+    uv_shutdown_t rl_shut;
+    int rl_listen_open, rl_agent_open, rl_up_open, rl_paused, rl_flushing;
+    char rl_tail[256]; /* the stream's last bytes: its `end` says why it ended */
+    size_t rl_tail_len;
 };
+
+static int relay_listen(struct am *a);
+static int relay_connect(struct am *a);
+static void relay_stop(struct am *a);
+static void relay_close(struct am *a);
 
 static double mono(void)
 {
@@ -94,6 +119,7 @@ static void close_all(struct am *a)
         a->sock_open = 0;
         agentsock_close(&a->sock, NULL);
     }
+    relay_close(a);
 }
 
 static void timer_in(struct am *a, double s, uv_timer_cb cb)
@@ -114,7 +140,10 @@ static void release(struct am *a, const char *reason)
     if (a->phase != PH_RUN) return;
     snprintf(a->reason, sizeof a->reason, "%s", reason);
     a->phase = PH_RELEASE;
-    agentsock_release(&a->sock);
+    if (a->o->connect)
+        relay_stop(a);
+    else
+        agentsock_release(&a->sock);
     timer_in(a, AM_RELEASE_S, on_release_timeout);
 }
 
@@ -177,18 +206,23 @@ static void on_conn_timeout(uv_timer_t *t)
 
 /* ---- the agent's socket --------------------------------------------------- */
 
-static struct profile *on_accept(struct agentsock *s, void *ud)
+/* the injected agent connected: 1 to take it (it is the first), else 0 */
+static int agent_arrived(struct am *a)
 {
-    (void)s;
-    struct am *a = ud;
     /* only our injected code knows the socket; it may connect before gdb
      * has exited. One process: children are not followed */
-    if (a->conns++ > 0 || (a->phase != PH_WAIT && a->phase != PH_GDB)) return NULL;
+    if (a->conns++ > 0 || (a->phase != PH_WAIT && a->phase != PH_GDB)) return 0;
     a->phase = PH_RUN;
     a->t0 = mono();
     uv_timer_stop(&a->timer);
     if (a->o->duration > 0) timer_in(a, a->o->duration, on_duration);
-    return a->p;
+    return 1;
+}
+
+static struct profile *on_accept(struct agentsock *s, void *ud)
+{
+    (void)s;
+    return agent_arrived(ud) ? ((struct am *)ud)->p : NULL;
 }
 
 static void on_hello(struct agentsock *s, long long pid, void *ud)
@@ -367,6 +401,244 @@ static void on_signal(uv_signal_t *h, int sig)
     } /* gdb in its calls: it finishes first (a few ms) */
 }
 
+/* ---- --connect: the relay ------------------------------------------------ */
+
+/* One write in flight, its buffer with it. */
+struct relay_write {
+    uv_write_t req;
+    char *buf; /* owned */
+    struct am *a;
+};
+
+static void relay_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+    (void)h;
+    (void)hint;
+    b->base = malloc(AM_RELAY_READ);
+    b->len = b->base ? AM_RELAY_READ : 0;
+}
+
+/* Write n bytes of buf (stolen: freed once written, or now on failure). */
+static void relay_write(struct am *a, uv_pipe_t *to, char *buf, size_t n, uv_write_cb cb)
+{
+    struct relay_write *w = malloc(sizeof *w);
+    uv_buf_t b = uv_buf_init(buf, (unsigned)n);
+    if (w) {
+        w->buf = buf;
+        w->a = a;
+    }
+    if (!w || uv_write(&w->req, (uv_stream_t *)to, &b, 1, cb)) {
+        free(buf);
+        free(w);
+    }
+}
+
+static void agent_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b);
+
+/* to the server: written (or cancelled); the agent reads again once the
+ * server has taken half of what waited */
+static void on_up_written(uv_write_t *req, int status)
+{
+    (void)status; /* the server went: its read side says so (up_read) */
+    struct relay_write *w = (struct relay_write *)req;
+    struct am *a = w->a;
+    free(w->buf);
+    free(w);
+    if (a->rl_paused && a->rl_agent_open && a->rl_up.write_queue_size < AM_RELAY_MAX_QUEUED / 2) {
+        a->rl_paused = 0;
+        uv_read_start((uv_stream_t *)&a->rl_agent, relay_alloc, agent_read);
+    }
+}
+
+static void on_agent_written(uv_write_t *req, int status)
+{
+    (void)status;
+    struct relay_write *w = (struct relay_write *)req;
+    free(w->buf);
+    free(w);
+}
+
+static void on_up_shut(uv_shutdown_t *req, int status)
+{
+    (void)status;
+    struct am *a = req->data;
+    a->rl_flushing = 0;
+    a->rl_up_open = 0;
+    uv_close((uv_handle_t *)&a->rl_up, NULL);
+}
+
+/* The agent's stream ended: after our `stop` or the server's, or the target
+ * exited. What the server has not read yet still goes, then EOF. */
+static void relay_agent_gone(struct am *a)
+{
+    if (a->phase == PH_RUN) { /* not asked by us: the target exited (its atexit hook)? */
+        a->rl_tail[a->rl_tail_len] = 0;
+        const char *end = strstr(a->rl_tail, "\"t\":\"end\"");
+        int gone = (end && strstr(end, "\"reason\":\"exit\"")) || kill(a->o->pid, 0) != 0 ||
+                   attach__proc_state(a->o->pid) == 'Z';
+        snprintf(a->reason, sizeof a->reason, "%s",
+                 gone ? "target exited" : "the agent ended its stream");
+        /* hotline._attach's only line when something profiles the target
+         * already: the server has it too (an `error`); we fail as the CLI does */
+        if (strstr(a->rl_tail, "already profiled"))
+            fail(a, 1, "%s",
+                 "the target is already profiled by Hotline (hotline run, hotline.start() or "
+                 "an earlier attach): left alone");
+    }
+    if (a->rl_up_open && !a->rl_flushing) {
+        a->rl_shut.data = a;
+        if (uv_shutdown(&a->rl_shut, (uv_stream_t *)&a->rl_up, on_up_shut) == 0) a->rl_flushing = 1;
+    }
+    close_all(a);
+}
+
+static void agent_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    struct am *a = st->data;
+    if (n > 0) { /* keep the last bytes: the stream's `end` line (relay_agent_gone) */
+        size_t keep = sizeof a->rl_tail - 1, k = (size_t)n < keep ? (size_t)n : keep;
+        size_t old = a->rl_tail_len + k > keep ? keep - k : a->rl_tail_len;
+        memmove(a->rl_tail, a->rl_tail + a->rl_tail_len - old, old);
+        memcpy(a->rl_tail + old, b->base + n - k, k);
+        a->rl_tail_len = old + k;
+    }
+    if (n > 0 && a->rl_up_open && !a->rl_flushing) {
+        relay_write(a, &a->rl_up, b->base, (size_t)n, on_up_written);
+        if (a->rl_up.write_queue_size > AM_RELAY_MAX_QUEUED) { /* the agent waits, not us */
+            uv_read_stop(st);
+            a->rl_paused = 1;
+        }
+        return;
+    }
+    free(b->base); /* n > 0 with no server: dropped, the agent's end follows */
+    if (n < 0) relay_agent_gone(a);
+}
+
+/* From the server: `now` rates and `stop`, passed on as they are (before
+ * the agent is there the server has nothing to say: dropped). Its EOF is a
+ * detach, as when a run's agent loses the server (module.c). */
+static void up_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    struct am *a = st->data;
+    if (n > 0 && a->rl_agent_open && a->rl_agent.write_queue_size < AM_RELAY_MAX_BACK) {
+        relay_write(a, &a->rl_agent, b->base, (size_t)n, on_agent_written);
+        return;
+    }
+    free(b->base);
+    if (n >= 0) return;
+    uv_read_stop(st);
+    if (!a->rl_flushing) {
+        a->rl_up_open = 0;
+        uv_close((uv_handle_t *)st, NULL);
+    }
+    if (a->phase == PH_RUN)
+        release(a, "detached (the server closed the connection)");
+    else
+        on_signal(&a->sigs[0], SIGINT); /* not there yet: end the wait as Ctrl-C does */
+}
+
+static void on_relay_connection(uv_stream_t *srv, int status)
+{
+    struct am *a = srv->data;
+    /* a second connection is left unaccepted: the listener closes below */
+    if (status < 0 || a->rl_agent_open || !agent_arrived(a)) return;
+    uv_pipe_init(&a->loop, &a->rl_agent, 0);
+    a->rl_agent.data = a;
+    a->rl_agent_open = 1;
+    if (uv_accept(srv, (uv_stream_t *)&a->rl_agent) ||
+        uv_read_start((uv_stream_t *)&a->rl_agent, relay_alloc, agent_read)) {
+        fail(a, 1, "%s", "cannot read the agent's connection");
+        close_all(a);
+        return;
+    }
+    fprintf(stderr, "hotline: agent connected in process %d (memory on); relaying to %s\n",
+            (int)a->o->pid, a->o->connect);
+    a->rl_listen_open = 0; /* one agent: nobody else may connect */
+    uv_close((uv_handle_t *)&a->rl_listen, NULL);
+}
+
+/* The private socket (a->sockpath, in our 0700 folder): 0 or -1 (failed). */
+static int relay_listen(struct am *a)
+{
+    int rc = uv_pipe_init(&a->loop, &a->rl_listen, 0);
+    if (!rc) {
+        a->rl_listen_open = 1;
+        a->rl_listen.data = a;
+        rc = uv_pipe_bind(&a->rl_listen, a->sockpath);
+    }
+    if (!rc && chmod(a->sockpath, 0600)) rc = -errno;
+    if (!rc) rc = uv_listen((uv_stream_t *)&a->rl_listen, 4, on_relay_connection);
+    if (rc) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s: %s", a->sockpath, uv_strerror(rc));
+        fail(a, 1, "cannot listen on %s", msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The server's socket (--connect), first: when it is not there nothing is
+ * injected. 0 or -1 (failed, said why). */
+static int relay_connect(struct am *a)
+{
+    signal(SIGPIPE, SIG_IGN); /* a server that went is EPIPE on a write, not our death */
+    const char *path = a->o->connect;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path) {
+        fail(a, 1, "socket path too long: %s", path);
+        return -1;
+    }
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        fail(a, 1, "cannot connect to %s", msg);
+        return -1;
+    }
+    uv_pipe_init(&a->loop, &a->rl_up, 0);
+    a->rl_up.data = a;
+    a->rl_up_open = 1;
+    if (uv_pipe_open(&a->rl_up, fd)) {
+        close(fd);
+        fail(a, 1, "cannot use the connection to %s", path);
+        return -1;
+    }
+    if (uv_read_start((uv_stream_t *)&a->rl_up, relay_alloc, up_read)) {
+        fail(a, 1, "cannot read %s", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* our detach: the agent's `stop`, as agentsock_release sends it */
+static void relay_stop(struct am *a)
+{
+    static const char stop[] = "{\"t\":\"stop\"}\n";
+    char *buf = a->rl_agent_open ? malloc(sizeof stop - 1) : NULL;
+    if (!buf) return;
+    memcpy(buf, stop, sizeof stop - 1);
+    relay_write(a, &a->rl_agent, buf, sizeof stop - 1, on_agent_written);
+}
+
+/* from close_all: the agent's connection closing unloads it (module.c) */
+static void relay_close(struct am *a)
+{
+    if (a->rl_listen_open) {
+        a->rl_listen_open = 0;
+        uv_close((uv_handle_t *)&a->rl_listen, NULL);
+    }
+    if (a->rl_agent_open) {
+        a->rl_agent_open = 0;
+        uv_close((uv_handle_t *)&a->rl_agent, NULL);
+    }
+    if (a->rl_up_open && !a->rl_flushing) {
+        a->rl_up_open = 0;
+        uv_close((uv_handle_t *)&a->rl_up, NULL);
+    }
+}
+
 /* ---- checks and setup ---------------------------------------------------- */
 
 /* gdb to run: $HOTLINE_GDB, else gdb on PATH; 0 or -ENOENT */
@@ -500,11 +772,14 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
     struct agentsock_cbs cbs = {
         .on_accept = on_accept, .on_hello = on_hello, .on_error = on_error, .on_gone = on_gone};
     char err[256];
-    if (agentsock_listen(&a->loop, &a->sock, a->sockpath, &cbs, a, err, sizeof err)) {
+    if (a->o->connect) {
+        if (relay_listen(a)) return -1;
+    } else if (agentsock_listen(&a->loop, &a->sock, a->sockpath, &cbs, a, err, sizeof err)) {
         fail(a, 1, "%s", err);
         return -1;
+    } else {
+        a->sock_open = 1;
     }
-    a->sock_open = 1;
     struct stat st;
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/%d", (int)t->pid);
@@ -720,7 +995,11 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
     }
     set_program(a->p, o->pid);
     if (o->interval_ms > 0) a->p->meta.interval_ms = o->interval_ms;
-    if (a->rexec) {
+    /* --connect: the server first, so that nothing is done to the
+     * target when nobody listens there */
+    if (o->connect && relay_connect(a) != 0) {
+        close_all(a);
+    } else if (a->rexec) {
         if (setup(a, &t, real) == 0) {
             fprintf(stderr,
                     "hotline: --memory: PEP 768 (what sys.remote_exec does; no gdb, nothing "
@@ -759,7 +1038,9 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
     if (a->sockpath[0]) unlink(a->sockpath);
     if (a->dir[0]) rmdir(a->dir);
     int status = a->status;
-    if (status == 0 && a->conns > 0) {
+    if (status == 0 && a->conns > 0 && o->connect) {
+        fprintf(stderr, "hotline: %s\n", a->reason); /* the server has the rest */
+    } else if (status == 0 && a->conns > 0) {
         struct prof_meta *m = &a->p->meta;
         m->elapsed_s = mono() - a->t0;
         m->exit_status = -1;

@@ -13,11 +13,16 @@ struct attach_mem_opts {
     double interval_ms;             /* the agent's sampling interval */
     int top;                        /* report rows */
     const struct cli_outputs *outs; /* borrowed */
+    /* --connect SOCK (borrowed), or NULL: relay the agent's stream to a
+     * Hotline server's agent socket as it comes, byte for byte, and the
+     * server's messages back to the agent; no report, no files */
+    const char *connect;
 };
 
-/* Run it: the exit status (0 done; 3 no such process, 4 not Python,
- * 5 a Python without --memory support or agent build, 6 permission,
- * 7 the injection failed and the target was left as it was, 1 other). */
+/* Run it: the exit status (0 done: detached or the target exited; 3 no
+ * such process, 4 not Python, 5 a Python without --memory support or agent
+ * build, 6 permission, 7 the injection failed and the target was left as
+ * it was, 130 interrupted before the agent connected, 1 other). */
 int cmd_attach_memory(const struct attach_mem_opts *o);
 
 #endif

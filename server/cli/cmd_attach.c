@@ -59,7 +59,8 @@ static const char attach_usage[] =
     "                    loads Hotline's agent until detach (3.9-3.13 through gdb,\n"
     "                    3.14+ through PEP 768; it changes the target, docs/attach.md)\n"
     "  --connect SOCK    send the samples to a Hotline server's agent socket\n"
-    "                    (the editor's \"Attach to process\"), no report\n"
+    "                    (the editor's \"Attach to process\"), no report; with\n"
+    "                    --memory the injected agent's own stream is relayed there\n"
     "  -h, --help        this help\n"
     "\n"
     "exit status: 0 done, 2 usage, 3 no such process, 4 not a Python process,\n"
@@ -595,12 +596,11 @@ int cmd_attach(int argc, char **argv)
     if (cli_parse_num(pid_arg, 1, INT_MAX, &d) || d != (int)d)
         return usage_error("'%s' is not a process id", pid_arg);
     if (memory) {
-        if (connect_to) return usage_error("%s", "--memory does not go with --connect yet");
         /* the injected agent takes its own defaults (the target's script
          * folder, docs/configuration.md); its config travels in one page */
         if (ninc || nexc)
             return usage_error("%s", "--memory does not go with --include / --exclude yet");
-        struct attach_mem_opts mo = {(pid_t)d, duration, interval_ms, top, &outs};
+        struct attach_mem_opts mo = {(pid_t)d, duration, interval_ms, top, &outs, connect_to};
         return cmd_attach_memory(&mo);
     }
 

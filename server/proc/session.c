@@ -720,10 +720,12 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     char pidbuf[24], ivbuf[32];
     if (o->attach_pid > 0) {
         /* the helper's own argv: exe attach PID --connect SOCK [--interval MS]
-         * [--include GLOB]... [--exclude GLOB]... (the settings' include /
-         * exclude: the frame it charges is the one a run's agent would) */
+         * [--memory | [--include GLOB]... [--exclude GLOB]...] (the settings'
+         * include / exclude: the frame it charges is the one a run's agent
+         * would; the injected agent's config is its defaults, session.h) */
+        int ninc = o->attach_memory ? 0 : o->ninclude, nexc = o->attach_memory ? 0 : o->nexclude;
         free(args);
-        args = calloc(8 + 2 * (size_t)(o->ninclude + o->nexclude), sizeof *args);
+        args = calloc(9 + 2 * (size_t)(ninc + nexc), sizeof *args);
         if (!args) {
             free(config);
             free(main_path);
@@ -743,11 +745,12 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
             args[k++] = "--interval";
             args[k++] = ivbuf;
         }
-        for (int i = 0; i < o->ninclude; i++) {
+        if (o->attach_memory) args[k++] = "--memory";
+        for (int i = 0; i < ninc; i++) {
             args[k++] = "--include";
             args[k++] = o->include[i];
         }
-        for (int i = 0; i < o->nexclude; i++) {
+        for (int i = 0; i < nexc; i++) {
             args[k++] = "--exclude";
             args[k++] = o->exclude[i];
         }

@@ -55,8 +55,12 @@ struct session_opts {
      * and speaks the agent's wire on the session socket; stopping the
      * session stops that helper, never the target. script is then only the
      * target's program name for the profile; include / exclude are passed
-     * on (--include / --exclude); module, args, stdin, memory are not used. */
+     * on (--include / --exclude); module, args, stdin, memory are not used.
+     * attach_memory: `--memory` too: the helper injects the in-process agent
+     * with gdb and relays its stream here (attach_memory.c); include /
+     * exclude are then not passed (the injected agent takes its defaults). */
     int attach_pid;
+    int attach_memory;
     const char *attach_exe;
 };
 

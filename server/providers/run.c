@@ -50,8 +50,9 @@ struct lsp_run {
     int exec_sent;    /* a hotline/executing with a uri was sent */
     int live_changed; /* the live line (s->view.live) not yet published */
     int stop_requested;
-    int attach_pid;  /* > 0: attached to this running process, not a run */
-    json_t *pending; /* owned hotline.run arguments to start after this run (restart) */
+    int attach_pid;    /* > 0: attached to this running process, not a run */
+    int attach_memory; /* ... with the agent injected (memory on) */
+    json_t *pending;   /* owned hotline.run arguments to start after this run (restart) */
     struct lsp_run *next;
 };
 
@@ -412,6 +413,7 @@ static json_t *run_ended_params(struct server *s, struct lsp_run *r, const struc
                   "reason", reason, "exitStatus", ss->exit_status, "signal", ss->term_signal,
                   "elapsed_s", ss->elapsed_s, "samples", (json_int_t)r->store->meta.samples);
     if (o && r->attach_pid > 0) json_object_set_new(o, "attachedPid", json_integer(r->attach_pid));
+    if (o && r->attach_memory) json_object_set_new(o, "memory", json_true());
     return o;
 }
 
@@ -438,9 +440,13 @@ static void on_tick(uv_timer_t *t)
     if (ms_since(f->last_refresh_ns) >= LSP_TICK_MS) {
         if (lsp_progress_begun(&r->progress)) {
             char msg[256], hot[160];
+            double t = (double)(uv_hrtime() - r->start_ns) / 1e9;
             hottest_line(s, hot, sizeof hot);
-            snprintf(msg, sizeof msg, "%.1f s · %lld samples%s",
-                     (double)(uv_hrtime() - r->start_ns) / 1e9, prof ? prof->meta.samples : 0, hot);
+            if (r->attach_memory && (!prof || prof->meta.samples == 0)) /* gdb at work */
+                snprintf(msg, sizeof msg, "%.1f s · injecting Hotline's agent (gdb)", t);
+            else
+                snprintf(msg, sizeof msg, "%.1f s · %lld samples%s", t,
+                         prof ? prof->meta.samples : 0, hot);
             lsp_progress_report(s, &r->progress, msg);
         }
         if (f->dirty) {
@@ -545,10 +551,9 @@ static void on_exit_cb(struct session *ss, void *ud)
         profile_describe_exit(ss->exit_status, ss->term_signal, reason, sizeof reason);
         if (r->attach_pid > 0) /* the helper's status: 0 detached or target gone */
             snprintf(reason, sizeof reason, "%s",
-                     r->stop_requested      ? "detached"
-                     : ss->exit_status == 0 ? "target exited"
-                     : ss->agent_error[0]   ? "attach failed"
-                                            : "attach ended");
+                     r->stop_requested                            ? "detached"
+                     : ss->agent_error[0] || ss->exit_status != 0 ? "attach failed"
+                                                                  : "target exited");
         else if (r->stop_requested) /* SIGINT may end it as "exited 1" (KeyboardInterrupt) */
             snprintf(reason, sizeof reason, "stopped");
         profile_set_str(&m->reason, reason);
@@ -569,7 +574,13 @@ static void on_exit_cb(struct session *ss, void *ud)
                  "hotline: %s %s after %.1f s, %lld samples%s%s%s", base, reason, ss->elapsed_s,
                  m->samples, ss->agent_error[0] ? " (agent: " : "", ss->agent_error,
                  ss->agent_error[0] ? ")" : "");
-        if (last && *last) lsp_show(s, LSP_MSG_WARNING, "%s: %s", base, last);
+        if (last && *last && r->attach_pid > 0) { /* the helper's own words: why it failed */
+            if (!strncmp(last, "hotline attach: ", 16)) last += 16;
+            lsp_show(s, LSP_MSG_ERROR, "hotline: cannot attach to process %d%s: %s", r->attach_pid,
+                     r->attach_memory ? " with memory" : "", last);
+        } else if (last && *last) {
+            lsp_show(s, LSP_MSG_WARNING, "%s: %s", base, last);
+        }
         free(tail);
         if (m->samples == 0 && ss->nconns_total == 0)
             lsp_log(s, LSP_MSG_WARNING, "the profiler agent never connected: no profile");
@@ -618,6 +629,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     struct run_state *f = run_of(s);
     /* hotline.attach: {"pid": N} instead of a program to start */
     int attach_pid = (int)json_integer_value(json_object_get(a, "pid"));
+    int attach_memory = attach_pid > 0 && json_is_true(json_object_get(a, "memory"));
     struct pyproc_info target;
     char self_exe[PATH_MAX] = "", target_uri_buf[PATH_MAX + 16] = "";
     if (attach_pid > 0) {
@@ -707,6 +719,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
                              .memory = lsp_setting_bool(s, "memory", 1),
                              .stdin_path = in,
                              .attach_pid = attach_pid,
+                             .attach_memory = attach_memory,
                              .attach_exe = self_exe};
     if (attach_pid > 0) {
         o.cwd = r->main_dir;
@@ -735,6 +748,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     lsp_pview_replace(s, store, NULL, NULL);
     r->store = store;
     r->attach_pid = attach_pid;
+    r->attach_memory = attach_memory;
     if (path && (attach_pid <= 0 || target.main[0])) { /* the program as it is now on disk is what
                                                           gets profiled (attach: the best guess) */
         lsp_pview_snapshot(s, path);
@@ -756,12 +770,21 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     session_request_now(&r->sess, 20);
     char token[48];
     snprintf(token, sizeof token, "hotline-run-%d", f->runs_started);
-    lsp_progress_start(s, &r->progress, token, "Hotline", attach_pid > 0 ? "attaching" : "starting",
+    lsp_progress_start(s, &r->progress, token, "Hotline",
+                       attach_memory    ? "attaching with memory: injecting Hotline's agent (gdb)"
+                       : attach_pid > 0 ? "attaching"
+                                        : "starting",
                        on_progress_cancel, r);
+    if (attach_memory && (ninc || nexc))
+        lsp_show(s, LSP_MSG_INFO,
+                 "hotline: attaching to process %d with memory: the include / exclude settings "
+                 "are not applied (the injected agent charges the target's own files, "
+                 "docs/attach.md)",
+                 attach_pid);
     if (id && attach_pid > 0)
-        lsp_reply(
-            s, id,
-            json_pack("{s:b, s:i, s:s}", "attached", 1, "pid", attach_pid, "program", r->path));
+        lsp_reply(s, id,
+                  json_pack("{s:b, s:i, s:s, s:b}", "attached", 1, "pid", attach_pid, "program",
+                            r->path, "memory", attach_memory));
     else if (id)
         lsp_reply(s, id, json_pack("{s:b, s:i}", "started", 1, "pid", r->sess.pid));
     send_refresh(s); /* old hints go away */
@@ -811,12 +834,15 @@ static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
     lsp_reply(s, id, json_pack("{s:b}", "stopped", 1));
 }
 
-/* hotline.attach {pid}: sample a running Python from outside (cmd_attach.c
- * via the session); the editor shows what it shows during a run. */
+/* hotline.attach {pid, memory?}: sample a running Python from outside
+ * (cmd_attach.c via the session), or with memory: true have gdb inject the
+ * agent, whose stream the helper relays (attach_memory.c); the editor shows
+ * what it shows during a run. */
 static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
 {
     struct run_state *f = self;
     json_t *pid = json_object_get(a, "pid");
+    json_t *memory = json_object_get(a, "memory");
     if (!s->loop) {
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot attach to processes");
         return;
@@ -824,6 +850,10 @@ static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
     if (!json_is_integer(pid) || json_integer_value(pid) <= 0 ||
         json_integer_value(pid) > INT_MAX) {
         lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.attach needs {\"pid\": N}");
+        return;
+    }
+    if (memory && !json_is_boolean(memory)) {
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.attach: \"memory\" is true or false");
         return;
     }
     if (json_integer_value(pid) == getpid()) {
@@ -836,7 +866,7 @@ static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
                         f->run->attach_pid > 0 ? f->run->attach_pid : f->run->sess.pid);
         return;
     }
-    json_t *args = json_pack("{s:O}", "pid", pid);
+    json_t *args = json_pack("{s:O, s:b}", "pid", pid, "memory", json_is_true(memory));
     start_run(s, id, args);
     json_decref(args);
 }

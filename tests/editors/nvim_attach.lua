@@ -3,8 +3,9 @@
 -- without a pid lists it through vim.ui.select (replaced here by a stand-in
 -- that records the items and picks ours), the live marker then names its
 -- hot line, :HotlineDetach ends the attach (hotline/runEnded, outcome
--- stopped) and the program runs on; :HotlineAttach <pid> attaches again
--- by pid. Environment: HOTLINE_BIN, HOTLINE_PLUGIN, HOTLINE_WORK (an
+-- stopped) and the program runs on; :HotlineAttach! <pid> attaches with
+-- memory (the agent injected with gdb) and detaches the same way;
+-- :HotlineAttach <pid> attaches again by pid. Environment: HOTLINE_BIN, HOTLINE_PLUGIN, HOTLINE_WORK (an
 -- empty writable folder), HOTLINE_PYTHON (an interpreter attach reads).
 -- Exits 0 on success, 1 on the first failed check (cquit).
 local plugin = assert(os.getenv('HOTLINE_PLUGIN'), 'HOTLINE_PLUGIN')
@@ -123,7 +124,29 @@ local ok, err = pcall(function()
   check('outcome stopped', hotline.state.last_outcome == 'stopped')
   check('the program runs on', exit_code == nil and vim.fn.jobwait({ job }, 0)[1] == -1)
 
+  -- :HotlineAttach! pid: with memory (gdb injects the agent; the server's
+  -- reply says memory), then detached: the program runs on
+  hotline.state.exec = nil
+  vim.cmd('HotlineAttach! ' .. pid)
+  wait('attached with memory: the reply says so', function()
+    return hotline.state.last_attach and hotline.state.last_attach.memory == true
+  end)
+  wait('attached with memory: the live marker on the hot line', function()
+    return hotline.state.exec and hotline.state.exec.line == 5
+  end)
+  ended = hotline.state.runs_ended
+  vim.cmd('HotlineDetach')
+  wait('detached from the memory attach', function()
+    return hotline.state.runs_ended > ended
+  end)
+  check('memory attach: outcome stopped', hotline.state.last_outcome == 'stopped')
+  check('memory attach: the program runs on', exit_code == nil and vim.fn.jobwait({ job }, 0)[1] == -1)
+
+  hotline.state.last_attach = nil
   vim.cmd('HotlineAttach ' .. pid)
+  wait('attached by pid: the reply has no memory', function()
+    return hotline.state.last_attach and hotline.state.last_attach.memory == false
+  end)
   wait('attached by pid: the live marker again', function()
     return hotline.state.exec and hotline.state.exec.line == 5
   end)

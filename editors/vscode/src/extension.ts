@@ -17,7 +17,7 @@ import {
   State,
 } from 'vscode-languageclient/node';
 import { FlameView } from './flame';
-import { Executing, frameItems, PyProcess, RunEnded, statusText } from './frames';
+import { attachItems, Executing, frameItems, memoryAttachWarning, PyProcess, RunEnded, statusText } from './frames';
 
 /** Settings the extension handles itself and does not send to the server. */
 const CLIENT_ONLY = ['serverPath', 'python', 'args', 'askForArguments', 'executing'];
@@ -253,23 +253,19 @@ class Hotline {
 
   /** Hotline: Attach to process… (docs/attach.md): a quick pick over the
    * server's hotline.listProcesses, this workspace's programs first; the
-   * editor then shows what it shows during a run. */
-  async attachProcess(): Promise<void> {
+   * editor then shows what it shows during a run. memory: "Attach to process
+   * with memory…", which injects the agent (asked first: it changes the
+   * process). */
+  async attachProcess(memory = false): Promise<void> {
     const procs = (await this.execute('hotline.listProcesses', {})) as PyProcess[] | undefined;
     if (!procs) return;
     if (procs.length === 0) {
       void vscode.window.showInformationMessage('Hotline: no Python process to attach to');
       return;
     }
-    procs.sort((a, b) => Number(b.inWorkspace) - Number(a.inWorkspace) || a.pid - b.pid);
-    const items = procs.map((p) => ({
-      label: `${p.pid}  ${path.basename(p.main || p.command.split(' ')[0])}`,
-      description: [p.python ? `Python ${p.python}` : '', p.inWorkspace ? 'this workspace' : ''].filter((x) => x).join(' · '),
-      detail: p.canAttach ? p.command : `${p.command} — ${p.why ?? 'cannot attach'}`,
-      proc: p,
-    }));
+    const { title, items } = attachItems(procs, memory);
     const pick = await vscode.window.showQuickPick(items, {
-      title: 'Hotline: attach to a running Python process',
+      title,
       placeHolder: 'pid, program or Python version',
       matchOnDescription: true,
       matchOnDetail: true,
@@ -279,10 +275,15 @@ class Hotline {
       void vscode.window.showErrorMessage(`Hotline: ${pick.proc.why ?? 'cannot attach'}`);
       return;
     }
-    this.out.appendLine(`hotline.attach ${pick.proc.pid}`);
+    if (memory) {
+      const go = 'Attach with memory';
+      const ok = await vscode.window.showWarningMessage(memoryAttachWarning(pick.proc), { modal: true }, go);
+      if (ok !== go) return;
+    }
+    this.out.appendLine(`hotline.attach ${pick.proc.pid}${memory ? ' (memory)' : ''}`);
     this.setRunning(true);
     void vscode.commands.executeCommand('setContext', 'hotline.attached', true);
-    const r = await this.execute('hotline.attach', { pid: pick.proc.pid });
+    const r = await this.execute('hotline.attach', memory ? { pid: pick.proc.pid, memory: true } : { pid: pick.proc.pid });
     if (!r) {
       this.setRunning(false);
       void vscode.commands.executeCommand('setContext', 'hotline.attached', false);
@@ -371,6 +372,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   ctx.subscriptions.push(flame);
   reg('hotline.showFlameGraph', () => flame.show());
   reg('hotline.attachProcess', () => h.attachProcess());
+  reg('hotline.attachProcessWithMemory', () => h.attachProcess(true));
   reg('hotline.detachProcess', () => h.execute('hotline.detach', {}));
   reg('hotline.restartServer', () => h.restart());
   ctx.subscriptions.push(

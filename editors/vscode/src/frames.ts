@@ -38,6 +38,8 @@ export interface RunEnded {
   samples?: number;
   /** set when the "run" was an attach (hotline.attach) */
   attachedPid?: number;
+  /** true when that attach had memory on (hotline.attach {memory: true}) */
+  memory?: boolean;
 }
 
 /** One entry of hotline.listProcesses (docs/attach.md). */
@@ -50,6 +52,42 @@ export interface PyProcess {
   inWorkspace: boolean;
   canAttach: boolean;
   why?: string;
+}
+
+export interface ProcessItem {
+  label: string;
+  description: string;
+  detail: string;
+  proc: PyProcess;
+}
+
+/** Quick-pick rows for hotline.listProcesses (this workspace's programs
+ * first) and the picker's title; memory: "Attach to process with memory…". */
+export function attachItems(procs: PyProcess[], memory: boolean): { title: string; items: ProcessItem[] } {
+  const sorted = [...procs].sort((a, b) => Number(b.inWorkspace) - Number(a.inWorkspace) || a.pid - b.pid);
+  const items = sorted.map((p) => ({
+    label: `${p.pid}  ${(p.main || p.command.split(' ')[0]).replace(/^.*[/\\]/, '')}`,
+    description: [p.python ? `Python ${p.python}` : '', p.inWorkspace ? 'this workspace' : ''].filter((x) => x).join(' · '),
+    detail: p.canAttach ? p.command : `${p.command} — ${p.why ?? 'cannot attach'}`,
+    proc: p,
+  }));
+  return {
+    title: memory
+      ? 'Hotline: attach with memory (loads Hotline\'s agent into the process until Detach)'
+      : 'Hotline: attach to a running Python process',
+    items,
+  };
+}
+
+/** What "attach with memory" does to the target, asked before it is done
+ * (docs/attach.md, "Memory"): the only attach that changes the process. */
+export function memoryAttachWarning(p: PyProcess): string {
+  return (
+    `Attach to ${p.pid} with memory? gdb stops the process for a moment at its next allocator call, ` +
+    'maps one 4 KiB page in it and loads Hotline\'s agent (memory hooks and a sampler thread), ' +
+    'which unloads itself on Detach; the process runs on. Needs gdb and permission to trace the ' +
+    'process (docs/attach.md lists the Python versions).'
+  );
 }
 
 /** The status-bar and hover text: the server's. */

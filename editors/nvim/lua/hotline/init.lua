@@ -339,13 +339,22 @@ end
 -- (docs/attach.md): the live line, hints and lenses as during a run; the
 -- target is never stopped or changed. Without a pid, vim.ui.select over
 -- hotline.listProcesses (this workspace's processes first).
-function M.attach_process(pid)
+-- :HotlineAttach! [pid] (memory true): with memory too; gdb loads Hotline's
+-- agent into the process until :HotlineDetach (docs/attach.md, "Memory").
+function M.attach_process(pid, memory)
   if not client() then
     M.attach(vim.api.nvim_get_current_buf())
   end
   local function go(p)
     M.state.running = true
-    exec_command('hotline.attach', { pid = p }, function(result)
+    local args = { pid = p }
+    if memory then
+      args.memory = true
+      notify(string.format('attaching to %d with memory: gdb stops it for a moment and loads ' ..
+        "Hotline's agent into it (memory hooks, a sampler thread) until :HotlineDetach", p),
+        vim.log.levels.INFO)
+    end
+    exec_command('hotline.attach', args, function(result)
       M.state.last_attach = result
     end)
   end
@@ -366,7 +375,7 @@ function M.attach_process(pid)
       return a.pid < b.pid
     end)
     vim.ui.select(procs, {
-      prompt = 'Attach hotline to',
+      prompt = memory and 'Attach hotline with memory to' or 'Attach hotline to',
       format_item = function(p)
         return string.format('%d  %s%s%s', p.pid, p.command,
           p.python ~= vim.NIL and p.python and ('  (Python ' .. p.python .. ')') or '',
@@ -469,8 +478,12 @@ function M.setup(opts)
   end, { nargs = '*', desc = 'Profile the current Python file with hotline' })
   vim.api.nvim_create_user_command('HotlineStop', M.stop, { desc = 'Stop the hotline run' })
   vim.api.nvim_create_user_command('HotlineAttach', function(c)
-    M.attach_process(c.args ~= '' and tonumber(c.args) or nil)
-  end, { nargs = '?', desc = 'Profile a running Python process (pick one without a pid)' })
+    M.attach_process(c.args ~= '' and tonumber(c.args) or nil, c.bang)
+  end, {
+    nargs = '?',
+    bang = true,
+    desc = 'Profile a running Python process (pick one without a pid; ! with memory: injects the agent)',
+  })
   vim.api.nvim_create_user_command('HotlineDetach', M.detach, { desc = 'Detach from the process' })
   vim.api.nvim_create_user_command('HotlineClear', M.clear, { desc = 'Clear hotline results' })
   vim.api.nvim_create_user_command('HotlineShow', M.show, { desc = 'Show the hotline profile' })

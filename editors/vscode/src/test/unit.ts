@@ -2,7 +2,7 @@
 // They show what the extension draws from the server's fields, as sent.
 import * as assert from 'assert';
 import { makeNonce, webviewHtml } from '../flamepage';
-import { frameItems, statusText } from '../frames';
+import { attachItems, frameItems, memoryAttachWarning, statusText } from '../frames';
 
 const stack = [
   { function: '_raw', file: '/x/site-packages/numpy/linalg/_impl.py', line: 9, user: false, library: true, name: 'numpy.linalg._impl._raw' },
@@ -32,4 +32,23 @@ assert.ok(!wv.includes("'unsafe-inline'\">") && !/script-src 'unsafe-inline'/.te
 assert.strictEqual((wv.match(/<script nonce="N0NCE"/g) || []).length, 2);
 assert.throws(() => webviewHtml('<html></html>', 'n', 'c'), /no Content-Security-Policy/);
 assert.match(makeNonce(), /^[A-Za-z0-9]{32}$/);
+// "Attach to process…" and "… with memory": this workspace's programs first, then by pid;
+// the memory picker's title and the question before it say what it does to the process
+const procs = [
+  { pid: 30, command: 'python3 other.py', cwd: '/o', main: '/o/other.py', python: '3.12.1', inWorkspace: false, canAttach: true },
+  { pid: 40, command: 'python3 app.py', cwd: '/p', main: '/p/app.py', python: '3.11.7', inWorkspace: true, canAttach: true },
+  { pid: 20, command: 'sleep 60', cwd: '/', main: '', python: null, inWorkspace: false, canAttach: false, why: 'not a Python process' },
+];
+const plain = attachItems(procs, false);
+assert.deepStrictEqual(plain.items.map((i) => i.label), ['40  app.py', '20  sleep', '30  other.py']);
+assert.strictEqual(plain.items[0].description, 'Python 3.11.7 · this workspace');
+assert.strictEqual(plain.items[1].detail, 'sleep 60 — not a Python process');
+assert.strictEqual(plain.title, 'Hotline: attach to a running Python process');
+assert.strictEqual(procs[0].pid, 30, 'the server\'s list is not reordered in place');
+const mem = attachItems(procs, true);
+assert.match(mem.title, /with memory .*agent.*until Detach/);
+assert.deepStrictEqual(mem.items.map((i) => i.proc.pid), [40, 20, 30]);
+const warn = memoryAttachWarning(procs[1]);
+assert.match(warn, /^Attach to 40 with memory\?/);
+for (const w of ['gdb', '4 KiB page', "Hotline's agent", 'unloads itself on Detach', 'runs on']) assert.ok(warn.includes(w), w);
 console.log('vscode unit: ok');
