@@ -113,6 +113,7 @@ def already_profiled(tmp, sock):
     p = subprocess.Popen([HOTLINE, "run", "--python", sys.executable, TARGET, d],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     pid = int(p.stderr.readline())
+    p.err = Lines(p.stderr)  # finish() reads it (the run's report comes there)
     out = Lines(p.stdout)
     check(out.wait_for("started", 30), "profiled: target started")
     srv = Server(sock)
@@ -129,7 +130,7 @@ def already_profiled(tmp, sock):
     srv.l.close()
     os.unlink(sock)
     touch(d, "go")
-    got_out, got_rc = finish(p, out, d)
+    got_out, got_rc, _ = finish(p, out, d)
     check(got_rc == 3 and "grown 100" in got_out, "profiled: the run goes on (%s)" % got_rc)
 
 
@@ -139,7 +140,7 @@ def main():
         return 1
     tmp = tempfile.mkdtemp(prefix="hl-attach-memc-")
     try:
-        ref_out, ref_rc = reference(tmp)
+        ref_out, ref_rc, ref_err = reference(tmp)
         d = tempfile.mkdtemp(dir=tmp)
         p, pid, out = start_target(d)
         check(out.wait_for("started", 30), "target started")
@@ -191,7 +192,7 @@ def main():
         h, err = attach(pid, sock)
         srv.accept()
         hello_and_now(srv, pid, "target exits")
-        got_out, got_rc = finish(p, out, d)
+        got_out, got_rc, got_err = finish(p, out, d)
         end, _ = srv.until("end")
         check(end is not None and srv.line() is None, "target exits: `end`, then EOF")
         rc = h.wait(timeout=TIMEOUT)
@@ -200,8 +201,8 @@ def main():
               "(%d; %s)" % (rc, msg.strip().splitlines()[-1]))
         # what it prints while attached says so (mem_target.py); the rest is its own
         want = ref_out.replace("at exit: False", "at exit: True")
-        check(got_out == want and got_rc == ref_rc,
-              "target output and status its own (%r, %s)" % (got_out, got_rc))
+        check(got_out == want and got_rc == ref_rc and got_err == ref_err,
+              "target output, stderr and status its own (%r, %r, %s)" % (got_out, got_err, got_rc))
         srv.l.close()
         os.unlink(sock)
         already_profiled(tmp, sock)
