@@ -4,21 +4,25 @@ which has `websockets`): open a session's websocket, then POST
 /api/kernel/instantiate with the server token the page carries (marimo's
 skew protection). Keeps the session open until stdin closes.
 
-Usage: python marimo_session.py PORT"""
+Usage: python marimo_session.py PORT [FILE]   (FILE: a notebook of the
+folder `marimo edit` serves, relative to it)"""
 import asyncio
 import json
 import re
 import sys
+import urllib.parse
 import urllib.request
 
 import websockets
 
 
-async def main(port):
+async def main(port, file):
     base = "127.0.0.1:%d" % port
-    async with websockets.connect("ws://%s/ws?session_id=s-hotline" % base) as ws:
+    query = "session_id=s-hotline" + ("&file=" + urllib.parse.quote(file) if file else "")
+    async with websockets.connect("ws://%s/ws?%s" % (base, query)) as ws:
         await asyncio.wait_for(ws.recv(), 30)  # the kernel is ready
-        page = urllib.request.urlopen("http://%s/" % base, timeout=10).read().decode()
+        page = urllib.request.urlopen("http://%s/%s" % (base, "?file=" + urllib.parse.quote(
+            file) if file else ""), timeout=10).read().decode()
         token = re.search(r'serverToken"?\s*[:=]\s*"([^"]+)"', page)
         assert token, "no server token in marimo's page"
         req = urllib.request.Request(
@@ -36,4 +40,4 @@ async def main(port):
                 pass
 
 
-asyncio.run(main(int(sys.argv[1])))
+asyncio.run(main(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else None))

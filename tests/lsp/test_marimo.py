@@ -18,9 +18,11 @@ from /usr/bin/python3.
    docs must change).
 3. The same with DEBUGPY_RUNNING=1, marimo's switch for debuggers that
    makes it compile cells under notebook.py's name and lines.
-4. `marimo edit --headless`, a session opened as the browser does
-   (marimo_session.py): the kernel is a process of its own, the cells
-   compile to temp files, mapped like 2.
+4. `marimo edit --headless` of the workspace folder, the notebook (in a
+   subfolder) opened as the browser does (marimo_session.py): the kernel is
+   a process of its own, the cells compile to temp files, mapped like 2,
+   the notebook found from the running cell's __file__ (no command line
+   names it).
 
 The hot cell is `@app.cell(hide_code=True)` and starts with a comment
 holding non-ASCII text (the cell's code starts at the comment).
@@ -116,10 +118,12 @@ def live_on(c, nb):
         f["file"]), f["line"]) for f in p["stack"][:4]))
 
 
-def notebook_in(tmp):
-    """(workspace, its notebook.py, the stop file the notebook waits for)"""
+def notebook_in(tmp, sub=""):
+    """(workspace, its notebook.py (in the folder sub of it), the stop file
+    the notebook waits for)"""
     work = os.path.realpath(tmp)
-    nb = os.path.join(work, "notebook.py")
+    os.makedirs(os.path.join(work, sub), exist_ok=True)
+    nb = os.path.join(work, sub, "notebook.py")
     with open(nb, "w") as f:
         f.write(NOTEBOOK)
     return work, nb, os.path.join(work, "stop")
@@ -181,11 +185,14 @@ def free_port():
 
 
 def edit(hotline, py):
-    """marimo edit (headless, a session opened as a browser would:
-    marimo_session.py) streaming to the socket: the kernel is a process of
-    its own whose parent names notebook.py; cells compile to temp files."""
+    """marimo edit of the workspace folder (headless; the notebook opened
+    from its file browser as a browser would: marimo_session.py) streaming
+    to the socket. The kernel is a process of its own; cells compile to
+    temp files; the notebook is in a subfolder, so no command line names
+    it: the running cell's __file__ names it (and marimo runs the kernel in
+    the notebook's folder, where the folder scan finds it too)."""
     with tempfile.TemporaryDirectory(prefix="hotline-marimo-") as tmp:
-        work, nb, stop = notebook_in(tmp)
+        work, nb, stop = notebook_in(tmp, "nbs")
         c = Client(hotline, work)
         c.start(work)
         c.log_line(lambda t: t.startswith("kernels: listening on"), "listening")
@@ -194,8 +201,8 @@ def edit(hotline, py):
         env.pop("DEBUGPY_RUNNING", None)
         port = free_port()
         marimo = os.path.join(os.path.dirname(py), "marimo")
-        p = subprocess.Popen([marimo, "edit", "--headless", "--no-token", "-p", str(port),
-                              "notebook.py"], cwd=work, env=env, stdout=subprocess.PIPE,
+        p = subprocess.Popen([marimo, "edit", "--headless", "--no-token", "-p", str(port)],
+                             cwd=work, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
         session = None
         try:
@@ -209,7 +216,7 @@ def edit(hotline, py):
                     assert p.poll() is None and time.time() < deadline, "marimo edit did not serve"
                     time.sleep(0.2)
             session = subprocess.Popen([py, os.path.join(os.path.dirname(
-                os.path.abspath(__file__)), "marimo_session.py"), str(port)],
+                os.path.abspath(__file__)), "marimo_session.py"), str(port), "nbs/notebook.py"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             live_on(c, nb)
             open(stop, "w").close()  # the kernel lives on, idle: no end to wait for

@@ -6,7 +6,8 @@ marimo writes: plain @app.cell, @app.cell(hide_code=True), a comment before
 the first statement, a multi-line signature, non-ASCII text, nested
 blocks, a cell identical to another (the first wins, as marimo's own
 match), leading blank lines in the cell, and code that is in no cell (an
-edit not saved). The cell's code is what marimo gives compile(): the
+edit not saved), and the notebook named by the running cell's __file__.
+The cell's code is what marimo gives compile(): the
 function's body, dedented, without the final return.
 
 Usage: test_cells.py BUILD_PYTHON_DIR"""
@@ -102,6 +103,16 @@ def main():
         got = _cells.find(["import math\n", "import os\n"], [path])
         assert got == (path, line_of("    import math") - 1), got
         print("ok a changed file is read again")
+        # the running cell's __file__ names its notebook (marimo edit of a
+        # folder: no command line names it)
+        name = os.path.join(tmp, "marimo_1", "__marimo__cell_Ab_.py")
+        seen = []
+        code = compile("seen.append(running(name))\n", name, "exec")
+        exec(code, {"__file__": path, "seen": seen, "running": _cells._running_file,
+                    "name": name})
+        assert seen == [path], seen
+        assert _cells._running_file(name) is None  # no longer running
+        print("ok the running cell's __file__:", os.path.basename(seen[0]))
         # notebooks(): the working directory's marimo files are candidates
         os.chdir(tmp)
         with open(os.path.join(tmp, "plain.py"), "w") as f:

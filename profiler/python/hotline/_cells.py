@@ -12,10 +12,11 @@ samples, the live line and the memory rows of the cell land on
 notebook.py. A cell whose code is not in any notebook file (edited in
 `marimo edit` and not saved yet) keeps its temporary name.
 
-Which files are notebooks: the .py files named on this process's command
-line and on its parent's (the `marimo edit notebook.py` server whose
-kernel this is), and the .py files of the working directory that create a
-marimo App, read again when they change.
+Which files are notebooks: first the `__file__` of the running cell's
+globals (marimo sets it to the notebook), then the .py files named on this
+process's command line and on its parent's (the `marimo edit notebook.py`
+server whose kernel this is), and the .py files of the working directory
+that create a marimo App, read again when they change.
 
 The thread starts when marimo is imported (an audit hook on "import" sees
 it; a hook stays for the process's life, so it only compares a name) or
@@ -98,15 +99,35 @@ def _answer(agent, name):
     # First from the notebooks as last read, answered at once (no I/O: a
     # cell that just started waits for it), then checked against the files
     # as they are now, answered again if that differs.
-    found = find(entry[2], list(_files), fresh=False)
+    hint = _running_file(name)
+    if hint is not None and hint not in _files:
+        _cells_of(hint)  # one file read: the notebook the running cell names
+    found = find(entry[2], ([hint] if hint else []) + list(_files), fresh=False)
     if found is not None:
         agent.cell_map(name, found[0], found[1])
-    now = find(entry[2])
+    now = find(entry[2], ([hint] if hint else []) + notebooks())
     _answers[name] = (entry, now)
     if now is not None and now != found:
         agent.cell_map(name, now[0], now[1])
     elif now is None and (found is not None or (last is not None and last[1] is not None)):
         agent.cell_map(name, None)
+
+
+def _running_file(name):
+    """The notebook a running cell of the file `name` names: marimo gives
+    its cells a __main__ whose __file__ is the notebook (also in `marimo
+    edit` of a folder, where no command line names it). None if no thread
+    runs that cell now or it names no .py file."""
+    for frame in sys._current_frames().values():
+        depth = 0
+        while frame is not None and depth < 200:
+            if frame.f_code.co_filename == name:
+                f = frame.f_globals.get("__file__")
+                if isinstance(f, str) and f.endswith(".py") and os.path.isabs(f):
+                    return os.path.normpath(f)
+                return None
+            frame, depth = frame.f_back, depth + 1
+    return None
 
 
 def find(code_lines, candidates=None, fresh=True):
