@@ -91,8 +91,10 @@ def venv(path):
 def hints_on(c, nb):
     """The lines with inlay hints on notebook.py, once the hot line has one
     (asked again until then: the last data may still be on its way)."""
-    c.send({"method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": uri(nb), "languageId": "python", "version": 1, "text": NOTEBOOK}}})
+    if not getattr(c, "opened", False):
+        c.opened = True
+        c.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri(nb), "languageId": "python", "version": 1, "text": NOTEBOOK}}})
     deadline = time.time() + TIMEOUT
     while True:
         h = c.request("textDocument/inlayHint", {
@@ -154,6 +156,7 @@ def export(hotline, py, debugpy):
             except AssertionError:
                 p.kill()
                 raise AssertionError("export: %s" % p.communicate()[0][-3000:])
+            hints_on(c, nb)  # samples on the hot line before it stops
             open(stop, "w").close()
             out = p.communicate(timeout=TIMEOUT)[0].decode("utf-8", "replace")
             assert p.returncode == 0, out
@@ -219,10 +222,13 @@ def edit(hotline, py):
                 os.path.abspath(__file__)), "marimo_session.py"), str(port), "nbs/notebook.py"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             live_on(c, nb)
-            open(stop, "w").close()  # the kernel lives on, idle: no end to wait for
+            # the hint while the cell still runs (the kernel streams as it
+            # goes; it lives on after the cell, so there is no end to wait
+            # for, and a cell stopped at once may hold no sample yet)
             lines = hints_on(c, nb)
+            open(stop, "w").close()
             assert HOT in lines, "no hint on the cell's hot line %d: %r" % (HOT, lines)
-            print("edit: hints on notebook.py lines %r" % lines)
+            print("edit: hints on notebook.py lines %r while the cell runs" % lines)
         except AssertionError:
             if session and session.poll() is None:
                 session.kill()
@@ -267,6 +273,7 @@ def script(hotline, py):
                 {"uri": uri(nb), "python": py}]})
             assert r.get("result", {}).get("started"), r
             live_on(c, nb)
+            hints_on(c, nb)  # samples on the hot line before it stops
             open(stop, "w").close()
             end = c.wait(lambda m: m.get("method") == "hotline/runEnded", "the run's end",
                          TIMEOUT)
