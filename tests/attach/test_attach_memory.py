@@ -351,6 +351,36 @@ def other_user(tmp, ref_out, ref_rc):
     d = tempfile.mkdtemp(dir=tmp)
     os.chmod(tmp, 0o755)  # the target, as nobody, looks for go/exit here
     os.chmod(d, 0o755)
+    # nobody must reach the interpreter, the target script and the agent
+    # build: a checkout in a 0700 folder (mktemp -d) is opened for the
+    # test (search only, o+x) and closed again after it
+    opened = open_to_others([sys.executable, TARGET, os.path.join(BUILD, "python"), d])
+    try:
+        other_user_attach(tmp, d, ref_out, ref_rc)
+    finally:
+        for path, mode in reversed(opened):
+            os.chmod(path, mode)
+
+
+def open_to_others(paths):
+    """o+x on every folder above paths that lacks it: [(folder, old mode)]"""
+    import stat
+    changed = []
+    for path in paths:
+        parent = os.path.dirname(os.path.abspath(path))
+        chain = []
+        while parent and parent not in chain:
+            chain.append(parent)
+            parent = os.path.dirname(parent) if parent != "/" else None
+        for folder in reversed(chain):
+            mode = stat.S_IMODE(os.stat(folder).st_mode)
+            if not mode & stat.S_IXOTH and folder not in [c[0] for c in changed]:
+                os.chmod(folder, mode | stat.S_IXOTH)
+                changed.append((folder, mode))
+    return changed
+
+
+def other_user_attach(tmp, d, ref_out, ref_rc):
     p, pid, out = start_target(d, prefix=("setpriv", "--reuid=65534", "--regid=65534",
                                           "--clear-groups"))
     check(out.wait_for("started", 30), "other user: target started")
