@@ -571,8 +571,9 @@ int attach_threads(struct attach_proc *ap, struct attach_thread *out, int max)
         if (!rc) rc = frame_sig(ap, t->frame, &t->sig);
         if (!rc) rc = read_u64(ap->pid, ts + l->ts_next, &ts);
         if (rc) return rc == -ESRCH ? rc : ATTACH_ERACE;
-        if (l->frame_object) { /* 3.9/3.10: tid is the pthread_t */
-            if (++seen > 4 * max) return ATTACH_ERACE; /* a cycle */
+        /* 3.9/3.10: tid is the pthread_t; a list longer than 4 * max cycles */
+        if (l->frame_object) {
+            if (++seen > 4 * max) return ATTACH_ERACE;
             if (!(tid = (uint64_t)pthread_tid(ap, tid))) continue;
         }
         if (tid == 0 || tid > INT_MAX) return ATTACH_ERACE;
