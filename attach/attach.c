@@ -5,11 +5,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -17,6 +22,8 @@
 #include "linetable.h"
 
 #define ATTACH_MAX_CANDIDATES 8
+#define ATTACH_MAX_BSS ((size_t)16 << 20) /* bytes of .bss searched for the version text */
+#define ATTACH_VERSION_TEXT 250           /* Py_GetVersion's buffer (3.9/3.10) */
 
 int attach_read(pid_t pid, uint64_t addr, void *buf, size_t n)
 {
@@ -67,6 +74,17 @@ static int is_python_binary(const char *path)
     while (*b >= '0' && *b <= '9')
         b++;
     return *b == 0;
+}
+
+int attach__minor_from_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    if (!strncmp(b, "lib", 3)) b += 3;
+    if (strncmp(b, "python3.", 8)) return -1;
+    b += 8;
+    if (*b < '0' || *b > '9') return -1;
+    return (int)strtol(b, NULL, 10);
 }
 
 int attach__mappings(pid_t pid, struct attach__mapping *m, int max,
@@ -215,6 +233,184 @@ static int pick_layout(struct attach_proc *ap, char *why, size_t n)
     return ATTACH_EVERSION;
 }
 
+/* How many different versions the text Py_GetVersion() writes ("PY_VERSION
+ * (buildinfo) compiler", into a static buffer of 250 bytes) appears with in
+ * b[0..n): 0, 1 (*hex and its PY_VERSION in tag) or 2 (more than one). */
+static int version_text(const uint8_t *b, size_t n, uint32_t *hex, char *tag, size_t tagn)
+{
+    int found = 0;
+    for (size_t i = 0; i + 8 < n; i++) {
+        if (b[i] != '3' || b[i + 1] != '.') continue;
+        size_t j = i + 2, end = n - i < ATTACH_VERSION_TEXT ? n : i + ATTACH_VERSION_TEXT;
+        unsigned v[2] = {0, 0};
+        int ok = 1;
+        for (int k = 0; k < 2 && ok; k++) {
+            size_t d0 = j;
+            while (j < end && j - d0 < 3 && b[j] >= '0' && b[j] <= '9')
+                v[k] = v[k] * 10 + (unsigned)(b[j++] - '0');
+            ok = j > d0 && (k == 1 || (j < end && b[j++] == '.'));
+        }
+        if (!ok) continue;
+        while (j < end && j - i < 24 && (isalnum(b[j]) || b[j] == '+')) /* "rc2", "+" */
+            j++;
+        size_t vend = j;
+        if (j + 1 >= end || b[j] != ' ' || b[j + 1] != '(') continue;
+        /* the rest: "(buildinfo) compiler", printable, ending in the buffer */
+        size_t close = 0;
+        for (j += 2; j < end && b[j] && (isprint(b[j]) || b[j] == '\n'); j++)
+            if (!close && b[j] == ')' && j + 1 < end && b[j + 1] == ' ') close = j;
+        if (j == end || b[j] || !close) continue;
+        uint32_t h = 3u << 24 | (v[0] & 255) << 16 | (v[1] & 255) << 8;
+        if (found && h != *hex) return 2;
+        if (!found && vend - i < tagn) {
+            memcpy(tag, b + i, vend - i);
+            tag[vend - i] = 0;
+        }
+        *hex = h;
+        found = 1;
+        i = j;
+    }
+    return found;
+}
+
+/* The version of a runtime without Py_Version (3.9/3.10). Py_GetVersion()
+ * formats its text into a static buffer when the sys module is set up (it
+ * is sys.version), so the interpreter's .bss holds it: read there once,
+ * it gives the exact version, and the file name, when it has a version,
+ * must agree (a binary named `python3` or an embedding program says
+ * nothing; a text that disagrees is a reason to refuse, not to guess). 0,
+ * ATTACH_EVERSION with why, -EPERM, -ESRCH or -ENOMEM. */
+static int old_version(struct attach_proc *ap, const char *file, const char *path, uint64_t bias,
+                       char *why, size_t n)
+{
+    uint64_t start, len, load;
+    if (elfsym_bss(file, &start, &len, &load) || !len) {
+        snprintf(why, n,
+                 "process %d: %s has no Py_Version (Python 3.10 or older) and no .bss to read "
+                 "Py_GetVersion's text from: cannot tell which Python it is",
+                 (int)ap->pid, path);
+        return ATTACH_EVERSION;
+    }
+    if (len > ATTACH_MAX_BSS) len = ATTACH_MAX_BSS;
+    uint8_t *b = malloc(len);
+    if (!b) return -ENOMEM;
+    for (uint64_t o = 0; o < len; o += 65536) {
+        size_t k = len - o < 65536 ? len - o : 65536;
+        int rc = attach_read(ap->pid, bias + start + o, b + o, k);
+        if (rc == -EPERM || rc == -ESRCH) {
+            free(b);
+            return rc;
+        }
+        if (rc) memset(b + o, 0, k);
+    }
+    uint32_t hex = 0;
+    char tag[32] = "";
+    int nv = version_text(b, len, &hex, tag, sizeof tag);
+    free(b);
+    int named = attach__minor_from_name(path), minor = (int)(hex >> 16) & 255;
+    if (nv != 1) {
+        snprintf(why, n,
+                 "process %d: cannot tell which Python %s is: no Py_Version (3.10 or older) "
+                 "and %s",
+                 (int)ap->pid, path,
+                 nv ? "Py_GetVersion's text appears with different versions in its data"
+                    : "no Py_GetVersion text in its data");
+        return ATTACH_EVERSION;
+    }
+    if (named >= 0 && named != minor) {
+        snprintf(why, n,
+                 "process %d: %s is named for Python 3.%d but its Py_GetVersion text says %s: "
+                 "not sure which Python it is",
+                 (int)ap->pid, path, named, tag);
+        return ATTACH_EVERSION;
+    }
+    ap->version_hex = hex;
+    snprintf(ap->version, sizeof ap->version, "%s", tag);
+    return 0;
+}
+
+/* Offset of the kernel tid in glibc's struct pthread (where pthread_self()
+ * points), found in hotline's own thread as the agent does in its process
+ * (profiler/walk.c, walk_tid_offset): the first int equal to gettid().
+ * The target is assumed to use the same glibc layout; check_thread_ids()
+ * and pthread_tid() hold it to /proc. >0 or -errno. */
+static long own_tid_offset(void)
+{
+    uint8_t buf[4096];
+    uint64_t self = (uint64_t)pthread_self();
+    int tid = (int)syscall(SYS_gettid);
+    size_t len = sizeof buf;
+    /* the main thread's struct can end near its mapping's end: read less */
+    while (attach_read(getpid(), self, buf, len) != 0)
+        if ((len /= 2) < 1024) return -EFAULT;
+    for (size_t off = 0; off + sizeof(int) <= len; off += sizeof(int)) {
+        int v;
+        memcpy(&v, buf + off, sizeof v);
+        if (v == tid) return (long)off;
+    }
+    return -ENOENT;
+}
+
+/* 3.9/3.10: the target against its row. PyFrame_Type and PyCode_Type
+ * (exported) report their objects' sizes in tp_basicsize, which must be the
+ * sizes of the structures the row was made from: a 3.9 read as 3.10 (or a
+ * patched interpreter) is refused here, before any frame is read. */
+static int check_frame_objects(struct attach_proc *ap, uint64_t frame_type, uint64_t code_type,
+                               char *why, size_t n)
+{
+    const struct attach_layout *l = &ap->lay;
+    int64_t fs = -1, cs = -1;
+    int rc = frame_type && code_type ? 0 : -ENOENT;
+    if (!rc) rc = attach_read(ap->pid, frame_type + l->tp_basicsize, &fs, sizeof fs);
+    if (!rc) rc = attach_read(ap->pid, code_type + l->tp_basicsize, &cs, sizeof cs);
+    if (rc == -EPERM || rc == -ESRCH) return rc;
+    if (rc || fs != (int64_t)l->frame_size || cs != (int64_t)l->code_size) {
+        snprintf(why, n,
+                 "Python %s in process %d does not have the layout this hotline build read from "
+                 "3.%d's headers (frame %lld bytes, code %lld; expected %llu, %llu): a patched "
+                 "or differently configured interpreter",
+                 ap->version, (int)ap->pid, (int)l->minor, (long long)fs, (long long)cs,
+                 (unsigned long long)l->frame_size, (unsigned long long)l->code_size);
+        return ATTACH_EVERSION;
+    }
+    ap->frame_type = frame_type;
+    ap->code_type = code_type;
+    ap->tid_off = own_tid_offset();
+    if (ap->tid_off <= 0) {
+        snprintf(why, n,
+                 "Python %s in process %d keeps no native thread id, and hotline cannot find "
+                 "where its own C library keeps one (struct pthread): not read",
+                 ap->version, (int)ap->pid);
+        return ATTACH_EVERSION;
+    }
+    return 0;
+}
+
+/* 3.9/3.10: the tids the thread states lead to (pthread_tid) must be the
+ * target's threads in one of a few reads (a race can spoil one), else its
+ * C library keeps them elsewhere than hotline's: refused rather than
+ * charging the wrong threads. */
+static int check_thread_ids(struct attach_proc *ap, char *why, size_t n)
+{
+    struct attach_thread *t = malloc(ATTACH_MAX_THREADS * sizeof *t);
+    if (!t) return -ENOMEM;
+    int rc = ATTACH_ERACE;
+    for (int k = 0; k < 3 && rc == ATTACH_ERACE; k++)
+        rc = attach_threads(ap, t, ATTACH_MAX_THREADS);
+    free(t);
+    if (rc >= 0) return 0;
+    if (rc == -ESRCH) {
+        snprintf(why, n, "process %d exited", (int)ap->pid);
+        return -ESRCH;
+    }
+    snprintf(why, n,
+             "Python %s in process %d: its thread states do not lead to its threads in "
+             "/proc/%d/task (their pthread_t read at glibc's tid offset %ld): its C library "
+             "keeps the thread id elsewhere than hotline's (another libc in a container?)",
+             ap->version, (int)ap->pid, (int)ap->pid, ap->tid_off);
+    return ATTACH_EVERSION;
+}
+
 int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
 {
     memset(ap, 0, sizeof *ap);
@@ -237,32 +433,32 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
         char file[PATH_MAX];
         if (snprintf(file, sizeof file, "/proc/%d/root%s", (int)pid, c[i].path) >= (int)sizeof file)
             continue;
-        static const char *const names[] = {"_PyRuntime", "Py_Version"};
-        uint64_t vals[2], load;
-        if (elfsym_lookup(file, names, vals, 2, &load) != 0 || !vals[0]) continue;
+        static const char *const names[] = {"_PyRuntime", "Py_Version", "PyFrame_Type",
+                                            "PyCode_Type"};
+        uint64_t vals[4], load;
+        if (elfsym_lookup(file, names, vals, 4, &load) != 0 || !vals[0]) continue;
         found = 1;
         uint64_t bias = c[i].base - load;
         ap->runtime = bias + vals[0];
         if (snprintf(ap->binary, sizeof ap->binary, "%s", c[i].path) >= (int)sizeof ap->binary)
             continue;
-        if (!vals[1]) {
-            snprintf(why, n,
-                     "process %d runs a Python older than 3.11 (%s has no Py_Version): "
-                     "hotline attach reads 3.11 and later",
-                     (int)pid, c[i].path);
-            last = ATTACH_EVERSION;
-            continue;
-        }
-        int rc = attach_read(pid, bias + vals[1], &ap->version_hex, 4);
+        int rc = vals[1] ? attach_read(pid, bias + vals[1], &ap->version_hex, 4)
+                         : old_version(ap, file, c[i].path, bias, why, n);
         if (rc == -EPERM) return attach__perm_message(pid, why, n);
         if (rc == -ESRCH) {
             snprintf(why, n, "process %d exited", (int)pid);
             return -ESRCH;
         }
+        if (rc == -ENOMEM) return rc;
+        if (rc == ATTACH_EVERSION) last = rc;
         if (rc) continue;
-        snprintf(ap->version, sizeof ap->version, "%u.%u.%u", ap->version_hex >> 24,
-                 (ap->version_hex >> 16) & 255, (ap->version_hex >> 8) & 255);
+        if (vals[1])
+            snprintf(ap->version, sizeof ap->version, "%u.%u.%u", ap->version_hex >> 24,
+                     (ap->version_hex >> 16) & 255, (ap->version_hex >> 8) & 255);
         last = pick_layout(ap, why, n);
+        if (!last && ap->lay.frame_object)
+            last = check_frame_objects(ap, vals[2] ? bias + vals[2] : 0,
+                                       vals[3] ? bias + vals[3] : 0, why, n);
         if (last == -EPERM) return attach__perm_message(pid, why, n);
         if (last) continue;
         /* a second libpython (ctypes.CDLL) has a runtime that never started:
@@ -275,7 +471,8 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
             continue;
         }
         ap->codes = calloc(ATTACH_CODE_CACHE, sizeof *ap->codes);
-        return ap->codes ? 0 : -ENOMEM;
+        if (!ap->codes) return -ENOMEM;
+        return ap->lay.frame_object ? check_thread_ids(ap, why, n) : 0;
     }
     if (!found) {
         char comm[64] = "?", path[64];
@@ -317,9 +514,44 @@ static int thread_frame(struct attach_proc *ap, uint64_t ts, uint64_t *frame)
 static int frame_sig(struct attach_proc *ap, uint64_t frame, uint64_t *sig)
 {
     uint64_t instr = 0;
-    int rc = frame ? read_u64(ap->pid, frame + ap->lay.fr_instr, &instr) : 0;
+    int rc = 0;
+    if (frame && ap->lay.frame_object) { /* f_lasti, an int */
+        uint32_t lasti = 0;
+        rc = attach_read(ap->pid, frame + ap->lay.fr_instr, &lasti, sizeof lasti);
+        instr = lasti;
+    } else if (frame) {
+        rc = read_u64(ap->pid, frame + ap->lay.fr_instr, &instr);
+    }
     *sig = (frame * 0x9E3779B97F4A7C15ull) ^ instr;
     return rc;
+}
+
+/* 3.9/3.10: the kernel tid of the thread whose pthread_t is p: glibc's tid
+ * at tid_off in the target's struct pthread (hotline's own glibc layout),
+ * kept only when /proc/PID/task has it; else, in a process with one
+ * thread, that thread. 0 when neither (the thread's sample is dropped). */
+static long pthread_tid(struct attach_proc *ap, uint64_t p)
+{
+    int32_t v = 0;
+    char path[64];
+    struct stat st;
+    if (p && attach_read(ap->pid, p + (uint64_t)ap->tid_off, &v, sizeof v) == 0 && v > 0) {
+        snprintf(path, sizeof path, "/proc/%d/task/%d", (int)ap->pid, (int)v);
+        if (stat(path, &st) == 0) return v;
+    }
+    snprintf(path, sizeof path, "/proc/%d/task", (int)ap->pid);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    int ntask = 0;
+    long only = 0;
+    struct dirent *e;
+    while (ntask < 2 && (e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            ntask++;
+            only = atol(e->d_name);
+        }
+    closedir(d);
+    return ntask == 1 ? only : 0;
 }
 
 int attach_threads(struct attach_proc *ap, struct attach_thread *out, int max)
@@ -329,7 +561,7 @@ int attach_threads(struct attach_proc *ap, struct attach_thread *out, int max)
     int rc = read_u64(ap->pid, ap->runtime + l->rt_interp_head, &interp);
     if (!rc) rc = read_u64(ap->pid, interp + l->is_threads_head, &ts);
     if (rc) return rc == -ESRCH ? rc : ATTACH_ERACE;
-    int nt = 0;
+    int nt = 0, seen = 0;
     while (ts && nt < max) {
         struct attach_thread *t = &out[nt];
         t->tstate = ts;
@@ -339,10 +571,17 @@ int attach_threads(struct attach_proc *ap, struct attach_thread *out, int max)
         if (!rc) rc = frame_sig(ap, t->frame, &t->sig);
         if (!rc) rc = read_u64(ap->pid, ts + l->ts_next, &ts);
         if (rc) return rc == -ESRCH ? rc : ATTACH_ERACE;
+        /* 3.9/3.10: tid is the pthread_t; a list longer than 4 * max cycles */
+        if (l->frame_object) {
+            if (++seen > 4 * max) return ATTACH_ERACE;
+            if (!(tid = (uint64_t)pthread_tid(ap, tid))) continue;
+        }
         if (tid == 0 || tid > INT_MAX) return ATTACH_ERACE;
         t->tid = (long)tid;
         nt++;
     }
+    /* 3.9/3.10: not one thread state led to a thread of the target */
+    if (l->frame_object && seen && !nt) return ATTACH_ERACE;
     return nt;
 }
 
@@ -417,6 +656,13 @@ static int read_str(struct attach_proc *ap, uint64_t addr, char *out, size_t out
     return 0;
 }
 
+/* The line table's format (profiler/linetable.h) */
+static int lt_format(const struct attach_layout *l)
+{
+    if (!l->frame_object) return LT_LOCATIONS;
+    return l->minor >= 10 ? LT_LINETABLE310 : LT_LNOTAB;
+}
+
 /* The cached code object at addr, read (again) when its fields changed. */
 static int code_get(struct attach_proc *ap, uint64_t addr, struct attach_code **out)
 {
@@ -425,6 +671,11 @@ static int code_get(struct attach_proc *ap, uint64_t addr, struct attach_code **
     if (l->co_code_adaptive > sizeof head) return ATTACH_EVERSION;
     int rc = attach_read(ap->pid, addr, head, l->co_code_adaptive);
     if (rc) return rc;
+    if (l->frame_object) { /* 3.9/3.10: a code object, not what was freed there */
+        uint64_t type;
+        memcpy(&type, head + l->ob_type, 8);
+        if (type != ap->code_type) return ATTACH_ERACE;
+    }
     uint64_t fname, qname, tab;
     int first;
     memcpy(&fname, head + l->co_filename, 8);
@@ -455,15 +706,57 @@ static int code_get(struct attach_proc *ap, uint64_t addr, struct attach_code **
     c->filename = fname;
     c->linetable = tab;
     c->firstline = first;
-    c->lastline = lt_last_line(LT_LOCATIONS, c->tab, c->tab_n, first);
+    c->lastline = lt_last_line(lt_format(l), c->tab, c->tab_n, first);
     *out = c;
     return 0;
+}
+
+/* 3.9/3.10: the PyFrameObject chain (f_back), each frame checked to be one
+ * (a frame freed and reused under us is not) */
+static int stack_frame_objects(struct attach_proc *ap, const struct attach_thread *t,
+                               struct attach_frame *out, int max)
+{
+    const struct attach_layout *l = &ap->lay;
+    uint64_t f = t->frame;
+    int nf = 0;
+    size_t need = l->fr_instr + 4;
+    if (l->fr_previous + 8 > need) need = l->fr_previous + 8;
+    if (l->fr_code + 8 > need) need = l->fr_code + 8;
+    if (l->ob_type + 8 > need) need = l->ob_type + 8;
+    uint8_t fr[512];
+    if (need > sizeof fr) return ATTACH_EVERSION;
+    while (f && nf < max) {
+        int rc = attach_read(ap->pid, f, fr, need);
+        if (rc) return rc == -ESRCH ? rc : ATTACH_ERACE;
+        uint64_t type, prev, code;
+        int32_t lasti;
+        memcpy(&type, fr + l->ob_type, 8);
+        memcpy(&prev, fr + l->fr_previous, 8);
+        memcpy(&code, fr + l->fr_code, 8);
+        memcpy(&lasti, fr + l->fr_instr, 4);
+        if (type != ap->frame_type) return ATTACH_ERACE;
+        struct attach_code *c;
+        rc = code_get(ap, code, &c);
+        if (rc) return rc == -ESRCH || rc == -ENOMEM ? rc : ATTACH_ERACE;
+        /* in the table's unit (as profiler/compat_code.h): 3.9's f_lasti
+         * counts bytes, 3.10's 2-byte instructions; -1: not started */
+        long addr = lasti < 0 ? -1 : l->minor >= 10 ? 2L * lasti : (long)lasti;
+        out[nf].file = c->file;
+        out[nf].name = c->name;
+        out[nf].firstline = c->firstline;
+        out[nf].lastline = c->lastline;
+        out[nf].line = lt_line(lt_format(l), c->tab, c->tab_n, c->firstline, addr);
+        nf++;
+        f = prev;
+    }
+    return nf;
 }
 
 int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct attach_frame *out,
                  int max)
 {
     const struct attach_layout *l = &ap->lay;
+    if (l->frame_object) return stack_frame_objects(ap, t, out, max);
     uint64_t f = t->frame;
     int nf = 0, hops = 0;
     while (f && nf < max) {
@@ -494,7 +787,7 @@ int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct a
         out[nf].name = c->name;
         out[nf].firstline = c->firstline;
         out[nf].lastline = c->lastline;
-        out[nf].line = lt_line(LT_LOCATIONS, c->tab, c->tab_n, c->firstline, addr);
+        out[nf].line = lt_line(lt_format(l), c->tab, c->tab_n, c->firstline, addr);
         nf++;
     }
     return nf;

@@ -2,8 +2,11 @@
  * interpreter in /proc/PID/maps (the executable or a libpython3.X.so,
  * binaries opened through /proc/PID/root so a container's mount namespace
  * works), its _PyRuntime and Py_Version from the ELF dynamic symbols plus
- * the load bias, the structure layout from the target's _Py_DebugOffsets
- * (3.13+) or the build-time table (layout.h), then reads threads and
+ * the load bias (3.9/3.10, which have no Py_Version: the text
+ * Py_GetVersion() left in the interpreter's .bss, checked against the file
+ * name and the sizes the target's frame and code types report), the
+ * structure layout from the target's _Py_DebugOffsets (3.13+) or the
+ * build-time table (layout.h), then reads threads and
  * frames with process_vm_readv. Nothing is written to the target and it is
  * never stopped: every read races with it, so every pointer chain is
  * validated and an inconsistent read is an error, never a guess.
@@ -39,10 +42,14 @@ struct attach_proc {
     pid_t pid;
     struct attach_layout lay;  /* the target's */
     uint64_t runtime;          /* address of _PyRuntime */
-    uint32_t version_hex;      /* Py_Version */
+    uint32_t version_hex;      /* Py_Version (3.9/3.10: from Py_GetVersion's text) */
     char version[32];          /* "3.13.0" */
     char binary[512];          /* the file holding the runtime, as the target sees it */
     struct attach_code *codes; /* owned, ATTACH_CODE_CACHE */
+    /* 3.9/3.10 (lay.frame_object): PyFrame_Type and PyCode_Type in the
+     * target, and where glibc keeps the kernel tid in a struct pthread */
+    uint64_t frame_type, code_type;
+    long tid_off;
 };
 
 struct attach_thread {
@@ -81,6 +88,9 @@ int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct a
  * -EPERM. */
 int attach_read(pid_t pid, uint64_t addr, void *buf, size_t n);
 
+/* Shared with inject.c (not for other modules): the minor version a file
+ * name says ("python3.X", "libpython3.X.so...", "libpython3.Xd.so"), or -1. */
+int attach__minor_from_name(const char *path);
 /* Shared with inject.c (not for other modules): the state letter of
  * /proc/PID/stat ('Z' zombie, 0 no such process), and the permission
  * sentence for pid in why (returns -EPERM). */

@@ -37,11 +37,10 @@ static int scan_symtab(const uint8_t *m, size_t size, const Elf64_Shdr *sh, cons
     return 0;
 }
 
-int elfsym_lookup(const char *path, const char *const *names, uint64_t *vals, int n,
-                  uint64_t *load_vaddr)
+/* path mapped read-only (*m, *size; munmap it) with its ELF header and
+ * program/section header tables checked to lie inside: 0 or -errno. */
+static int elf_map(const char *path, const uint8_t **m, size_t *size)
 {
-    for (int k = 0; k < n; k++)
-        vals[k] = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -errno;
     struct stat st;
@@ -50,32 +49,50 @@ int elfsym_lookup(const char *path, const char *const *names, uint64_t *vals, in
         close(fd);
         return e;
     }
-    size_t size = (size_t)st.st_size;
-    if (size < sizeof(Elf64_Ehdr) || size > ELFSYM_MAX_FILE) {
+    *size = (size_t)st.st_size;
+    if (*size < sizeof(Elf64_Ehdr) || *size > ELFSYM_MAX_FILE) {
         close(fd);
         return -ENOEXEC;
     }
-    const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    *m = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (m == MAP_FAILED) return -errno;
-    int rc = -ENOEXEC;
-    const Elf64_Ehdr *eh = (const void *)m;
+    if (*m == MAP_FAILED) return -errno;
+    const Elf64_Ehdr *eh = (const void *)*m;
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_ident[EI_DATA] != ELFDATA2LSB)
-        goto out;
-    if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-        !in_file(size, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)) ||
-        !in_file(size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
-        goto out;
+        eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_phentsize != sizeof(Elf64_Phdr) ||
+        eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        !in_file(*size, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)) ||
+        !in_file(*size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr))) {
+        munmap((void *)*m, *size);
+        return -ENOEXEC;
+    }
+    return 0;
+}
+
+/* page-aligned p_vaddr of the PT_LOAD mapping file offset 0: 0 or -ENOEXEC */
+static int load_base(const uint8_t *m, uint64_t *load_vaddr)
+{
+    const Elf64_Ehdr *eh = (const void *)m;
     const Elf64_Phdr *ph = (const void *)(m + eh->e_phoff);
-    int have_load = 0;
     for (int i = 0; i < eh->e_phnum; i++)
         if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) {
             *load_vaddr = ph[i].p_vaddr & ~(uint64_t)4095;
-            have_load = 1;
-            break;
+            return 0;
         }
-    if (!have_load) goto out;
+    return -ENOEXEC;
+}
+
+int elfsym_lookup(const char *path, const char *const *names, uint64_t *vals, int n,
+                  uint64_t *load_vaddr)
+{
+    for (int k = 0; k < n; k++)
+        vals[k] = 0;
+    const uint8_t *m;
+    size_t size;
+    int rc = elf_map(path, &m, &size);
+    if (rc) return rc;
+    const Elf64_Ehdr *eh = (const void *)m;
+    if ((rc = load_base(m, load_vaddr))) goto out;
     const Elf64_Shdr *sh = (const void *)(m + eh->e_shoff);
     /* .dynsym first (always there in a binary that exports its API), then
      * .symtab for whatever it lacks (an unstripped static build) */
@@ -87,6 +104,29 @@ int elfsym_lookup(const char *path, const char *const *names, uint64_t *vals, in
             }
     rc = 0;
 out:
+    munmap((void *)m, size);
+    return rc;
+}
+
+int elfsym_bss(const char *path, uint64_t *start, uint64_t *len, uint64_t *load_vaddr)
+{
+    const uint8_t *m;
+    size_t size;
+    int rc = elf_map(path, &m, &size);
+    if (rc) return rc;
+    const Elf64_Ehdr *eh = (const void *)m;
+    const Elf64_Phdr *ph = (const void *)(m + eh->e_phoff);
+    *len = 0;
+    if (!(rc = load_base(m, load_vaddr))) {
+        rc = -ENOENT;
+        for (int i = 0; i < eh->e_phnum; i++) /* the last writable segment holds .bss */
+            if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_W) &&
+                ph[i].p_memsz > ph[i].p_filesz) {
+                *start = ph[i].p_vaddr + ph[i].p_filesz;
+                *len = ph[i].p_memsz - ph[i].p_filesz;
+                rc = 0;
+            }
+    }
     munmap((void *)m, size);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* elfsym: dynamic symbols of an ELF file on disk (64-bit, little-endian),
  * for `hotline attach`: where _PyRuntime and Py_Version are in a python
- * binary or libpython, before the load bias. Pure file reading, no ptrace. */
+ * binary or libpython, before the load bias, and where its .bss is. Pure
+ * file reading, no ptrace. */
 #ifndef HOTLINE_ELFSYM_H
 #define HOTLINE_ELFSYM_H
 
@@ -15,5 +16,11 @@
  * -errno (-ENOEXEC: not a 64-bit ELF). */
 int elfsym_lookup(const char *path, const char *const *names, uint64_t *vals, int n,
                   uint64_t *load_vaddr);
+
+/* The zero-initialised data (.bss: the part of the writable PT_LOAD past its
+ * file bytes) of path: *start (before the load bias) and *len, with
+ * *load_vaddr as above. 0, -ENOENT when there is none, or -errno. attach
+ * reads a 3.9/3.10 interpreter's version text there (attach.c). */
+int elfsym_bss(const char *path, uint64_t *start, uint64_t *len, uint64_t *load_vaddr);
 
 #endif

@@ -4,7 +4,10 @@
  * needs, from offsetof(): no number is copied by hand. For 3.13+ it also
  * prints where each of those offsets sits inside _Py_DebugOffsets, so that
  * attach reads the real values from the target's own table (a vendor patch
- * of the same minor version still reads right) and uses ours to check it. */
+ * of the same minor version still reads right) and uses ours to check it.
+ * 3.9/3.10 have no _PyInterpreterFrame: their rows describe the
+ * PyFrameObject chain instead (frame_object; layout.h says which fields
+ * then mean what). */
 #define Py_BUILD_CORE 1
 #include <Python.h>
 #include <stddef.h>
@@ -16,11 +19,48 @@
 #include <internal/pycore_ceval.h>
 #include <internal/pycore_debug_offsets.h>
 #include <internal/pycore_interpframe_structs.h>
-#else
+#elif PY_VERSION_HEX >= 0x030B0000
 #include <internal/pycore_frame.h>
+#else
+#include <frameobject.h>
 #endif
 
 #define P(field, value) printf("    .%s = %llu,\n", #field, (unsigned long long)(value))
+
+#if PY_VERSION_HEX < 0x030B0000
+/* 3.9/3.10: PyThreadState.frame -> PyFrameObject {f_back, f_code, f_lasti};
+ * thread_id is the pthread_t (no native tid), co_name stands for the
+ * qualname (none before 3.11), the line table is co_lnotab (3.9) or
+ * co_linetable (3.10), the code object has no inline bytecode (its head is
+ * the whole struct). The type sizes and ob_type let attach check the
+ * target against this row. The GIL (_PyRuntime.ceval.gil, as 3.11) and
+ * has_debug (0) are printed by main. */
+static void frame_object_rows(void)
+{
+    P(is_threads_head, offsetof(PyInterpreterState, tstate_head));
+    P(ts_next, offsetof(PyThreadState, next));
+    P(ts_native_tid, offsetof(PyThreadState, thread_id));
+    P(ts_frame, offsetof(PyThreadState, frame));
+    P(frame_object, 1);
+    P(fr_previous, offsetof(PyFrameObject, f_back));
+    P(fr_code, offsetof(PyFrameObject, f_code));
+    P(fr_instr, offsetof(PyFrameObject, f_lasti));
+    P(owner_shim_min, 255);
+    P(co_filename, offsetof(PyCodeObject, co_filename));
+    P(co_qualname, offsetof(PyCodeObject, co_name));
+#if PY_VERSION_HEX >= 0x030A0000
+    P(co_linetable, offsetof(PyCodeObject, co_linetable));
+#else
+    P(co_linetable, offsetof(PyCodeObject, co_lnotab));
+#endif
+    P(co_firstlineno, offsetof(PyCodeObject, co_firstlineno));
+    P(co_code_adaptive, sizeof(PyCodeObject));
+    P(ob_type, offsetof(PyObject, ob_type));
+    P(tp_basicsize, offsetof(PyTypeObject, tp_basicsize));
+    P(frame_size, sizeof(PyFrameObject));
+    P(code_size, sizeof(PyCodeObject));
+}
+#endif
 
 int main(void)
 {
@@ -28,6 +68,9 @@ int main(void)
     P(major, PY_MAJOR_VERSION);
     P(minor, PY_MINOR_VERSION);
     P(rt_interp_head, offsetof(_PyRuntimeState, interpreters.head));
+#if PY_VERSION_HEX < 0x030B0000
+    frame_object_rows();
+#else
     P(is_threads_head, offsetof(PyInterpreterState, threads.head));
     P(ts_next, offsetof(PyThreadState, next));
     P(ts_native_tid, offsetof(PyThreadState, native_thread_id));
@@ -60,6 +103,7 @@ int main(void)
     P(co_linetable, offsetof(PyCodeObject, co_linetable));
     P(co_firstlineno, offsetof(PyCodeObject, co_firstlineno));
     P(co_code_adaptive, offsetof(PyCodeObject, co_code_adaptive));
+#endif
     P(bytes_size, offsetof(PyVarObject, ob_size));
     P(bytes_sval, offsetof(PyBytesObject, ob_sval));
     P(uni_length, offsetof(PyASCIIObject, length));
@@ -70,7 +114,7 @@ int main(void)
     P(gil_in_interp, 1);
     P(gil_locked, offsetof(PyInterpreterState, _gil.locked));
     P(gil_holder, offsetof(PyInterpreterState, _gil.last_holder));
-#else
+#else /* 3.9-3.11 */
     P(gil_in_interp, 0);
     P(gil_locked, offsetof(_PyRuntimeState, ceval.gil.locked));
     P(gil_holder, offsetof(_PyRuntimeState, ceval.gil.last_holder));

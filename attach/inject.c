@@ -21,17 +21,6 @@ static const char *base_name(const char *p)
     return b ? b + 1 : p;
 }
 
-/* 3.X from "python3.X", "libpython3.X.so...", "libpython3.Xd.so": minor, or -1 */
-static int minor_from_name(const char *path)
-{
-    const char *b = base_name(path);
-    if (!strncmp(b, "lib", 3)) b += 3;
-    if (strncmp(b, "python3.", 8)) return -1;
-    b += 8;
-    if (*b < '0' || *b > '9') return -1;
-    return (int)strtol(b, NULL, 10);
-}
-
 static int is_libc(const char *path)
 {
     const char *b = base_name(path);
@@ -120,8 +109,8 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n)
             snprintf(t->version, sizeof t->version, "%d.%d.%d", t->major, t->minor,
                      (int)((hex >> 8) & 255));
         } else {
-            int mi = minor_from_name(m[i].path);
-            if (mi < 0) mi = minor_from_name(m[0].path);
+            int mi = attach__minor_from_name(m[i].path);
+            if (mi < 0) mi = attach__minor_from_name(m[0].path);
             t->major = mi < 0 ? 0 : 3;
             t->minor = mi < 0 ? 0 : mi;
             snprintf(t->version, sizeof t->version, mi < 0 ? "unknown" : "3.%d", mi);

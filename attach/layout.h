@@ -3,7 +3,8 @@
  * build time by gen_layout.c from that interpreter's headers (offsetof, no
  * hand-copied numbers); for 3.13+ the values are then replaced by the
  * target's own _Py_DebugOffsets, read at the dbg_* positions (attach.c; for
- * 3.14+ also remote_exec.c, which writes where they say). */
+ * 3.14+ also remote_exec.c, which writes where they say). 3.9/3.10 rows
+ * describe the older frame objects (frame_object, below). */
 #ifndef HOTLINE_ATTACH_LAYOUT_H
 #define HOTLINE_ATTACH_LAYOUT_H
 
@@ -31,6 +32,16 @@ struct attach_layout {
      * the main thread and debugger_support, and the eval-breaker bit */
     uint64_t has_rexec, dbg_is_threads_main, dbg_rx_eval_breaker, dbg_rx_support, dbg_rx_enabled,
         dbg_rx_pending, dbg_rx_path, dbg_rx_path_size, rx_stop_bit;
+    /* 3.9/3.10: frames are PyFrameObjects. Then ts_native_tid is
+     * PyThreadState.thread_id (a pthread_t: attach.c reads glibc's tid in
+     * it), fr_previous/fr_code/fr_instr are f_back/f_code/f_lasti (an int:
+     * a byte offset on 3.9, an instruction index on 3.10), co_qualname is
+     * co_name (there is no qualname), co_linetable is co_lnotab on 3.9 and
+     * co_code_adaptive is sizeof(PyCodeObject) (the head read; no inline
+     * bytecode); fr_owner is unused. The rest checks the target against the
+     * row: PyObject.ob_type, PyTypeObject.tp_basicsize and the sizes
+     * PyFrame_Type and PyCode_Type must report. */
+    uint64_t frame_object, ob_type, tp_basicsize, frame_size, code_size;
 };
 
 /* The generated rows (borrowed, static) and their count. */

@@ -42,7 +42,7 @@
 static const char attach_usage[] =
     "usage: hotline attach PID [options]\n"
     "\n"
-    "Samples a running Python 3.11+ process from outside (process_vm_readv: the\n"
+    "Samples a running Python 3.9+ process from outside (process_vm_readv: the\n"
     "target is neither stopped nor changed) until it exits, --duration ends or\n"
     "Ctrl-C, then prints the same per-line report as `hotline run`.\n"
     "Needs permission to read the target's memory (docs/attach.md).\n"
@@ -648,8 +648,13 @@ int cmd_attach(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    fprintf(stderr, "hotline: attached to process %d (Python %s, %s)%s\n", (int)a->ap.pid,
-            a->ap.version, a->ap.binary, duration > 0 ? "" : "; Ctrl-C detaches");
+    /* 3.9/3.10 code objects have no co_qualname: functions go by co_name */
+    fprintf(stderr, "hotline: attached to process %d (Python %s, %s)%s%s\n", (int)a->ap.pid,
+            a->ap.version, a->ap.binary,
+            a->ap.lay.frame_object ? "; function names without their class (no qualified "
+                                     "names before 3.11)"
+                                   : "",
+            duration > 0 ? "" : "; Ctrl-C detaches");
     a->budget = interval_ms * 0.5e-3;
     a->t0 = a->last_tick = mono();
     att_hello(a, interval_ms);

@@ -5,7 +5,9 @@ is printed, see docs/attach.md); the report has `hotline run`'s form; the
 target's stdout and exit status are unchanged; a target that exits ends the
 attach normally; a two-thread target's --speedscope has a profile per
 thread; a dead pid, a zombie, a non-Python process and a reader
-without permission each get their message and exit status.
+without permission each get their message and exit status. On 3.9/3.10
+(no Py_Version) a library whose name disagrees with its version text is
+refused.
 
 usage: python test_attach.py  (env: HOTLINE_BUILD, HOTLINE_SPIN_DIR)"""
 import json
@@ -188,6 +190,29 @@ def main():
         p.wait(timeout=30)
         check(both and rc == 0 and "two.py:5" in e and "copy-" not in e.split("\n")[0],
               "two libpython mappings: attach reads the initialised one (rc %d)" % rc)
+
+    # 3b. 3.9/3.10 (no Py_Version): the version is the text Py_GetVersion
+    # left in the library's data, and a file name that says another version
+    # is a reason to refuse, not to guess (docs/attach.md, "Method"): the
+    # library preloaded under the other minor's name (ld.so takes it for
+    # the one the executable needs by its soname)
+    if (sys.version_info < (3, 11) and sysconfig.get_config_var("Py_ENABLE_SHARED")
+            and os.path.exists(lib)):
+        fake = os.path.join(tmp, "libpython3.%d.so.1.0" % (10 if sys.version_info[1] == 9 else 9))
+        shutil.copy(lib, fake)
+        p = subprocess.Popen([sys.executable, "-c", "import os, sys, time\n"
+                              "sys.stderr.write('%d\\n' % os.getpid()); sys.stderr.flush()\n"
+                              "time.sleep(60)\n"],
+                             stderr=subprocess.PIPE, env=dict(os.environ, LD_PRELOAD=fake))
+        pid = int(p.stderr.readline())
+        with open("/proc/%d/maps" % pid) as f:
+            mapped = fake in f.read()
+        rc, e = attach(pid, "--duration", "0.2")
+        p.kill()
+        p.wait()
+        check(mapped and rc == 5 and "not sure which Python" in e,
+              "3.9/3.10 library named for another version: rc 5, refused (%d: %s)"
+              % (rc, e.strip()))
 
     # 4. a user's own process, without root: exact clocks still (user-space
     # task clock under perf_event_paranoid 2), the spin line native

@@ -1,6 +1,7 @@
 /* attach/elfsym.c and attach_read() on this very process: libc's getpid
  * found through /proc/self/maps + its ELF dynamic symbols + the load bias
- * must be the address the dynamic linker gave it; files that are not
+ * must be the address the dynamic linker gave it, and its .bss where the
+ * program's zero-initialised statics are; files that are not
  * 64-bit ELF, or are cut short, are refused without reading past them. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -51,6 +52,17 @@ int main(void)
     CHECK(real != NULL);
     CHECK(base - load + vals[0] == (uint64_t)(uintptr_t)real);
 
+    /* elfsym_bss: a zero-initialised static of this program lies in the
+     * .bss it names (where attach reads 3.9/3.10's version text) */
+    static char zeroed[64];
+    static struct attach__mapping self[64]; /* the executable first */
+    CHECK(attach__mappings(getpid(), self, 64, NULL) >= 1);
+    uint64_t bss = 0, bss_len = 0, exe_load = 0;
+    CHECK_EQ(elfsym_bss(self[0].path, &bss, &bss_len, &exe_load), 0);
+    uint64_t at = (uint64_t)(uintptr_t)zeroed - (self[0].base - exe_load);
+    CHECK(at >= bss && at + sizeof zeroed <= bss + bss_len);
+    zeroed[0] = 1; /* (used: kept in .bss) */
+
     /* attach_read: our own memory, and an unmapped address */
     static const char secret[] = "hotline";
     char got[8] = "";
@@ -70,6 +82,7 @@ int main(void)
     close(src);
     CHECK(ftruncate(fd, 0) == 0 && pwrite(fd, head, sizeof head, 0) == (ssize_t)sizeof head);
     CHECK_EQ(elfsym_lookup(tmp, names, vals, 2, &load), -ENOEXEC);
+    CHECK_EQ(elfsym_bss(tmp, &bss, &bss_len, &load), -ENOEXEC);
     close(fd);
     unlink(tmp);
     CHECK_EQ(elfsym_lookup("/nonexistent/hotline", names, vals, 2, &load), -ENOENT);

@@ -17,7 +17,9 @@ editor"), against a real `hotline lsp`:
    process that is not Python (`sleep`): the attach ends at once with a
    message that says so, and the server keeps serving.
 
-Usage: test_attach_lsp.py HOTLINE
+Usage: test_attach_lsp.py HOTLINE [PYTHON]  (PYTHON runs the target: by
+default this interpreter; ctest also runs it with 3.9/3.10, which attach
+reads through their frame objects)
 """
 import os
 import subprocess
@@ -42,12 +44,15 @@ HOT_LINE = 6  # 0-based
 FUNC_LINE = 2
 
 
+TARGET_PY = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else sys.executable
+
+
 def start_target(work, stop):
     path = os.path.join(work, "app", "service.py")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(PROG)
-    p = subprocess.Popen([sys.executable, path, stop], cwd=os.path.dirname(path),
+    p = subprocess.Popen([TARGET_PY, path, stop], cwd=os.path.dirname(path),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     return path, p
 
@@ -105,7 +110,9 @@ def main():
                 assert time.monotonic() < deadline, "target never listed: %r" % procs
                 time.sleep(0.2)
             t = mine[0]
-            want_py = "%d.%d.%d" % sys.version_info[:3]
+            want_py = subprocess.run(
+                [TARGET_PY, "-c", "import sys;print('%d.%d.%d' % sys.version_info[:3])"],
+                stdout=subprocess.PIPE, check=True).stdout.decode().strip()
             assert t["python"] == want_py, t
             assert t["main"] == path and t["inWorkspace"] and t["canAttach"], t
             assert "service.py" in t["command"] and t["cwd"] == os.path.dirname(path), t
