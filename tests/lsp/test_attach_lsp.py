@@ -57,8 +57,9 @@ def start_target(work, stop):
     return path, p
 
 
-def helpers():
-    """pids of `hotline attach ... --connect` processes still alive"""
+def helpers(pid):
+    """pids of `hotline attach PID ... --connect` processes for this target
+    still alive (other tests' helpers, running at the same time, are theirs)"""
     out = []
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -68,7 +69,7 @@ def helpers():
                 args = f.read().split(b"\0")
         except OSError:
             continue
-        if b"attach" in args and b"--connect" in args:
+        if b"attach" in args and b"--connect" in args and str(pid).encode() in args:
             with open("/proc/%s/stat" % d) as f:
                 if f.read().rsplit(")", 1)[1].split()[0] != "Z":
                     out.append(int(d))
@@ -122,7 +123,11 @@ def main():
             # 2. attach: the live line and the library frames under it
             r = execute(c, "hotline.attach", {"pid": target.pid})
             assert r.get("result", {}).get("attached") is True, r
-            lib = None
+            # the json frames under the hot line, in one of the live samples
+            # (a read from outside can tear: a sample taken as os.path.exists
+            # returned showed exists under the json line once on 3.9 under
+            # load; such samples are counted, not failed)
+            lib, others = None, 0
             deadline = time.monotonic() + TIMEOUT
             while lib is None:
                 m = c.wait(lambda m: is_exec(m, u, HOT_LINE), "executing on the hot line",
@@ -131,13 +136,17 @@ def main():
                 user = [i for i, f in enumerate(frames) if f["user"]]
                 assert user and frames[user[0]]["line"] == HOT_LINE + 1, m
                 if user[0] > 0:
-                    lib = frames[:user[0]]
-            print("2. executing: %s | thread %r | library: %s"
+                    below = frames[:user[0]]
+                    if any("json" in (f.get("file") or "") or "encode" in (f.get("name") or "")
+                           for f in below):
+                        lib = below
+                    else:
+                        others += 1
+                        assert others < 20, "no json frame under the hot line: %r" % below
+            print("2. executing: %s | thread %r | library: %s (%d other samples before)"
                   % (m["params"].get("text"), m["params"].get("thread"),
-                     " > ".join(f.get("name", "?") for f in lib)))
+                     " > ".join(f.get("name", "?") for f in lib), others))
             assert m["params"].get("thread") == "MainThread", m
-            assert any("json" in (f.get("file") or "") or "encode" in (f.get("name") or "")
-                       for f in lib), lib
 
             # 3. one attach at a time
             r = execute(c, "hotline.attach", {"pid": target.pid})
@@ -153,7 +162,7 @@ def main():
             assert ended["attachedPid"] == target.pid and ended["samples"] > 0, ended
             time.sleep(0.3)
             assert target.poll() is None, "the target died at detach"
-            assert not helpers(), "attach helpers left: %r" % helpers()
+            assert not helpers(target.pid), "attach helpers left: %r" % helpers(target.pid)
             hints, lenses = hints_at(c, path, PROG)
             assert HOT_LINE in hints, "no hint on the hot line: %r" % hints
             assert FUNC_LINE in lenses, "no lens over hot(): %r" % lenses
@@ -169,7 +178,7 @@ def main():
             assert target.returncode == 0 and out == b"done True\n" and err == b"", (out, err)
             ended = wait_ended(c)
             assert ended["reason"] == "target exited" and ended["outcome"] == "done", ended
-            assert not helpers(), "attach helpers left: %r" % helpers()
+            assert not helpers(target.pid), "attach helpers left: %r" % helpers(target.pid)
             print("5. target exited while attached: %r" % ended["reason"])
 
             # 6. errors

@@ -85,7 +85,7 @@ def procs_on(pid, comm):
 
 def left(pid):
     """gdb or `hotline attach` helpers still there for pid"""
-    return procs_on(pid, "gdb") + [h for h in helpers() if h in procs_on(pid, "hotline")]
+    return procs_on(pid, "gdb") + [h for h in helpers(pid) if h in procs_on(pid, "hotline")]
 
 
 def tracer(pid):
@@ -242,8 +242,10 @@ def main():
             while tracer(target.pid) == 0:
                 assert time.monotonic() < deadline, "gdb never attached"
                 time.sleep(0.02)
-            assert len(left(target.pid)) == 2, "the check sees gdb and the helper: %r" % left(
-                target.pid)
+            while len(left(target.pid)) != 2:  # gdb traces before /proc shows all of it
+                assert time.monotonic() < deadline, "the check sees gdb and the helper: %r" % left(
+                    target.pid)
+                time.sleep(0.02)
             r = execute(c, "hotline.detach", {})
             assert r["result"]["detached"] is True, r
             ended = wait_ended(c)
