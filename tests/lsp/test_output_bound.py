@@ -147,11 +147,18 @@ def live(hotline, window):
         while time.monotonic() - t0 < 2:
             c.next(time.monotonic() + TIMEOUT)
         rate = (c.bytes_read - b0) / (time.monotonic() - t0)
-        # stop reading: wait until the pipe is full, then a fixed window
-        deadline = time.monotonic() + TIMEOUT
+        # stop reading: wait until the pipe is full (three times as long as
+        # the rate measured says it takes, at least TIMEOUT: a loaded CI
+        # machine sends slower), then a fixed window
+        pipe = fcntl.fcntl(c.fd, F_GETPIPE_SZ)
+        fill_s = min(90.0, max(TIMEOUT, 3.0 * pipe / max(rate, 1.0)))
+        deadline = time.monotonic() + fill_s
         while not c.pipe_full():
             if time.monotonic() > deadline:
-                raise AssertionError("the stdout pipe never filled")
+                n = fcntl.ioctl(c.fd, termios.FIONREAD, b"\0\0\0\0")
+                raise AssertionError("the stdout pipe never filled in %.0f s: %d of %d bytes "
+                                     "waiting, %.0f bytes/s while read" % (
+                                         fill_s, int.from_bytes(n, sys.byteorder), pipe, rate))
             time.sleep(0.05)
         rss0 = c.rss_kb()
         end = time.monotonic() + window
