@@ -596,11 +596,17 @@ int cmd_attach(int argc, char **argv)
     if (cli_parse_num(pid_arg, 1, INT_MAX, &d) || d != (int)d)
         return usage_error("'%s' is not a process id", pid_arg);
     if (memory) {
-        /* the injected agent takes its own defaults (the target's script
-         * folder, docs/configuration.md); its config travels in one page */
-        if (ninc || nexc)
-            return usage_error("%s", "--memory does not go with --include / --exclude yet");
-        struct attach_mem_opts mo = {(pid_t)d, duration, interval_ms, top, &outs, connect_to};
+        /* include / exclude go into the injected agent's config */
+        struct attach_mem_opts mo = {.pid = (pid_t)d,
+                                     .duration = duration,
+                                     .interval_ms = interval_ms,
+                                     .top = top,
+                                     .outs = &outs,
+                                     .connect = connect_to,
+                                     .include = incs,
+                                     .ninclude = ninc,
+                                     .exclude = excs,
+                                     .nexclude = nexc};
         return cmd_attach_memory(&mo);
     }
 

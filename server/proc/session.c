@@ -720,10 +720,10 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     char pidbuf[24], ivbuf[32];
     if (o->attach_pid > 0) {
         /* the helper's own argv: exe attach PID --connect SOCK [--interval MS]
-         * [--memory | [--include GLOB]... [--exclude GLOB]...] (the settings'
-         * include / exclude: the frame it charges is the one a run's agent
-         * would; the injected agent's config is its defaults, session.h) */
-        int ninc = o->attach_memory ? 0 : o->ninclude, nexc = o->attach_memory ? 0 : o->nexclude;
+         * [--memory] [--include GLOB]... [--exclude GLOB]... (the settings'
+         * include / exclude: the frame it charges, or with --memory the
+         * injected agent's config, is the one a run's agent would) */
+        int ninc = o->ninclude, nexc = o->nexclude;
         free(args);
         args = calloc(9 + 2 * (size_t)(ninc + nexc), sizeof *args);
         if (!args) {

@@ -57,8 +57,8 @@ struct session_opts {
      * target's program name for the profile; include / exclude are passed
      * on (--include / --exclude); module, args, stdin, memory are not used.
      * attach_memory: `--memory` too: the helper injects the in-process agent
-     * with gdb and relays its stream here (attach_memory.c); include /
-     * exclude are then not passed (the injected agent takes its defaults). */
+     * (gdb, or PEP 768 on 3.14+) and relays its stream here (attach_memory.c);
+     * include / exclude go into the injected agent's config. */
     int attach_pid;
     int attach_memory;
     const char *attach_exe;

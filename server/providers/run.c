@@ -775,12 +775,6 @@ static int start_run(struct server *s, json_t *id, json_t *a)
                        : attach_pid > 0 ? "attaching"
                                         : "starting",
                        on_progress_cancel, r);
-    if (attach_memory && (ninc || nexc))
-        lsp_show(s, LSP_MSG_INFO,
-                 "hotline: attaching to process %d with memory: the include / exclude settings "
-                 "are not applied (the injected agent charges the target's own files, "
-                 "docs/attach.md)",
-                 attach_pid);
     if (id && attach_pid > 0)
         lsp_reply(s, id,
                   json_pack("{s:b, s:i, s:s, s:b}", "attached", 1, "pid", attach_pid, "program",

@@ -4,8 +4,10 @@
 (copied into the workspace, started with setsid: not the server's child):
 
 1. hotline.attach {pid, memory: true}: the reply says memory; the progress
-   says the agent is being injected; with include / exclude settings a
-   message says they are not applied; hotline/executing names the target's
+   says the agent is being injected; the include / exclude settings reach
+   the helper (its argv), which passes them to the injected agent, and no
+   message says they are not applied (tests/attach/test_attach_memory.py
+   shows the agent charging by them); hotline/executing names the target's
    line (the `now` requests reach the injected agent through the helper).
 2. the target then keeps 100 MiB on its KEEP line: that line's inlay hint
    says "+N MB kept" and its hover "kept", N within 10% of 100.
@@ -173,10 +175,24 @@ def main():
                            m["params"]["value"].get("kind") == "begin", "progress begin")
             assert "memory" in begin["params"]["value"].get("message", ""), begin
             assert "gdb" in begin["params"]["value"]["message"], begin
-            c.saw(lambda m: m.get("method") == "window/showMessage" and
-                  "not applied" in m["params"]["message"], "the include/exclude note")
+            deadline = time.monotonic() + TIMEOUT
+            while True:  # the helper's argv (once it has exec'd: a condition)
+                helper_args = []
+                for h in procs_on(target.pid, "hotline"):
+                    try:
+                        with open("/proc/%d/cmdline" % h, "rb") as f:
+                            helper_args.append(f.read().split(b"\0"))
+                    except OSError:
+                        pass
+                if any(b"--memory" in a and b"--exclude" in a and b"*/nothing/*" in a
+                       for a in helper_args):
+                    break
+                assert time.monotonic() < deadline, helper_args
+                time.sleep(0.01)
             m = c.wait(lambda m: is_exec(m, u), "executing in the target", 60)
             t_exec = time.monotonic() - t0
+            assert not [m for m in c.seen if m.get("method") == "window/showMessage" and
+                        "not applied" in m["params"]["message"]], "an include/exclude note"
             print("1. attached with memory: %r; executing line %d after %.2f s"
                   % (begin["params"]["value"]["message"], m["params"]["line"] + 1, t_exec))
 
