@@ -67,7 +67,9 @@ def finish(p, d):
 
 def procs_on(pid, comm):
     """pids of live `comm` processes (gdb, hotline) whose argv names pid:
-    ours, not another test's on the same machine"""
+    ours, not another test's on the same machine. A gdb's own child is not
+    counted: gdb forks one for a moment when it attaches, to probe ptrace's
+    options (with gdb's argv); section 4's count saw it 2 times in 10."""
     out = []
     for d in os.listdir("/proc"):
         try:
@@ -77,10 +79,13 @@ def procs_on(pid, comm):
             with open("/proc/%s/cmdline" % d, "rb") as f:
                 args = f.read().split(b"\0")
             with open("/proc/%s/stat" % d) as f:
-                zombie = f.read().rsplit(")", 1)[1].split()[0] == "Z"
+                fields = f.read().rsplit(")", 1)[1].split()
+            zombie = fields[0] == "Z"
+            with open("/proc/%s/comm" % fields[1]) as f:
+                probe = comm == "gdb" and f.read().strip() == "gdb"
         except OSError:
             continue
-        if str(pid).encode() in args and not zombie:
+        if str(pid).encode() in args and not zombie and not probe:
             out.append(int(d))
     return out
 
