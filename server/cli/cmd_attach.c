@@ -58,6 +58,9 @@
  * (an exec'd interpreter initialising), then only after an exec */
 #define ATT_RECHECK_S 2.0
 #define ATT_RECHECK_GAP_S 0.1
+/* lines sent to the editor (each one a message it pops up); past them one
+ * more says so, and stderr has them all (a pool of workers) */
+#define ATT_MAX_TOLD 5
 
 static const char attach_usage[] =
     "usage: hotline attach PID [options]\n"
@@ -154,6 +157,7 @@ struct att {
     int nkids;
     int children;           /* --children */
     int max_procs;          /* ATT_MAX_PROCS (HOTLINE_ATTACH_MAX_PROCS lowers it: tests) */
+    int told;               /* lines sent to the editor (ATT_MAX_TOLD) */
     const char *connect_to; /* --connect SOCK (borrowed), or NULL */
     int children_files;     /* /proc/PID/task/TID/children exists (CONFIG_PROC_CHILDREN) */
     double next_scan, scan_total;
@@ -230,9 +234,13 @@ static void att_apply(struct att *a, struct att_proc *pr, json_t *msg)
 static void att_tell(struct att *a, const char *msg)
 {
     fprintf(stderr, "hotline: %s\n", msg);
-    if (a->procs[0]->sock >= 0)
-        att_apply(a, a->procs[0],
-                  json_pack("{s:s,s:s,s:s}", "t", "log", "level", "notice", "msg", msg));
+    if (a->procs[0]->sock < 0 || a->told > ATT_MAX_TOLD) return;
+    if (++a->told > ATT_MAX_TOLD)
+        msg = a->children ? "more children are followed (not named again)"
+                          : "more Python children were started: not followed, not named again "
+                            "(attach with --children to follow them)";
+    att_apply(a, a->procs[0],
+              json_pack("{s:s,s:s,s:s}", "t", "log", "level", "notice", "msg", msg));
 }
 
 static long long att_str(struct att *a, struct att_proc *pr, const char *s)

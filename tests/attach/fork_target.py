@@ -5,7 +5,8 @@ is not Python), then starts one Python child that runs its CHILD line for
 SECONDS and exits, writes "child PID" on stderr, and waits for it (its
 WAIT line) before it exits 0 with "done" on stdout. MODE: `fork` (os.fork,
 the child runs on in this interpreter) or `exec` (subprocess: a new
-interpreter running this file as `child`). The child writes to DIR/truth
+interpreter running this file as `child`) or `pool` (os.fork of 7
+children at once, a "child PID" line each). The child writes to DIR/truth
 how long it lived, from its start (/proc/self/stat, to the clock tick) to
 the end of its CHILD line, and how long that line ran."""
 import os
@@ -39,7 +40,19 @@ def main():
     while not os.path.exists(os.path.join(d, "go")):
         time.sleep(0.005)
     subprocess.run(["sleep", "0.3"])
-    if mode == "fork":
+    if mode == "pool":
+        pids = []
+        for _ in range(7):
+            pid = os.fork()
+            if pid == 0:
+                spin(seconds)
+                os._exit(0)
+            pids.append(pid)
+        sys.stderr.write("".join("child %d\n" % p for p in pids))
+        sys.stderr.flush()
+        for pid in pids:
+            os.waitpid(pid, 0)  # WAIT
+    elif mode == "fork":
         pid = os.fork()
         if pid == 0:
             child(d, seconds)

@@ -14,6 +14,10 @@ interpreter), each of which also runs `sleep` (a child that is no Python):
     the same with the children found by a scan of all of /proc (forced with
     HOTLINE_ATTACH_PROC_SCAN=1: the kernel's /proc/PID/task/TID/children
     files are used where they exist);
+  - with --connect (the editor's helper) each child is told about as a
+    `log` of level "notice" on the target's connection, at most 5 and one
+    more that says so (7 children forked at once); with --children each
+    followed child connects on its own with its own hello (pid, ppid);
   - past the cap of processes followed at once (lowered to 1 with
     HOTLINE_ATTACH_MAX_PROCS) a child is named with the cap, not followed;
   - --children does not go with --memory (usage error 2).
@@ -21,10 +25,13 @@ interpreter), each of which also runs `sleep` (a child that is no Python):
 usage: python test_attach_children.py  (env: HOTLINE_BUILD)"""
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import shutil
+import time
 
 from test_attach_memory import Lines  # a pipe's lines, waited for with a deadline
 
@@ -146,6 +153,96 @@ def followed(tmp, mode, env=None):
     return len(FAILS) - mark
 
 
+class Server:
+    """A Hotline server's agent socket, as far as the helper sees it: every
+    connection's messages, in order, kept per connection."""
+
+    def __init__(self, path):
+        self.l = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.l.bind(path)
+        self.l.listen(128)
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.l.accept()
+            except OSError:
+                return
+            msgs = []
+            self.conns.append(msgs)
+            threading.Thread(target=self._read, args=(c, msgs), daemon=True).start()
+
+    def _read(self, c, msgs):
+        buf = b""
+        while True:
+            d = c.recv(1 << 16)
+            if not d:
+                msgs.append(None)  # EOF
+                return
+            buf += d
+            while b"\n" in buf:
+                l, buf = buf.split(b"\n", 1)
+                msgs.append(json.loads(l))
+
+
+def connected(tmp, seconds, *opts):
+    """--connect with 7 children at once, each living `seconds`: (pid,
+    children, the connections' messages, the helper's rc)"""
+    d = tempfile.mkdtemp(dir=tmp)
+    srv = Server(os.path.join(d, "s"))
+    p = subprocess.Popen([sys.executable, TARGET, d, str(seconds), "pool"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    pid = int(p.stderr.readline())
+    h = subprocess.Popen([HOTLINE, "attach", str(pid), "--connect", os.path.join(d, "s")] +
+                         list(opts), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = Lines(h.stderr)
+    err.wait_for("thread CPU from", 30)
+    open(os.path.join(d, "go"), "w").close()
+    kids = [int(p.stderr.readline().split()[1]) for _ in range(7)]
+    p.communicate(timeout=60)
+    rc = h.wait(timeout=60)
+    print(err.rest())
+    srv.l.close()
+    # every connection read to its EOF (the helper closed them all on exit)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not all(c and c[-1] is None for c in srv.conns):
+        time.sleep(0.01)
+    return pid, kids, [[m for m in c if m] for c in srv.conns], rc
+
+
+def notices(msgs):
+    return [m["msg"] for m in msgs if m.get("t") == "log" and m.get("level") == "notice"]
+
+
+def editor_lines(tmp):
+    # (over a second: without --children children are looked for once a
+    # second; with it, 8 processes spinning on 2 cores make long ticks)
+    pid, kids, conns, rc = connected(tmp, 1.5)
+    told = notices(conns[0]) if conns else []
+    print("--connect, 7 children: %d connection(s); notices %r" % (len(conns), told))
+    check(rc == 0 and len(conns) == 1, "--connect: one connection, the target's (rc %d, %d)"
+          % (rc, len(conns)))
+    check(len(told) == 6 and all("started child" in t and "not followed" in t for t in told[:5])
+          and "not named again" in told[5],
+          "--connect: 5 children named to the editor, then one line that says more were")
+    pid, kids, conns, rc = connected(tmp, 1.5, "--children")
+    hellos = sorted((c[0].get("pid"), c[0].get("ppid")) for c in conns[1:]
+                    if c and c[0].get("t") == "hello")
+    told = notices(conns[0]) if conns else []
+    print("--connect --children: %d connections; hellos %r; notices %r" % (len(conns), hellos,
+                                                                           told))
+    check(rc == 0 and hellos == sorted((k, pid) for k in kids),
+          "--connect --children: a connection per child, its hello with its pid and ppid")
+    shapes = [(c[0].get("pid"), sum(m.get("t") == "delta" for m in c), c[-1].get("t"))
+              for c in conns[1:] if c]
+    check(all(n > 0 and last == "end" for _, n, last in shapes),
+          "--connect --children: each child's deltas, then its end (%r)" % shapes)
+    check(len(told) == 6 and "not named again" in told[5],
+          "--connect --children: at most 5 'following' lines and one more to the editor")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="hl-attach-children-")
     try:
@@ -164,6 +261,7 @@ def main():
                     break
                 if attempt < 2:
                     del FAILS[mark:]
+        editor_lines(tmp)
         # the cap (64 processes at once; lowered to 1 here: the attached one)
         pid, child, report, prof, _ = attached(
             tmp, "fork", "--children", env=dict(os.environ, HOTLINE_ATTACH_MAX_PROCS="1"))
