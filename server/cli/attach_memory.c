@@ -820,9 +820,9 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
     /* gdb writes the code into one page; 3.14+ reads it from a file */
     size_t max = a->rexec ? REXEC_CODE_MAX : INJECT_CODE_MAX, need = 0;
     char *config = agent_config(a->o), *code = malloc(REXEC_CODE_MAX + 1);
-    int rc = config && code ? python_code(code, REXEC_CODE_MAX + 1, max, agent_dir, a->sockpath,
-                                          config, &need)
-                            : -ENOMEM;
+    int rc = config && code
+                 ? python_code(code, REXEC_CODE_MAX + 1, max, agent_dir, a->sockpath, config, &need)
+                 : -ENOMEM;
     free(config);
     if (rc) {
         char msg[400];
@@ -836,8 +836,9 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
                      need, max,
                      a->rexec ? "" : " (gdb writes it into one 4 KiB page of the target)");
         else
-            snprintf(msg, sizeof msg, "the agent's path is too long for the injected code (%zu "
-                     "bytes, at most %zu)", need, max);
+            snprintf(msg, sizeof msg,
+                     "the agent's path is too long for the injected code (%zu bytes, at most %zu)",
+                     need, max);
         free(code);
         fail(a, rc == -E2BIG && (a->o->ninclude || a->o->nexclude) ? 2 : 1, "%s", msg);
         return -1;

@@ -42,9 +42,9 @@
 /* ...when the target got no CPU since the last probe: it waits for one, and
  * polling faster would take the CPU it waits for (2-core hosts) */
 #define ATT_PROBE_WAIT 300e-6
-#define ATT_MAX_DURATION 1e7 /* seconds */
-#define ATT_MAX_PATTERNS 64  /* --include / --exclude each */
-#define ATT_MAX_PROCS 64     /* processes sampled at once, the attached one included */
+#define ATT_MAX_DURATION 1e7  /* seconds */
+#define ATT_MAX_PATTERNS 64   /* --include / --exclude each */
+#define ATT_MAX_PROCS 64      /* processes sampled at once, the attached one included */
 #define ATT_MAX_CHILDREN 1024 /* children remembered (followed, named, ignored) */
 #define ATT_SCAN_S 1.0        /* children looked for once a second... */
 /* ...with --children, where only a scan of all of /proc finds them (no
@@ -120,8 +120,8 @@ struct att_proc {
     /* --connect: each message is a line on the server's socket instead of
      * an update of the local store (the agent's wire, docs/agent-protocol.md);
      * each process has its own connection, as each agent of a run does */
-    int sock;                  /* -1: local store */
-    json_t *strs, *stacks;     /* string -> id, stack key -> id (owned) */
+    int sock;              /* -1: local store */
+    json_t *strs, *stacks; /* string -> id, stack key -> id (owned) */
     long long next_str, next_stack;
     struct att_thread th[ATTACH_MAX_THREADS];
     int nth;
@@ -142,7 +142,7 @@ struct att_proc {
 enum { ATT_CH_PENDING, ATT_CH_OTHER, ATT_CH_TOLD, ATT_CH_FOLLOWED };
 struct att_child {
     pid_t pid, ppid;
-    unsigned long long start; /* start time: a reused pid is another process */
+    unsigned long long start;     /* start time: a reused pid is another process */
     unsigned long long arg_start; /* at the last scan (struct att_pstat) */
     int state, seen;
     double first, next_check;
@@ -160,8 +160,9 @@ struct att {
     int told;               /* lines sent to the editor (ATT_MAX_TOLD) */
     const char *connect_to; /* --connect SOCK (borrowed), or NULL */
     int children_files;     /* /proc/PID/task/TID/children exists (CONFIG_PROC_CHILDREN) */
-    double next_scan, scan_total;
-    double soon; /* a child's next check, when before the next scan */ /* scans' own time (HOTLINE_ATTACH_DEBUG prints it) */
+    double next_scan;
+    double soon;       /* a child's next check, when before the next scan */
+    double scan_total; /* scans' own time (HOTLINE_ATTACH_DEBUG prints it) */
     long long nscans;
     double interval_ms;
     double t0;
@@ -577,9 +578,9 @@ static int att_tick(struct att *a, struct att_proc *pr)
               json_pack("{s:s,s:f,s:i,s:o,s:o,s:o,s:o}", "t", "delta", "ts", now - a->t0, "samples",
                         1, "lines", lines, "funcs", funcs, "stacks", stacks, "threads", threads));
     if (pr->now_threads) {
-        att_apply(a, pr,
-                  json_pack("{s:s,s:f,s:o}", "t", "now", "ts", now - a->t0, "threads",
-                            pr->now_threads));
+        att_apply(
+            a, pr,
+            json_pack("{s:s,s:f,s:o}", "t", "now", "ts", now - a->t0, "threads", pr->now_threads));
         pr->now_threads = NULL;
         pr->last_now = now;
     }
@@ -736,7 +737,8 @@ static void att_proc_end(struct att *a, struct att_proc *pr, const char *reason)
 {
     if (pr->gone) return;
     pr->gone = 1;
-    att_apply(a, pr, json_pack("{s:s,s:f,s:s}", "t", "end", "ts", mono() - a->t0, "reason", reason));
+    att_apply(a, pr,
+              json_pack("{s:s,s:f,s:s}", "t", "end", "ts", mono() - a->t0, "reason", reason));
     for (int i = 0; i < pr->nth; i++) /* its counters go with it */
         if (pr->th[i].perf_fd >= 0) {
             close(pr->th[i].perf_fd);
@@ -1137,8 +1139,7 @@ int cmd_attach(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     fprintf(stderr, "hotline: attached to process %d (Python %s, %s)%s%s\n", (int)root->ap.pid,
-            root->ap.version, root->ap.binary,
-            children ? "; its Python children are followed" : "",
+            root->ap.version, root->ap.binary, children ? "; its Python children are followed" : "",
             duration > 0 ? "" : "; Ctrl-C detaches");
     a->budget = interval_ms * 0.5e-3;
     a->t0 = root->last_tick = mono();

@@ -735,12 +735,11 @@ static int start_run(struct server *s, json_t *id, json_t *a)
         o.cwd = r->main_dir;
         o.nargs = 0;
     }
-    struct session_cbs cbs = {
-        .on_delta = on_delta,
-        .on_now = on_now,
-        .on_error = on_error,
-        .on_notice = on_notice,
-        .on_exit = on_exit_cb};
+    struct session_cbs cbs = {.on_delta = on_delta,
+                              .on_now = on_now,
+                              .on_error = on_error,
+                              .on_notice = on_notice,
+                              .on_exit = on_exit_cb};
     int rc = store && r->uri && r->main_dir && args && inc && exc
                  ? session_start(s->loop, &r->sess, &o, &cbs, r, store)
                  : -ENOMEM;
@@ -867,8 +866,7 @@ static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
         return;
     }
     if (children && !json_is_boolean(children)) {
-        lsp_reply_error(s, id, RPC_INVALID_PARAMS,
-                        "hotline.attach: \"children\" is true or false");
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.attach: \"children\" is true or false");
         return;
     }
     if (json_is_true(children) && json_is_true(memory)) {
