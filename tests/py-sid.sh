@@ -5,8 +5,8 @@
 # each interpreter so that it runs from the host with the tree's own loader
 # and libraries, builds the agent against the tree's headers (build-sid/) and
 # runs every test that spawns a real interpreter: profiler.*, memory.*,
-# run_real_*, attach.* (hotline attach reads them through the tree's
-# loader), attach_memory.* (--memory through PEP 768) and the lsp.run_*
+# run_real_*, attach.* and attach_children.* (hotline attach reads them
+# through the tree's loader), attach_memory.* (--memory through PEP 768) and the lsp.run_*
 # transcripts (the server picks the interpreter from $VIRTUAL_ENV, so each
 # version runs them once).
 #
@@ -96,7 +96,7 @@ for v in $versions; do
 done
 
 filter=${HOTLINE_SID_TESTS:-}
-sel='^profiler\.|^memory\.[a-z_]+\.py|^run_real_|^attach\.py|^attach_memory(_connect)?\.py'
+sel='^profiler\.|^memory\.[a-z_]+\.py|^run_real_|^attach(_children)?\.py|^attach_memory(_connect)?\.py'
 [ -z "$filter" ] || sel=$filter
 echo "py-sid: tree and build ready after ${SECONDS}s"
 # every part runs even when an earlier one failed; the status says if any did

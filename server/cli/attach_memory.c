@@ -58,6 +58,10 @@
 
 enum { PH_GDB, PH_WAIT, PH_RUN, PH_RELEASE, PH_DONE };
 
+/* 3.14+: the most Python written to the script file the target runs (gdb's
+ * page holds INJECT_CODE_MAX): include / exclude patterns beyond are refused */
+#define REXEC_CODE_MAX 60000
+
 struct am {
     const struct attach_mem_opts *o;
     uv_loop_t loop;
@@ -690,13 +694,37 @@ static void hex(char *out, const char *s)
     *out = 0;
 }
 
-/* The Python the pending call runs, into code (cap n): nothing happens
- * unless our socket still exists (a late run after we gave up); hotline
- * is imported from agent_dir, which leaves sys.path at once; every error
- * is swallowed (the program must see none). Strings travel as hex: no
- * quoting. 0 or -E2BIG. */
-static int python_code(char *code, size_t n, const char *agent_dir, const char *sock,
-                       double interval_ms)
+/* The injected agent's config (new string, or NULL on ENOMEM): memory on,
+ * the interval, and the --include / --exclude patterns when given (else
+ * the agent's defaults, as for a run without them). */
+static char *agent_config(const struct attach_mem_opts *o)
+{
+    json_t *c = json_pack("{s:b,s:f}", "memory", 1, "interval_ms", o->interval_ms);
+    json_t *inc = json_array(), *exc = json_array();
+    for (int i = 0; inc && i < o->ninclude; i++)
+        json_array_append_new(inc, json_string(o->include[i]));
+    for (int i = 0; exc && i < o->nexclude; i++)
+        json_array_append_new(exc, json_string(o->exclude[i]));
+    char *out = NULL;
+    if (c && inc && exc) {
+        if (o->ninclude) json_object_set(c, "include", inc);
+        if (o->nexclude) json_object_set(c, "exclude", exc);
+        out = json_dumps(c, JSON_COMPACT);
+    }
+    json_decref(inc);
+    json_decref(exc);
+    json_decref(c);
+    return out;
+}
+
+/* The Python the pending call runs, into code (at most max bytes, n >
+ * max): nothing happens unless our socket still exists (a late run after
+ * we gave up); hotline is imported from agent_dir, which leaves sys.path
+ * at once; every error is swallowed (the program must see none). Strings
+ * travel as hex: no quoting. 0, -ENOMEM, or -E2BIG with the size it needs
+ * in *need. */
+static int python_code(char *code, size_t n, size_t max, const char *agent_dir, const char *sock,
+                       const char *config, size_t *need)
 {
     static const char inner[] = "import os,sys\n"
                                 "if os.path.exists(S):\n"
@@ -706,10 +734,15 @@ static int python_code(char *code, size_t n, const char *agent_dir, const char *
                                 " finally:\n"
                                 "  sys.path.remove(A)\n"
                                 " hotline._attach(S,C)\n";
-    char config[96];
-    snprintf(config, sizeof config, "{\"memory\": true, \"interval_ms\": %g}", interval_ms);
-    size_t need = 2 * (sizeof inner + strlen(agent_dir) + strlen(sock) + strlen(config)) + 400;
-    if (need > n) return -E2BIG;
+    const char *dec = "').decode('utf-8','surrogateescape')";
+    static const char frame[] =
+        "try:exec(bytes.fromhex('%s').decode(),{'__name__':'__hotline_attach__',"
+        "'S':bytes.fromhex('%s%s,'A':bytes.fromhex('%s%s,'C':bytes.fromhex('%s%s})"
+        "\nexcept BaseException:pass\n";
+    /* exactly what snprintf writes below */
+    *need = 2 * (sizeof inner - 1 + strlen(agent_dir) + strlen(sock) + strlen(config)) +
+            3 * strlen(dec) + sizeof frame - 1 - 2 * 6;
+    if (*need > max || *need >= n) return -E2BIG;
     char *hi = malloc(2 * sizeof inner + 1), *ha = malloc(2 * strlen(agent_dir) + 1),
          *hs = malloc(2 * strlen(sock) + 1), *hc = malloc(2 * strlen(config) + 1);
     int rc = -ENOMEM;
@@ -718,13 +751,9 @@ static int python_code(char *code, size_t n, const char *agent_dir, const char *
         hex(ha, agent_dir);
         hex(hs, sock);
         hex(hc, config);
-        const char *dec = "').decode('utf-8','surrogateescape')";
-        int w = snprintf(code, n,
-                         "try:exec(bytes.fromhex('%s').decode(),{'__name__':'__hotline_attach__',"
-                         "'S':bytes.fromhex('%s%s,'A':bytes.fromhex('%s%s,'C':bytes.fromhex('%s%s})"
-                         "\nexcept BaseException:pass\n",
-                         hi, hs, dec, ha, dec, hc, dec);
-        rc = w > 0 && (size_t)w < n && (size_t)w <= INJECT_CODE_MAX ? 0 : -E2BIG;
+        int w = snprintf(code, n, frame, hi, hs, dec, ha, dec, hc, dec);
+        rc = w > 0 && (size_t)w < n && (size_t)w <= max ? 0 : -E2BIG;
+        if (w > 0) *need = (size_t)w;
     }
     free(hi);
     free(ha);
@@ -788,14 +817,35 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
         fail(a, 1, "cannot hand the socket to the target's user: %s", strerror(errno));
         return -1;
     }
-    char code[INJECT_CODE_MAX + 1];
-    if (python_code(code, sizeof code, agent_dir, a->sockpath, a->o->interval_ms)) {
-        fail(a, 1, "%s", "the agent's path is too long for the injected code");
+    /* gdb writes the code into one page; 3.14+ reads it from a file */
+    size_t max = a->rexec ? REXEC_CODE_MAX : INJECT_CODE_MAX, need = 0;
+    char *config = agent_config(a->o), *code = malloc(REXEC_CODE_MAX + 1);
+    int rc = config && code
+                 ? python_code(code, REXEC_CODE_MAX + 1, max, agent_dir, a->sockpath, config, &need)
+                 : -ENOMEM;
+    free(config);
+    if (rc) {
+        char msg[400];
+        if (rc == -ENOMEM)
+            snprintf(msg, sizeof msg, "out of memory");
+        else if (a->o->ninclude || a->o->nexclude)
+            snprintf(msg, sizeof msg,
+                     "the --include / --exclude patterns do not fit in the code injected into "
+                     "the target: %zu bytes with them, at most %zu%s (they travel hex-encoded: "
+                     "each pattern's byte counts twice); use fewer or shorter patterns",
+                     need, max,
+                     a->rexec ? "" : " (gdb writes it into one 4 KiB page of the target)");
+        else
+            snprintf(msg, sizeof msg,
+                     "the agent's path is too long for the injected code (%zu bytes, at most %zu)",
+                     need, max);
+        free(code);
+        fail(a, rc == -E2BIG && (a->o->ninclude || a->o->nexclude) ? 2 : 1, "%s", msg);
         return -1;
     }
     /* 3.14+: the Python itself is the script the target reads (as its own
      * user: handed over like the socket); else gdb's script that queues it */
-    char *script = a->rexec ? strdup(code) : malloc(INJECT_SCRIPT_MAX);
+    char *script = a->rexec ? code : malloc(INJECT_SCRIPT_MAX);
     int len = -ENOMEM;
     if (script)
         len = a->rexec ? (int)strlen(script) : inject_script(t, code, script, INJECT_SCRIPT_MAX);
@@ -803,6 +853,7 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
     int ok = fd >= 0 && write(fd, script, (size_t)len) == len;
     if (fd >= 0 && close(fd)) ok = 0;
     free(script);
+    if (script != code) free(code);
     if (ok && a->rexec && geteuid() == 0 && stat(proc, &st) == 0 && st.st_uid != 0 &&
         chown(a->script, st.st_uid, st.st_gid))
         ok = 0;
@@ -1013,17 +1064,19 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
         } else {
             close_all(a);
         }
-    } else {
+    } else if (setup(a, &t, real) == 0) { /* (it touches no target: it may refuse first) */
         fprintf(stderr,
                 "hotline: --memory: gdb (%s) stops process %d (Python %s) at its next allocator "
                 "call, maps one 4 KiB page in it and queues a call that loads Hotline's agent "
                 "from %s (memory hooks and a sampler thread, removed on detach; "
                 "docs/attach.md)\n",
                 gdb, (int)o->pid, t.version, real);
-        if (setup(a, &t, real) == 0 && spawn_gdb(a, gdb) == 0)
+        if (spawn_gdb(a, gdb) == 0)
             a->phase = PH_GDB;
         else
             close_all(a);
+    } else {
+        close_all(a);
     }
     uv_run(&a->loop, UV_RUN_DEFAULT);
     /* close what is left (all but the timer and signals are closed by now) */

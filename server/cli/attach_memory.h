@@ -17,6 +17,11 @@ struct attach_mem_opts {
      * Hotline server's agent socket as it comes, byte for byte, and the
      * server's messages back to the agent; no report, no files */
     const char *connect;
+    /* --include / --exclude (borrowed): the injected agent's config, as a
+     * run's; none: its defaults. They travel in the injected code: on
+     * 3.9-3.13 one 4 KiB page (INJECT_CODE_MAX), so their size is capped */
+    const char *const *include, *const *exclude;
+    int ninclude, nexclude;
 };
 
 /* Run it: the exit status (0 done: detached or the target exited; 3 no

@@ -1,5 +1,5 @@
 /* cmd_attach: `hotline attach PID [--duration S] [--json OUT] [--interval MS]
- * [--top N]`. Samples a running CPython from outside (attach/attach.h) until
+ * [--top N] [--children]`. Samples a running CPython from outside (attach/attach.h) until
  * it exits, --duration ends or Ctrl-C, then prints the report `hotline run`
  * prints and saves the same JSON profile: each tick becomes the messages an
  * agent would send (hello, str, stack, delta), applied to a profile store,
@@ -7,7 +7,13 @@
  * system split is profiler/probe.h's decision, fed with what /proc says:
  * per-thread state (stat) and CPU (schedstat, which moves only at scheduler
  * ticks; the process CPU clock, exact, stands in for the thread's while it
- * is the only one running). Method and limits: docs/attach.md. */
+ * is the only one running). The target's children are looked for while
+ * attached (att_scan): a Python child is named once and, with --children,
+ * sampled too, as one more process of the same profile (its own hello, as a
+ * run's forked child sends; with --connect its own connection). Method and
+ * limits: docs/attach.md. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -36,8 +42,25 @@
 /* ...when the target got no CPU since the last probe: it waits for one, and
  * polling faster would take the CPU it waits for (2-core hosts) */
 #define ATT_PROBE_WAIT 300e-6
-#define ATT_MAX_DURATION 1e7 /* seconds */
-#define ATT_MAX_PATTERNS 64  /* --include / --exclude each */
+#define ATT_MAX_DURATION 1e7  /* seconds */
+#define ATT_MAX_PATTERNS 64   /* --include / --exclude each */
+#define ATT_MAX_PROCS 64      /* processes sampled at once, the attached one included */
+#define ATT_MAX_CHILDREN 1024 /* children remembered (followed, named, ignored) */
+#define ATT_SCAN_S 1.0        /* children looked for once a second... */
+/* ...with --children, where only a scan of all of /proc finds them (no
+ * /proc/PID/task/TID/children): a child's first ticks are lost until then */
+#define ATT_SCAN_FOLLOW_S 0.02
+#define ATT_SCAN_SHARE 0.02 /* the most of the time spent scanning (many processes) */
+/* A new child is opened once it has lived this long and stayed for a
+ * second scan: a fork about to exec is not taken for a Python child */
+#define ATT_SETTLE_S 0.005
+/* A child that is not (yet) Python is opened again every GAP for this long
+ * (an exec'd interpreter initialising), then only after an exec */
+#define ATT_RECHECK_S 2.0
+#define ATT_RECHECK_GAP_S 0.1
+/* lines sent to the editor (each one a message it pops up); past them one
+ * more says so, and stderr has them all (a pool of workers) */
+#define ATT_MAX_TOLD 5
 
 static const char attach_usage[] =
     "usage: hotline attach PID [options]\n"
@@ -55,6 +78,8 @@ static const char attach_usage[] =
     "                    charged (repeatable; default: every file not excluded)\n"
     "  --exclude GLOB    files never charged (repeatable; replaces the default:\n"
     "                    site-packages, dist-packages, the standard library)\n"
+    "  --children        follow the target's Python children too (they are named\n"
+    "                    otherwise, not followed; at most 64 processes in all)\n"
     "  --memory          memory too (allocated / kept per line, leaks): the target\n"
     "                    loads Hotline's agent until detach (3.9-3.13 through gdb,\n"
     "                    3.14+ through PEP 768; it changes the target, docs/attach.md)\n"
@@ -86,26 +111,63 @@ struct att_thread {
     double since;
 };
 
-struct att {
+/* One process sampled: the attached one, or a child followed (--children).
+ * Each is what one agent is to a run: its own hello, ids and connection. */
+struct att_proc {
     struct attach_proc ap;
-    struct profile *p;
-    struct prof_conn *conn;
+    pid_t ppid;
+    struct prof_conn *conn; /* local store's, per process (owned) */
+    /* --connect: each message is a line on the server's socket instead of
+     * an update of the local store (the agent's wire, docs/agent-protocol.md);
+     * each process has its own connection, as each agent of a run does */
+    int sock;              /* -1: local store */
     json_t *strs, *stacks; /* string -> id, stack key -> id (owned) */
     long long next_str, next_stack;
     struct att_thread th[ATTACH_MAX_THREADS];
     int nth;
     clockid_t proc_clock;
-    double t0, last_tick;
-    long long dropped;
-    double budget; /* seconds a probe window may last */
-    /* --connect: each message is a line on the server's socket instead of
-     * an update of the local store (the agent's wire, docs/agent-protocol.md) */
-    int sock; /* -1: local store */
+    double last_tick;
     int now_hz;
     double last_now;
     json_t *now_threads; /* this tick's `now` entries while one is due (owned) */
     char in[4096];       /* server -> us: partial line */
     size_t in_len;
+    int gone;                     /* exited: its `end` is sent */
+    unsigned long long arg_start; /* /proc/PID/stat's: changes at an exec */
+    int closed;                   /* exec'd into no Python (yet): reopened at the next ticks */
+};
+
+/* A child of a process in scope, remembered so that it is told about once
+ * and its exec (a shell running python) is noticed. */
+enum { ATT_CH_PENDING, ATT_CH_OTHER, ATT_CH_TOLD, ATT_CH_FOLLOWED };
+struct att_child {
+    pid_t pid, ppid;
+    unsigned long long start;     /* start time: a reused pid is another process */
+    unsigned long long arg_start; /* at the last scan (struct att_pstat) */
+    int state, seen;
+    double first, next_check;
+    char comm[20];
+};
+
+struct att {
+    struct profile *p;
+    struct att_proc *procs[ATT_MAX_PROCS]; /* [0]: the attached process (owned) */
+    int nprocs;
+    struct att_child kids[ATT_MAX_CHILDREN];
+    int nkids;
+    int children;           /* --children */
+    int max_procs;          /* ATT_MAX_PROCS (HOTLINE_ATTACH_MAX_PROCS lowers it: tests) */
+    int told;               /* lines sent to the editor (ATT_MAX_TOLD) */
+    const char *connect_to; /* --connect SOCK (borrowed), or NULL */
+    int children_files;     /* /proc/PID/task/TID/children exists (CONFIG_PROC_CHILDREN) */
+    double next_scan;
+    double soon;       /* a child's next check, when before the next scan */
+    double scan_total; /* scans' own time (HOTLINE_ATTACH_DEBUG prints it) */
+    long long nscans;
+    double interval_ms;
+    double t0;
+    long long dropped;
+    double budget; /* seconds a probe window may last */
     /* the program's files (--include / --exclude; argv's strings, borrowed) */
     const char *include[ATT_MAX_PATTERNS], *exclude[ATT_MAX_PATTERNS];
     int ninclude, nexclude;
@@ -131,10 +193,10 @@ static void sleep_s(double s)
 }
 
 /* Write all of a line to the server; -1 once it is gone. */
-static int att_send(struct att *a, const char *s, size_t n)
+static int att_send(int sock, const char *s, size_t n)
 {
     while (n > 0) {
-        ssize_t w = send(a->sock, s, n, MSG_NOSIGNAL);
+        ssize_t w = send(sock, s, n, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) return -1;
         s += w;
@@ -143,38 +205,52 @@ static int att_send(struct att *a, const char *s, size_t n)
     return 0;
 }
 
-/* Feed one agent message (new reference, stolen) to the store, or with
- * --connect send it to the server. */
-static void att_apply(struct att *a, json_t *msg)
+/* Feed one agent message (new reference, stolen) of process pr to the
+ * store, or with --connect send it on pr's connection. */
+static void att_apply(struct att *a, struct att_proc *pr, json_t *msg)
 {
     if (!msg) return;
-    if (a->sock >= 0) {
+    if (pr->sock >= 0) {
         char *s = json_dumps(msg, JSON_COMPACT);
         json_decref(msg);
         if (!s) return;
         size_t n = strlen(s);
         s[n] = '\n'; /* json_dumps' terminator becomes the line end */
-        if (att_send(a, s, n + 1)) att_stop = SIGPIPE;
+        if (att_send(pr->sock, s, n + 1)) att_stop = SIGPIPE;
         free(s);
         return;
     }
     struct agent_msg m;
     char err[128];
     if (agent_msg_from_json(msg, &m, err, sizeof err) == 0) {
-        if (profile_conn_apply(a->conn, &m)) a->dropped++;
+        if (profile_conn_apply(pr->conn, &m)) a->dropped++;
         agent_msg_clear(&m);
     } else {
         a->dropped++; /* never silently: counted in the report's dropped line */
     }
 }
 
-static long long att_str(struct att *a, const char *s)
+/* A line for the user: stderr, and with --connect the server, which shows
+ * it (a `log` of level "notice" on the attached process's connection). */
+static void att_tell(struct att *a, const char *msg)
 {
-    json_t *id = json_object_get(a->strs, s);
+    fprintf(stderr, "hotline: %s\n", msg);
+    if (a->procs[0]->sock < 0 || a->told > ATT_MAX_TOLD) return;
+    if (++a->told > ATT_MAX_TOLD)
+        msg = a->children ? "more children are followed (not named again)"
+                          : "more Python children were started: not followed, not named again "
+                            "(attach with --children to follow them)";
+    att_apply(a, a->procs[0],
+              json_pack("{s:s,s:s,s:s}", "t", "log", "level", "notice", "msg", msg));
+}
+
+static long long att_str(struct att *a, struct att_proc *pr, const char *s)
+{
+    json_t *id = json_object_get(pr->strs, s);
     if (id) return json_integer_value(id);
-    long long n = ++a->next_str;
-    json_object_set_new(a->strs, s, json_integer(n));
-    att_apply(a, json_pack("{s:s,s:I,s:s}", "t", "str", "id", n, "s", s));
+    long long n = ++pr->next_str;
+    json_object_set_new(pr->strs, s, json_integer(n));
+    att_apply(a, pr, json_pack("{s:s,s:I,s:s}", "t", "str", "id", n, "s", s));
     return n;
 }
 
@@ -202,9 +278,57 @@ static char thread_proc(pid_t pid, long tid, double *cpu)
     return p && p[1] == ' ' ? p[2] : '?';
 }
 
+/* /proc/PID/stat's fields that tell a process apart: its parent, start
+ * time (clock ticks since boot) and where its arguments start (a new stack
+ * at each exec, placed at random: an exec changes it) */
+struct att_pstat {
+    pid_t ppid;
+    unsigned long long start, arg_start;
+};
+
+/* The state letter of /proc/PID/stat (0: no such process), its fields in
+ * ps and its comm, each when not NULL. */
+static char proc_stat(pid_t pid, struct att_pstat *ps, char *comm, size_t ncomm)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *lp = strchr(buf, '('), *rp = strrchr(buf, ')'); /* comm may hold either */
+    if (!lp || !rp || rp < lp || rp[1] != ' ') return 0;
+    if (comm) {
+        size_t cl = (size_t)(rp - lp - 1);
+        if (cl >= ncomm) cl = ncomm - 1;
+        memcpy(comm, lp + 1, cl);
+        comm[cl] = 0;
+    }
+    char state = rp[2];
+    if (ps) { /* fields 4 (ppid), 22 (starttime), 48 (arg_start), counted from 1 */
+        unsigned long long fld[49] = {0};
+        char *p = rp + 3;
+        for (int i = 4; i <= 48 && *p; i++)
+            fld[i] = strtoull(p, &p, 10);
+        ps->ppid = (pid_t)fld[4];
+        ps->start = fld[22];
+        ps->arg_start = fld[48];
+    }
+    return state;
+}
+
+/* The process is gone: no such pid, or a zombie (its parent has not reaped
+ * it yet: nothing of it is left to read). */
+static int proc_gone(pid_t pid, struct att_pstat *ps)
+{
+    char st = proc_stat(pid, ps, NULL, 0);
+    return st == 0 || st == 'Z' || st == 'X';
+}
+
 /* The thread's CPU seconds: its task clock, else the process clock when it
  * is the only running thread (single), else schedstat. 0 or -1 (gone). */
-static int thread_cpu(struct att *a, struct att_thread *s, int single, double *cpu)
+static int thread_cpu(struct att_proc *pr, struct att_thread *s, int single, double *cpu)
 {
     uint64_t ns;
     if (s->perf_fd >= 0 && read(s->perf_fd, &ns, sizeof ns) == (ssize_t)sizeof ns) {
@@ -213,19 +337,19 @@ static int thread_cpu(struct att *a, struct att_thread *s, int single, double *c
     }
     if (single) {
         struct timespec ts;
-        if (clock_gettime(a->proc_clock, &ts) != 0) return -1;
+        if (clock_gettime(pr->proc_clock, &ts) != 0) return -1;
         *cpu = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
         return 0;
     }
-    return thread_proc(a->ap.pid, s->tid, cpu) ? 0 : -1;
+    return thread_proc(pr->ap.pid, s->tid, cpu) ? 0 : -1;
 }
 
-static struct att_thread *att_thread(struct att *a, long tid)
+static struct att_thread *att_thread(struct att_proc *pr, long tid)
 {
-    for (int i = 0; i < a->nth; i++)
-        if (a->th[i].tid == tid) return &a->th[i];
-    if (a->nth == ATTACH_MAX_THREADS) return NULL;
-    struct att_thread *t = &a->th[a->nth++];
+    for (int i = 0; i < pr->nth; i++)
+        if (pr->th[i].tid == tid) return &pr->th[i];
+    if (pr->nth == ATTACH_MAX_THREADS) return NULL;
+    struct att_thread *t = &pr->th[pr->nth++];
     memset(t, 0, sizeof *t);
     t->tid = tid;
     t->run_cat = CAT_PY;
@@ -264,12 +388,12 @@ static int charged_frame(const struct att *a, const struct attach_frame *fr, int
 
 /* Charge one thread's tick: str/stack messages as needed, then its part
  * of a delta (appended to lines/funcs/stacks/threads, borrowed). */
-static void att_charge(struct att *a, const struct attach_thread *t, struct att_thread *s, int cat,
-                       double dw, double cpu, json_t *lines, json_t *funcs, json_t *stacks,
-                       json_t *threads)
+static void att_charge(struct att *a, struct att_proc *pr, const struct attach_thread *t,
+                       struct att_thread *s, int cat, double dw, double cpu, json_t *lines,
+                       json_t *funcs, json_t *stacks, json_t *threads)
 {
     struct attach_frame fr[ATTACH_MAX_FRAMES];
-    int nf = attach_stack(&a->ap, t, fr, ATTACH_MAX_FRAMES);
+    int nf = attach_stack(&pr->ap, t, fr, ATTACH_MAX_FRAMES);
     if (nf < 0) {
         a->dropped++; /* a chain that did not validate: no garbage in the report */
         return;
@@ -278,12 +402,12 @@ static void att_charge(struct att *a, const struct attach_thread *t, struct att_
            sys = cat == CAT_SYS ? dw : 0;
     if (!s->name[0]) { /* the main thread as Python names it, others by their comm */
         char path[96];
-        snprintf(path, sizeof path, "/proc/%d/task/%ld/comm", (int)a->ap.pid, t->tid);
-        FILE *f = t->tid == a->ap.pid ? NULL : fopen(path, "r");
+        snprintf(path, sizeof path, "/proc/%d/task/%ld/comm", (int)pr->ap.pid, t->tid);
+        FILE *f = t->tid == pr->ap.pid ? NULL : fopen(path, "r");
         if (f && fgets(s->name, sizeof s->name, f)) s->name[strcspn(s->name, "\n")] = 0;
         if (f) fclose(f);
         if (!s->name[0])
-            snprintf(s->name, sizeof s->name, "%s", t->tid == a->ap.pid ? "MainThread" : "?");
+            snprintf(s->name, sizeof s->name, "%s", t->tid == pr->ap.pid ? "MainThread" : "?");
     }
     json_t *thr = json_pack("{s:I,s:s,s:f,s:f,s:f}", "tid", (json_int_t)t->tid, "name", s->name,
                             "py", py, "nat", nat, "sys", sys);
@@ -295,36 +419,36 @@ static void att_charge(struct att *a, const struct attach_thread *t, struct att_
     char key[8192];
     size_t kl = 0;
     for (int i = 0; i < nf; i++) {
-        long long f = att_str(a, fr[i].file), n = att_str(a, fr[i].name);
+        long long f = att_str(a, pr, fr[i].file), n = att_str(a, pr, fr[i].name);
         json_array_append_new(jfr, json_pack("[I,I,i]", f, n, fr[i].line));
         if (kl < sizeof key - 64)
             kl += (size_t)snprintf(key + kl, sizeof key - kl, "%lld:%lld:%d|", f, n, fr[i].line);
     }
     int c = charged_frame(a, fr, nf);
-    long long file = att_str(a, fr[c].file), name = att_str(a, fr[c].name);
+    long long file = att_str(a, pr, fr[c].file), name = att_str(a, pr, fr[c].name);
     double now = mono();
     if (file != s->cur_file || fr[c].line != s->cur_line) {
         s->cur_file = file;
         s->cur_line = fr[c].line;
         s->since = now;
     }
-    if (a->now_threads) /* the live view: all frames, innermost first */
-        json_array_append_new(a->now_threads,
+    if (pr->now_threads) /* the live view: all frames, innermost first */
+        json_array_append_new(pr->now_threads,
                               json_pack("{s:I,s:s,s:s,s:f,s:O}", "tid", (json_int_t)t->tid, "name",
                                         s->name, "state",
                                         cat == CAT_PY    ? "python"
                                         : cat == CAT_NAT ? "native"
                                                          : "system",
                                         "since_s", now - s->since, "fr", jfr));
-    json_t *sid = json_object_get(a->stacks, key);
+    json_t *sid = json_object_get(pr->stacks, key);
     long long stack;
     if (sid) {
         stack = json_integer_value(sid);
         json_decref(jfr);
     } else {
-        stack = ++a->next_stack;
-        json_object_set_new(a->stacks, key, json_integer(stack));
-        att_apply(a, json_pack("{s:s,s:I,s:o}", "t", "stack", "id", stack, "fr", jfr));
+        stack = ++pr->next_stack;
+        json_object_set_new(pr->stacks, key, json_integer(stack));
+        att_apply(a, pr, json_pack("{s:s,s:I,s:o}", "t", "stack", "id", stack, "fr", jfr));
     }
     json_array_append_new(lines,
                           json_pack("{s:I,s:i,s:f,s:f,s:f,s:f,s:i}", "f", file, "l", fr[c].line,
@@ -334,18 +458,18 @@ static void att_charge(struct att *a, const struct attach_thread *t, struct att_
                                            "py", py, "nat", nat, "sys", sys, "cpu", cpu, "n", 1));
     /* the same rule as the agent's: th[] only grows, so the index is the
      * thread's rank in first-seen order */
-    long long stid = s - a->th < AGENT_STACK_THREADS ? (long long)t->tid : 0;
+    long long stid = s - pr->th < AGENT_STACK_THREADS ? (long long)t->tid : 0;
     json_array_append_new(stacks, json_pack("[I,i,f,I]", stack, 1, dw, (json_int_t)stid));
 }
 
 /* One probe window on a running thread (probe.h decides). single: the only
  * running thread, whose CPU is then the process's exact clock. */
-static void att_probe(struct att *a, struct attach_thread *t, struct att_thread *s, int single,
-                      double tick_cpu, double budget)
+static void att_probe(struct att_proc *pr, struct attach_thread *t, struct att_thread *s,
+                      int single, double tick_cpu, double budget)
 {
     double cpu;
-    int holds = attach_holds_gil(&a->ap, t);
-    if (thread_cpu(a, s, single, &cpu)) return;
+    int holds = attach_holds_gil(&pr->ap, t);
+    if (thread_cpu(pr, s, single, &cpu)) return;
     probe_start(&s->probe, t->sig, holds == 0, cpu, mono());
     int frozen = 0;
     double cpu_prev = -1, end = mono() + budget;
@@ -362,105 +486,135 @@ static void att_probe(struct att *a, struct attach_thread *t, struct att_thread 
         if (!frozen) sleep_s(s->probe.cpu > cpu_prev ? ATT_PROBE_GAP : ATT_PROBE_WAIT);
         cpu_prev = s->probe.cpu;
         uint64_t sig;
-        if (attach_thread_sig(&a->ap, t, &sig)) return;
-        holds = attach_holds_gil(&a->ap, t);
-        if (thread_cpu(a, s, single, &cpu)) return;
+        if (attach_thread_sig(&pr->ap, t, &sig)) return;
+        holds = attach_holds_gil(&pr->ap, t);
+        if (thread_cpu(pr, s, single, &cpu)) return;
         frozen = probe_pair(&s->probe, sig, holds == 0, cpu, mono());
     }
     int v = probe_verdict(&s->probe, tick_cpu);
     if (getenv("HOTLINE_ATTACH_DEBUG"))
-        fprintf(stderr, "probe tid %ld single %d moved %d frozen %d %.0fus nogil %.0fus -> %d\n",
-                t->tid, single, s->probe.moved, s->probe.frozen_n, s->probe.frozen_s * 1e6,
-                s->probe.nogil_s * 1e6, v);
+        fprintf(stderr,
+                "probe pid %d tid %ld single %d moved %d frozen %d %.0fus nogil %.0fus -> %d\n",
+                (int)pr->ap.pid, t->tid, single, s->probe.moved, s->probe.frozen_n,
+                s->probe.frozen_s * 1e6, s->probe.nogil_s * 1e6, v);
     if (v >= 0) s->run_cat = v;
 }
 
-/* One tick: 0, or -ESRCH when the target is gone. */
-static int att_tick(struct att *a)
+/* pr exec'd (a fork that runs a new program, a vfork child taken before
+ * its exec): its interpreter is another one, at other addresses, so it is
+ * opened again, and until then (a Python initialising) not read */
+static void att_reopen(struct att_proc *pr, unsigned long long arg_start)
 {
-    struct attach_thread ts[ATTACH_MAX_THREADS];
-    int n = attach_threads(&a->ap, ts, ATTACH_MAX_THREADS);
-    if (n == -ESRCH || kill(a->ap.pid, 0) != 0) return -ESRCH;
+    pid_t pid = pr->ap.pid;
+    char why[512];
+    attach_close(&pr->ap);
+    memset(&pr->ap, 0, sizeof pr->ap);
+    pr->closed = attach_open(&pr->ap, pid, why, sizeof why) != 0;
+    if (pr->closed) {
+        attach_close(&pr->ap);
+        memset(&pr->ap, 0, sizeof pr->ap);
+        pr->ap.pid = pid;
+    }
+    pr->arg_start = arg_start;
+}
+
+/* One tick of one process: 0, or -ESRCH when it is gone. */
+static int att_tick(struct att *a, struct att_proc *pr)
+{
+    struct att_pstat ps;
+    if (proc_gone(pr->ap.pid, &ps)) return -ESRCH;
+    if (ps.arg_start != pr->arg_start || pr->closed) att_reopen(pr, ps.arg_start);
     double now = mono();
+    if (pr->closed) { /* its time goes to the first line read once it is open */
+        if (getenv("HOTLINE_ATTACH_DEBUG"))
+            fprintf(stderr, "hotline: process %d not open (exec'd)\n", (int)pr->ap.pid);
+        return 0;
+    }
+    struct attach_thread ts[ATTACH_MAX_THREADS];
+    int n = attach_threads(&pr->ap, ts, ATTACH_MAX_THREADS);
+    if (n == -ESRCH) return -ESRCH;
     if (n < 0) {
+        if (getenv("HOTLINE_ATTACH_DEBUG"))
+            fprintf(stderr, "hotline: process %d: threads not read (%d)\n", (int)pr->ap.pid, n);
         a->dropped++;
-        a->last_tick = now;
+        pr->last_tick = now;
         return 0;
     }
     char st[ATTACH_MAX_THREADS];
     double cpu[ATTACH_MAX_THREADS];
     int nrun = 0;
     for (int i = 0; i < n; i++) {
-        st[i] = thread_proc(a->ap.pid, ts[i].tid, &cpu[i]);
+        st[i] = thread_proc(pr->ap.pid, ts[i].tid, &cpu[i]);
         nrun += st[i] == 'R';
-        struct att_thread *s = att_thread(a, ts[i].tid);
-        if (st[i] && s && s->perf_fd >= 0) thread_cpu(a, s, 0, &cpu[i]);
+        struct att_thread *s = att_thread(pr, ts[i].tid);
+        if (st[i] && s && s->perf_fd >= 0) thread_cpu(pr, s, 0, &cpu[i]);
     }
     json_t *lines = json_array(), *funcs = json_array(), *stacks = json_array(),
            *threads = json_array();
-    if (a->sock >= 0 && a->now_hz > 0 && now - a->last_now >= 1.0 / a->now_hz)
-        a->now_threads = json_array();
+    if (pr->sock >= 0 && pr->now_hz > 0 && now - pr->last_now >= 1.0 / pr->now_hz)
+        pr->now_threads = json_array();
     for (int i = 0; i < n; i++) {
-        struct att_thread *s = att_thread(a, ts[i].tid);
+        struct att_thread *s = att_thread(pr, ts[i].tid);
         if (!s || !st[i]) continue;
-        double dw = s->have_base ? now - s->last_wall : now - a->last_tick;
+        double dw = s->have_base ? now - s->last_wall : now - pr->last_tick;
         double dc = s->have_base ? cpu[i] - s->last_cpu : 0;
         double cpu0 = s->probe.cpu;
         int running = st[i] == 'R';
         if (running) {
-            att_probe(a, &ts[i], s, nrun == 1, dc, a->budget);
+            att_probe(pr, &ts[i], s, nrun == 1, dc, a->budget);
             if (s->probe.cpu - cpu0 > 2e-6 && s->have_base) running = 1;
         } else {
             probe_start(&s->probe, 0, 1, cpu[i], now);
         }
         double on = dw > 0 ? (dc < dw ? dc / dw : 1) : 0;
-        att_charge(a, &ts[i], s, running ? s->run_cat : CAT_SYS, dw, running ? dw * on : 0, lines,
-                   funcs, stacks, threads);
+        att_charge(a, pr, &ts[i], s, running ? s->run_cat : CAT_SYS, dw, running ? dw * on : 0,
+                   lines, funcs, stacks, threads);
         s->have_base = 1;
         s->last_wall = now;
         s->last_cpu = cpu[i];
     }
-    a->last_tick = now;
-    att_apply(a,
+    pr->last_tick = now;
+    att_apply(a, pr,
               json_pack("{s:s,s:f,s:i,s:o,s:o,s:o,s:o}", "t", "delta", "ts", now - a->t0, "samples",
                         1, "lines", lines, "funcs", funcs, "stacks", stacks, "threads", threads));
-    if (a->now_threads) {
-        att_apply(a, json_pack("{s:s,s:f,s:o}", "t", "now", "ts", now - a->t0, "threads",
-                               a->now_threads));
-        a->now_threads = NULL;
-        a->last_now = now;
+    if (pr->now_threads) {
+        att_apply(
+            a, pr,
+            json_pack("{s:s,s:f,s:o}", "t", "now", "ts", now - a->t0, "threads", pr->now_threads));
+        pr->now_threads = NULL;
+        pr->last_now = now;
     }
     return 0;
 }
 
-/* --connect: what the server asked since the last tick (`now` rate, `stop`);
- * its socket closing is a stop too. */
-static void att_poll(struct att *a)
+/* --connect: what the server asked since the last tick (`now` rate, `stop`)
+ * on pr's connection; its socket closing is a stop too. */
+static void att_poll(struct att_proc *pr)
 {
     for (;;) {
-        if (a->in_len == sizeof a->in) a->in_len = 0; /* no request is that long */
-        ssize_t r = recv(a->sock, a->in + a->in_len, sizeof a->in - a->in_len, MSG_DONTWAIT);
+        if (pr->in_len == sizeof pr->in) pr->in_len = 0; /* no request is that long */
+        ssize_t r = recv(pr->sock, pr->in + pr->in_len, sizeof pr->in - pr->in_len, MSG_DONTWAIT);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) return; /* EAGAIN: nothing more now */
         if (r == 0) {
             att_stop = SIGPIPE;
             return;
         }
-        a->in_len += (size_t)r;
+        pr->in_len += (size_t)r;
         char *nl;
-        while ((nl = memchr(a->in, '\n', a->in_len))) {
-            json_t *m = json_loadb(a->in, (size_t)(nl - a->in), 0, NULL);
+        while ((nl = memchr(pr->in, '\n', pr->in_len))) {
+            json_t *m = json_loadb(pr->in, (size_t)(nl - pr->in), 0, NULL);
             const char *t = json_string_value(json_object_get(m, "t"));
             if (t && !strcmp(t, "now")) {
                 json_int_t hz = json_integer_value(json_object_get(m, "hz"));
-                a->now_hz = hz > 0 ? (hz < 100 ? (int)hz : 100) : 0;
+                pr->now_hz = hz > 0 ? (hz < 100 ? (int)hz : 100) : 0;
             } else if (t && !strcmp(t, "stop")) {
                 att_stop = SIGTERM;
             }
             json_decref(m);
-            size_t used = (size_t)(nl - a->in) + 1;
-            memmove(a->in, a->in + used, a->in_len - used);
-            a->in_len -= used;
+            size_t used = (size_t)(nl - pr->in) + 1;
+            memmove(pr->in, pr->in + used, pr->in_len - used);
+            pr->in_len -= used;
         }
     }
 }
@@ -483,11 +637,34 @@ static int att_connect(const char *path)
     return fd;
 }
 
-/* hello: the target's pid, Python, executable, argv, cwd, main script */
-static void att_hello(struct att *a, double interval_ms)
+/* The command line of pid, arguments joined by spaces, cut to fit buf
+ * ("..." at the end when cut); "?" when unreadable. */
+static void proc_cmdline(pid_t pid, char *buf, size_t n)
+{
+    char path[64], raw[512];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t l = f ? fread(raw, 1, sizeof raw - 1, f) : 0;
+    if (f) fclose(f);
+    while (l > 0 && raw[l - 1] == 0)
+        l--;
+    raw[l] = 0;
+    for (size_t i = 0; i < l; i++)
+        if (raw[i] == 0 || !isprint((unsigned char)raw[i])) raw[i] = ' ';
+    if (!l) snprintf(raw, sizeof raw, "?");
+    if (strlen(raw) < n) {
+        snprintf(buf, n, "%s", raw);
+    } else {
+        snprintf(buf, n, "%.*s...", (int)(n - 4), raw);
+    }
+}
+
+/* hello: the process's pid, parent, Python, executable, argv, cwd, main
+ * script; the attached process's script is the profile's program */
+static void att_hello(struct att *a, struct att_proc *pr)
 {
     char path[96], buf[8192], exe[PATH_MAX] = "", cwd[PATH_MAX] = "";
-    pid_t pid = a->ap.pid;
+    pid_t pid = pr->ap.pid;
     snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
     ssize_t l = readlink(path, exe, sizeof exe - 1);
     exe[l > 0 ? l : 0] = 0;
@@ -509,11 +686,296 @@ static void att_hello(struct att *a, double interval_ms)
             snprintf(main_path, sizeof main_path, "%s%s%s", arg[0] == '/' ? "" : cwd,
                      arg[0] == '/' ? "" : "/", arg);
     }
-    profile_set_str(&a->p->meta.program, main_path[0] ? main_path : exe);
-    att_apply(a,
-              json_pack("{s:s,s:i,s:i,s:s,s:s,s:o,s:s,s:s,s:f,s:s}", "t", "hello", "v", 1, "pid",
-                        (int)pid, "python", a->ap.version, "executable", exe, "argv", argv, "cwd",
-                        cwd, "main", main_path, "interval_ms", interval_ms, "clock", "attach"));
+    if (pr == a->procs[0]) profile_set_str(&a->p->meta.program, main_path[0] ? main_path : exe);
+    att_apply(a, pr,
+              json_pack("{s:s,s:i,s:i,s:i,s:s,s:s,s:o,s:s,s:s,s:f,s:s}", "t", "hello", "v", 1,
+                        "pid", (int)pid, "ppid", (int)pr->ppid, "python", pr->ap.version,
+                        "executable", exe, "argv", argv, "cwd", cwd, "main", main_path,
+                        "interval_ms", a->interval_ms, "clock", "attach"));
+}
+
+/* A new process to sample (not yet in a->procs): its store connection or,
+ * with --connect, its own connection to the server. NULL on failure. */
+static struct att_proc *att_proc_new(struct att *a)
+{
+    struct att_proc *pr = calloc(1, sizeof *pr);
+    if (!pr) return NULL;
+    pr->sock = -1;
+    pr->strs = json_object();
+    pr->stacks = json_object();
+    if (a->connect_to)
+        pr->sock = att_connect(a->connect_to);
+    else
+        pr->conn = a->p ? profile_conn_new(a->p) : NULL;
+    if (!pr->strs || !pr->stacks || (a->connect_to ? pr->sock < 0 : !pr->conn)) {
+        json_decref(pr->strs);
+        json_decref(pr->stacks);
+        if (pr->conn) profile_conn_free(pr->conn);
+        if (pr->sock >= 0) close(pr->sock);
+        free(pr);
+        return NULL;
+    }
+    return pr;
+}
+
+static void att_proc_free(struct att_proc *pr)
+{
+    if (!pr) return;
+    if (pr->sock >= 0) close(pr->sock);
+    json_decref(pr->now_threads);
+    for (int i = 0; i < pr->nth; i++)
+        if (pr->th[i].perf_fd >= 0) close(pr->th[i].perf_fd);
+    json_decref(pr->strs);
+    json_decref(pr->stacks);
+    if (pr->conn) profile_conn_free(pr->conn);
+    attach_close(&pr->ap);
+    free(pr);
+}
+
+/* pr's stream ends (reason "exit": it exited; "stop": we detach) */
+static void att_proc_end(struct att *a, struct att_proc *pr, const char *reason)
+{
+    if (pr->gone) return;
+    pr->gone = 1;
+    att_apply(a, pr,
+              json_pack("{s:s,s:f,s:s}", "t", "end", "ts", mono() - a->t0, "reason", reason));
+    for (int i = 0; i < pr->nth; i++) /* its counters go with it */
+        if (pr->th[i].perf_fd >= 0) {
+            close(pr->th[i].perf_fd);
+            pr->th[i].perf_fd = -1;
+        }
+}
+
+/* A followed child (procs[i], i > 0) ended: its connection closes (as a
+ * run's child's does), its entry and slot go. */
+static void att_forget(struct att *a, int i)
+{
+    struct att_proc *pr = a->procs[i];
+    int w = 0;
+    for (int k = 0; k < a->nkids; k++)
+        if (a->kids[k].pid != pr->ap.pid) a->kids[w++] = a->kids[k];
+    a->nkids = w;
+    att_proc_free(pr);
+    memmove(&a->procs[i], &a->procs[i + 1], (size_t)(a->nprocs - i - 1) * sizeof *a->procs);
+    a->nprocs--;
+}
+
+/* ---- children ------------------------------------------------------------
+ * Looked for in /proc while attached: a child of a process in scope (the
+ * attached one; with --children every process followed) that stays for
+ * one scan (a fork about to exec is no Python child) is opened as attach
+ * opens a target. A Python one is followed (--children, under the cap) or
+ * named once; any other is rechecked while it may still become Python (an
+ * exec'd interpreter initialising, a shell exec'ing python) and when its
+ * comm changes (an exec), else ignored. */
+
+/* Take child k (a Python, opened in cp, stolen) as one more process. */
+static int att_follow(struct att *a, struct att_child *k, struct attach_proc *cp, double now)
+{
+    struct att_proc *pr = att_proc_new(a);
+    if (!pr || clock_getcpuclockid(cp->pid, &pr->proc_clock) != 0) {
+        att_proc_free(pr);
+        attach_close(cp);
+        return -1;
+    }
+    pr->ap = *cp; /* the code cache moves with it */
+    memset(cp, 0, sizeof *cp);
+    pr->arg_start = k->arg_start; /* read before it was opened: an exec since is seen */
+    pr->ppid = k->ppid;
+    /* its first tick charges its life so far (from its start time, to the
+     * clock tick: not since it was first seen, up to a scan period later),
+     * as a tick charges the time since the last one; never from before
+     * the attach */
+    struct timespec bt;
+    double age = now - k->first, hz = (double)sysconf(_SC_CLK_TCK);
+    if (hz > 0 && clock_gettime(CLOCK_BOOTTIME, &bt) == 0) {
+        double lived = (double)bt.tv_sec + bt.tv_nsec * 1e-9 - (double)k->start / hz;
+        if (lived > age) age = lived;
+    }
+    pr->last_tick = now - age > a->t0 ? now - age : a->t0;
+    if (getenv("HOTLINE_ATTACH_DEBUG"))
+        fprintf(stderr, "hotline: process %d followed, %.3f s old, first seen %.3f s ago\n",
+                (int)pr->ap.pid, age, now - k->first);
+    a->procs[a->nprocs++] = pr;
+    att_hello(a, pr);
+    return 0;
+}
+
+static void att_child_check(struct att *a, struct att_child *k, double now)
+{
+    struct attach_proc cp;
+    char why[512] = "", cmd[160], msg[1000];
+    int rc = attach_open(&cp, k->pid, why, sizeof why);
+    proc_cmdline(k->pid, cmd, sizeof cmd);
+    if (rc == 0) {
+        if (a->children && a->nprocs < a->max_procs) {
+            snprintf(msg, sizeof msg, "following process %d, child of %d (Python %s: %s)",
+                     (int)k->pid, (int)k->ppid, cp.version, cmd);
+            if (att_follow(a, k, &cp, now) == 0) {
+                k->state = ATT_CH_FOLLOWED;
+                att_tell(a, msg);
+                return;
+            }
+            snprintf(msg, sizeof msg,
+                     "process %d started child %d (Python %s: %s): not followed (out of memory or "
+                     "no CPU clock for it)",
+                     (int)k->ppid, (int)k->pid, cp.version, cmd);
+        } else if (a->children) {
+            snprintf(msg, sizeof msg,
+                     "process %d started child %d (Python %s: %s): not followed: --children "
+                     "follows %d processes at once at most; `hotline attach %d` profiles it",
+                     (int)k->ppid, (int)k->pid, cp.version, cmd, a->max_procs, (int)k->pid);
+        } else {
+            snprintf(msg, sizeof msg,
+                     "process %d started child %d (Python %s: %s): not followed; `hotline attach "
+                     "%d` profiles it, or attach with --children",
+                     (int)k->ppid, (int)k->pid, cp.version, cmd, (int)k->pid);
+        }
+        attach_close(&cp);
+        k->state = ATT_CH_TOLD;
+        att_tell(a, msg);
+        return;
+    }
+    attach_close(&cp);
+    if (rc == ATTACH_EVERSION || rc == -EPERM || rc == -EACCES) { /* a Python, not readable */
+        snprintf(msg, sizeof msg, "process %d started child %d (%s): not followed: %s",
+                 (int)k->ppid, (int)k->pid, cmd, why);
+        k->state = ATT_CH_TOLD;
+        att_tell(a, msg);
+        return;
+    }
+    /* not (yet) Python, or gone (forgotten at the next scan) */
+    k->state = ATT_CH_OTHER;
+    k->next_check = now - k->first < ATT_RECHECK_S ? now + ATT_RECHECK_GAP_S : 1e300;
+}
+
+/* pid, a child of ppid, seen by this scan */
+static void att_child_seen(struct att *a, pid_t pid, pid_t ppid, double now)
+{
+    struct att_pstat ps;
+    char comm[20];
+    char st = proc_stat(pid, &ps, comm, sizeof comm);
+    if (!st || st == 'Z' || st == 'X') return;
+    unsigned long long start = ps.start;
+    struct att_child *k = NULL;
+    for (int i = 0; i < a->nkids; i++)
+        if (a->kids[i].pid == pid) {
+            k = &a->kids[i];
+            break;
+        }
+    /* a reused pid is another process (a followed one's sampler sees the
+     * old one gone first: its entry stays until then) */
+    if (k && k->start != start && k->state == ATT_CH_FOLLOWED) return;
+    if (!k || k->start != start) {
+        if (!k) {
+            if (a->nkids == ATT_MAX_CHILDREN) return; /* more are not looked at */
+            k = &a->kids[a->nkids++];
+        }
+        memset(k, 0, sizeof *k);
+        k->pid = pid;
+        k->ppid = ppid;
+        k->start = start;
+        k->state = ATT_CH_PENDING;
+        k->first = now;
+        k->next_check = now + ATT_SETTLE_S;
+        snprintf(k->comm, sizeof k->comm, "%s", comm);
+    }
+    k->seen = 1;
+    k->arg_start = ps.arg_start;
+    if (k->state == ATT_CH_OTHER && strcmp(k->comm, comm)) { /* an exec: look again */
+        snprintf(k->comm, sizeof k->comm, "%s", comm);
+        k->first = now;
+        k->next_check = now + ATT_SETTLE_S;
+    }
+    if ((k->state == ATT_CH_PENDING || k->state == ATT_CH_OTHER) && now >= k->next_check)
+        att_child_check(a, k, now);
+    if ((k->state == ATT_CH_PENDING || k->state == ATT_CH_OTHER) && k->next_check < a->soon)
+        a->soon = k->next_check;
+}
+
+/* Whose children are looked for: the attached process while it lives; with
+ * --children every process followed. */
+static int att_in_scope(const struct att *a, pid_t ppid)
+{
+    for (int i = 0; i < a->nprocs; i++)
+        if (a->procs[i]->ap.pid == ppid && !a->procs[i]->gone) return i == 0 || a->children;
+    return 0;
+}
+
+static int is_pid(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s)) return 0;
+    return 1;
+}
+
+static void att_scan(struct att *a, double now)
+{
+    a->soon = 1e300;
+    for (int i = 0; i < a->nkids; i++)
+        a->kids[i].seen = 0;
+    char path[96];
+    if (a->children_files) { /* each thread's children: a few small reads */
+        for (int i = 0; i < a->nprocs; i++) {
+            struct att_proc *pr = a->procs[i];
+            if (pr->gone || !att_in_scope(a, pr->ap.pid)) continue;
+            snprintf(path, sizeof path, "/proc/%d/task", (int)pr->ap.pid);
+            DIR *d = opendir(path);
+            struct dirent *e;
+            while (d && (e = readdir(d))) {
+                if (!is_pid(e->d_name)) continue;
+                char cp[sizeof path + sizeof e->d_name + 16], buf[4096];
+                snprintf(cp, sizeof cp, "%s/%s/children", path, e->d_name);
+                FILE *f = fopen(cp, "r");
+                size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+                if (f) fclose(f);
+                buf[n] = 0;
+                for (char *p = buf, *q; *p; p = q) {
+                    long c = strtol(p, &q, 10);
+                    if (q == p) break;
+                    if (c > 0) att_child_seen(a, (pid_t)c, pr->ap.pid, now);
+                }
+            }
+            if (d) closedir(d);
+        }
+    } else { /* every process's parent: /proc/N/stat of each */
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (!is_pid(e->d_name)) continue;
+            pid_t pid = (pid_t)atoi(e->d_name);
+            struct att_pstat ps;
+            if (!proc_stat(pid, &ps, NULL, 0) || !att_in_scope(a, ps.ppid)) continue;
+            att_child_seen(a, pid, ps.ppid, now);
+        }
+        if (d) closedir(d);
+    }
+    /* forget the children gone (or gone from scope); a followed one stays
+     * until its sampler sees it end */
+    int w = 0;
+    for (int i = 0; i < a->nkids; i++)
+        if (a->kids[i].seen || a->kids[i].state == ATT_CH_FOLLOWED) a->kids[w++] = a->kids[i];
+    a->nkids = w;
+}
+
+/* Scan when due: once a second, with --children as often as the ticks
+ * (where each thread lists its children) or every ATT_SCAN_FOLLOW_S (a
+ * scan of all of /proc), and sooner when a new child is to be checked,
+ * never more than ATT_SCAN_SHARE of the time. */
+static void att_scan_due(struct att *a)
+{
+    double now = mono();
+    if (now < a->next_scan) return;
+    att_scan(a, now);
+    double end = mono(), cost = end - now;
+    a->scan_total += cost;
+    a->nscans++;
+    double period = a->children ? (a->children_files ? 0 : ATT_SCAN_FOLLOW_S) : ATT_SCAN_S;
+    double next = end + period;
+    if (a->soon < next) next = a->soon; /* a new child is not left waiting a second */
+    if (next < end + cost / ATT_SCAN_SHARE) next = end + cost / ATT_SCAN_SHARE;
+    a->next_scan = next;
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -547,7 +1009,7 @@ int cmd_attach(int argc, char **argv)
     struct cli_outputs outs = {0};
     const char *pid_arg = NULL, *connect_to = NULL;
     double duration = 0, interval_ms = AGENT_INTERVAL_DEFAULT_MS, d;
-    int top = REPORT_DEFAULT_TOP, memory = 0, ninc = 0, nexc = 0;
+    int top = REPORT_DEFAULT_TOP, memory = 0, children = 0, ninc = 0, nexc = 0;
     const char *incs[ATT_MAX_PATTERNS], *excs[ATT_MAX_PATTERNS];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
@@ -557,6 +1019,10 @@ int cmd_attach(int argc, char **argv)
         }
         if (!strcmp(a, "--memory")) {
             memory = 1;
+            continue;
+        }
+        if (!strcmp(a, "--children")) {
+            children = 1;
             continue;
         }
         if (a[0] != '-') {
@@ -596,17 +1062,31 @@ int cmd_attach(int argc, char **argv)
     if (cli_parse_num(pid_arg, 1, INT_MAX, &d) || d != (int)d)
         return usage_error("'%s' is not a process id", pid_arg);
     if (memory) {
-        /* the injected agent takes its own defaults (the target's script
-         * folder, docs/configuration.md); its config travels in one page */
-        if (ninc || nexc)
-            return usage_error("%s", "--memory does not go with --include / --exclude yet");
-        struct attach_mem_opts mo = {(pid_t)d, duration, interval_ms, top, &outs, connect_to};
+        /* the injected agent's fork hook drops it in a child: nothing to follow */
+        if (children)
+            return usage_error("%s", "--memory does not go with --children (the injected agent "
+                                     "is not inherited by children)");
+        struct attach_mem_opts mo = {.pid = (pid_t)d,
+                                     .duration = duration,
+                                     .interval_ms = interval_ms,
+                                     .top = top,
+                                     .outs = &outs,
+                                     .connect = connect_to,
+                                     .include = incs,
+                                     .ninclude = ninc,
+                                     .exclude = excs,
+                                     .nexclude = nexc};
         return cmd_attach_memory(&mo);
     }
 
     struct att *a = calloc(1, sizeof *a);
     if (!a) return 1;
-    a->sock = -1;
+    a->children = children;
+    a->max_procs = ATT_MAX_PROCS;
+    const char *cap = getenv("HOTLINE_ATTACH_MAX_PROCS");
+    if (cap && atoi(cap) >= 1 && atoi(cap) < ATT_MAX_PROCS) a->max_procs = atoi(cap);
+    a->connect_to = connect_to;
+    a->interval_ms = interval_ms;
     memcpy(a->include, incs, (size_t)ninc * sizeof *incs);
     a->ninclude = ninc;
     if (nexc) {
@@ -616,32 +1096,42 @@ int cmd_attach(int argc, char **argv)
         a->nexclude = (int)(sizeof att_default_exclude / sizeof *att_default_exclude);
         memcpy(a->exclude, att_default_exclude, sizeof att_default_exclude);
     }
-    if (connect_to && (a->sock = att_connect(connect_to)) < 0) {
+    a->p = profile_new();
+    struct att_proc *root = a->p ? att_proc_new(a) : NULL;
+    if (!root) {
+        if (!a->p || !connect_to) fputs("hotline attach: out of memory\n", stderr);
+        profile_free(a->p);
         free(a);
         return 1;
     }
+    a->procs[a->nprocs++] = root;
     char why[512] = "";
-    int rc = attach_open(&a->ap, (pid_t)d, why, sizeof why);
+    struct att_pstat ps = {0}; /* before it is opened: an exec since is seen */
+    proc_stat((pid_t)d, &ps, NULL, 0);
+    root->ppid = ps.ppid;
+    root->arg_start = ps.arg_start;
+    int rc = attach_open(&root->ap, (pid_t)d, why, sizeof why);
     if (rc) {
         fprintf(stderr, "hotline attach: %s\n", why[0] ? why : strerror(-rc));
-        if (a->sock >= 0) { /* the editor shows it (an `error` alone on its connection) */
-            att_apply(a, json_pack("{s:s,s:s}", "t", "error", "msg", why[0] ? why : strerror(-rc)));
-            close(a->sock);
-        }
-        attach_close(&a->ap);
+        if (root->sock >= 0) /* the editor shows it (an `error` alone on its connection) */
+            att_apply(a, root,
+                      json_pack("{s:s,s:s}", "t", "error", "msg", why[0] ? why : strerror(-rc)));
+        att_proc_free(root);
+        profile_free(a->p);
         free(a);
         return open_error_status(rc);
     }
-    a->p = profile_new();
-    a->conn = a->p ? profile_conn_new(a->p) : NULL;
-    a->strs = json_object();
-    a->stacks = json_object();
     int status = 0;
-    if (!a->conn || !a->strs || !a->stacks || clock_getcpuclockid(a->ap.pid, &a->proc_clock) != 0) {
-        fputs("hotline attach: out of memory or no CPU clock for the target\n", stderr);
+    if (clock_getcpuclockid(root->ap.pid, &root->proc_clock) != 0) {
+        fputs("hotline attach: no CPU clock for the target\n", stderr);
         status = 1;
         goto out;
     }
+    char probe_path[64];
+    snprintf(probe_path, sizeof probe_path, "/proc/%d/task/%d/children", (int)getpid(),
+             (int)getpid());
+    /* HOTLINE_ATTACH_PROC_SCAN=1: the scan of all of /proc even so (tests) */
+    a->children_files = access(probe_path, R_OK) == 0 && !getenv("HOTLINE_ATTACH_PROC_SCAN");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
@@ -649,30 +1139,51 @@ int cmd_attach(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     /* 3.9/3.10 code objects have no co_qualname: functions go by co_name */
-    fprintf(stderr, "hotline: attached to process %d (Python %s, %s)%s%s\n", (int)a->ap.pid,
-            a->ap.version, a->ap.binary,
-            a->ap.lay.frame_object ? "; function names without their class (no qualified "
-                                     "names before 3.11)"
-                                   : "",
+    fprintf(stderr, "hotline: attached to process %d (Python %s, %s)%s%s%s\n", (int)root->ap.pid,
+            root->ap.version, root->ap.binary,
+            root->ap.lay.frame_object ? "; function names without their class (no qualified "
+                                        "names before 3.11)"
+                                      : "",
+            children ? "; its Python children are followed" : "",
             duration > 0 ? "" : "; Ctrl-C detaches");
     a->budget = interval_ms * 0.5e-3;
-    a->t0 = a->last_tick = mono();
-    att_hello(a, interval_ms);
+    a->t0 = root->last_tick = mono();
+    att_hello(a, root);
     const char *reason = "detached";
-    att_tick(a); /* opens the threads' counters: say which clock decides */
-    int exact = a->nth > 0;
-    for (int i = 0; i < a->nth; i++)
-        exact &= a->th[i].perf_fd >= 0;
+    int root_told = 0;
+    att_tick(a, root); /* opens the threads' counters: say which clock decides */
+    int exact = root->nth > 0;
+    for (int i = 0; i < root->nth; i++)
+        exact &= root->th[i].perf_fd >= 0;
     fprintf(stderr, "hotline: thread CPU from %s\n",
             exact ? "perf task clocks (exact)"
                   : "/proc (scheduler ticks: the native split is approximate, docs/attach.md)");
     for (;;) {
         double next = mono() + interval_ms * 1e-3; /* from this tick's start */
-        if (att_tick(a) == -ESRCH) {
+        int live = 0;
+        for (int i = 0; i < a->nprocs; i++) {
+            struct att_proc *pr = a->procs[i];
+            if (pr->gone) continue;
+            if (att_tick(a, pr) == -ESRCH) {
+                att_proc_end(a, pr, "exit");
+                if (i > 0) { /* its slot is free for another (the store has its data) */
+                    fprintf(stderr, "hotline: process %d exited\n", (int)pr->ap.pid);
+                    att_forget(a, i--);
+                }
+                continue;
+            }
+            live++;
+            if (pr->sock >= 0) att_poll(pr);
+        }
+        if (root->gone && live && !root_told) {
+            fprintf(stderr, "hotline: process %d exited; the %d processes followed run on\n",
+                    (int)root->ap.pid, live);
+            root_told = 1;
+        }
+        if (!live) {
             reason = "target exited";
             break;
         }
-        if (a->sock >= 0) att_poll(a);
         if (att_stop) {
             reason = "detached (interrupted)";
             break;
@@ -681,11 +1192,17 @@ int cmd_attach(int argc, char **argv)
             reason = "detached (duration)";
             break;
         }
+        att_scan_due(a);
         double wait = next - mono();
         if (wait > 0) sleep_s(wait);
     }
-    att_apply(a, json_pack("{s:s,s:f,s:s}", "t", "end", "ts", mono() - a->t0, "reason", "stop"));
-    if (a->sock >= 0) { /* the server has it all: its report, its files */
+    for (int i = 0; i < a->nprocs; i++)
+        att_proc_end(a, a->procs[i], "stop");
+    if (getenv("HOTLINE_ATTACH_DEBUG"))
+        fprintf(stderr, "hotline: %lld children scans (%s), %.1f us each\n", a->nscans,
+                a->children_files ? "task children files" : "all of /proc",
+                a->nscans ? a->scan_total / (double)a->nscans * 1e6 : 0.0);
+    if (connect_to) { /* the server has it all: its report, its files */
         fprintf(stderr, "hotline: %s\n", reason);
         goto out;
     }
@@ -702,15 +1219,9 @@ int cmd_attach(int argc, char **argv)
                 a->dropped);
     if (cli_outputs_write(&outs, a->p, "hotline", 0)) status = 1;
 out:
-    if (a->sock >= 0) close(a->sock);
-    json_decref(a->now_threads);
-    for (int i = 0; i < a->nth; i++)
-        if (a->th[i].perf_fd >= 0) close(a->th[i].perf_fd);
-    json_decref(a->strs);
-    json_decref(a->stacks);
-    if (a->conn) profile_conn_free(a->conn);
+    for (int i = 0; i < a->nprocs; i++)
+        att_proc_free(a->procs[i]);
     profile_free(a->p);
-    attach_close(&a->ap);
     free(a);
     return status;
 }

@@ -141,7 +141,9 @@ static void conn_message(struct agentconn *ac, const struct agent_msg *m)
         break;
     }
     case AGENT_MSG_LOG:
-        if (!strcmp(m->u.text.level, "warn") || !strcmp(m->u.text.level, "error"))
+        if (!strcmp(m->u.text.level, "notice") && s->cb.on_notice && !s->closing)
+            s->cb.on_notice(s, m->u.text.msg, s->ud);
+        else if (!strcmp(m->u.text.level, "warn") || !strcmp(m->u.text.level, "error"))
             report_error(s, "agent: %s", m->u.text.msg);
         break;
     default:
@@ -720,12 +722,13 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     char pidbuf[24], ivbuf[32];
     if (o->attach_pid > 0) {
         /* the helper's own argv: exe attach PID --connect SOCK [--interval MS]
-         * [--memory | [--include GLOB]... [--exclude GLOB]...] (the settings'
-         * include / exclude: the frame it charges is the one a run's agent
-         * would; the injected agent's config is its defaults, session.h) */
-        int ninc = o->attach_memory ? 0 : o->ninclude, nexc = o->attach_memory ? 0 : o->nexclude;
+         * [--memory | --children] [--include GLOB]... [--exclude GLOB]...
+         * (the settings' include / exclude: the frame it charges, or with
+         * --memory the injected agent's config, is the one a run's agent
+         * would) */
+        int ninc = o->ninclude, nexc = o->nexclude;
         free(args);
-        args = calloc(9 + 2 * (size_t)(ninc + nexc), sizeof *args);
+        args = calloc(10 + 2 * (size_t)(ninc + nexc), sizeof *args);
         if (!args) {
             free(config);
             free(main_path);
@@ -746,6 +749,7 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
             args[k++] = ivbuf;
         }
         if (o->attach_memory) args[k++] = "--memory";
+        if (o->attach_children && !o->attach_memory) args[k++] = "--children";
         for (int i = 0; i < ninc; i++) {
             args[k++] = "--include";
             args[k++] = o->include[i];

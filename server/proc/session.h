@@ -57,10 +57,15 @@ struct session_opts {
      * target's program name for the profile; include / exclude are passed
      * on (--include / --exclude); module, args, stdin, memory are not used.
      * attach_memory: `--memory` too: the helper injects the in-process agent
-     * with gdb and relays its stream here (attach_memory.c); include /
-     * exclude are then not passed (the injected agent takes its defaults). */
+     * (gdb, or PEP 768 on 3.14+) and relays its stream here (attach_memory.c);
+     * include / exclude go into the injected agent's config.
+     * attach_children: `--children` (not with attach_memory): the helper
+     * follows the target's Python children, each on a connection of its own
+     * as a run's forked children; without it they are only named (a `log`
+     * of level "notice", on_notice). */
     int attach_pid;
     int attach_memory;
+    int attach_children;
     const char *attach_exe;
 };
 
@@ -69,6 +74,9 @@ struct session_cbs {
     /* live stacks, resolved by profile_conn_resolve_now (borrowed); may be NULL */
     void (*on_now)(struct session *, const json_t *now, void *ud);
     void (*on_error)(struct session *, const char *msg, void *ud); /* may be NULL */
+    /* a line meant for the user (a `log` of level "notice": the attach
+     * helper naming a child it does not follow); may be NULL */
+    void (*on_notice)(struct session *, const char *msg, void *ud);
     /* program ended and all agent connections drained; required */
     void (*on_exit)(struct session *, void *ud);
 };

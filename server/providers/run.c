@@ -484,6 +484,14 @@ static void on_error(struct session *ss, const char *msg, void *ud)
     lsp_log(r->srv, LSP_MSG_WARNING, "run: %s", msg);
 }
 
+/* the attach helper names a child it does not follow (or follows): shown */
+static void on_notice(struct session *ss, const char *msg, void *ud)
+{
+    (void)ss;
+    struct lsp_run *r = ud;
+    lsp_show(r->srv, LSP_MSG_INFO, "hotline: %s", msg);
+}
+
 static void run_free(struct lsp_run *r)
 {
     free(r->uri);
@@ -630,6 +638,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     /* hotline.attach: {"pid": N} instead of a program to start */
     int attach_pid = (int)json_integer_value(json_object_get(a, "pid"));
     int attach_memory = attach_pid > 0 && json_is_true(json_object_get(a, "memory"));
+    int attach_children = attach_pid > 0 && json_is_true(json_object_get(a, "children"));
     struct pyproc_info target;
     char self_exe[PATH_MAX] = "", target_uri_buf[PATH_MAX + 16] = "";
     if (attach_pid > 0) {
@@ -720,13 +729,17 @@ static int start_run(struct server *s, json_t *id, json_t *a)
                              .stdin_path = in,
                              .attach_pid = attach_pid,
                              .attach_memory = attach_memory,
+                             .attach_children = attach_children,
                              .attach_exe = self_exe};
     if (attach_pid > 0) {
         o.cwd = r->main_dir;
         o.nargs = 0;
     }
-    struct session_cbs cbs = {
-        .on_delta = on_delta, .on_now = on_now, .on_error = on_error, .on_exit = on_exit_cb};
+    struct session_cbs cbs = {.on_delta = on_delta,
+                              .on_now = on_now,
+                              .on_error = on_error,
+                              .on_notice = on_notice,
+                              .on_exit = on_exit_cb};
     int rc = store && r->uri && r->main_dir && args && inc && exc
                  ? session_start(s->loop, &r->sess, &o, &cbs, r, store)
                  : -ENOMEM;
@@ -775,12 +788,6 @@ static int start_run(struct server *s, json_t *id, json_t *a)
                        : attach_pid > 0 ? "attaching"
                                         : "starting",
                        on_progress_cancel, r);
-    if (attach_memory && (ninc || nexc))
-        lsp_show(s, LSP_MSG_INFO,
-                 "hotline: attaching to process %d with memory: the include / exclude settings "
-                 "are not applied (the injected agent charges the target's own files, "
-                 "docs/attach.md)",
-                 attach_pid);
     if (id && attach_pid > 0)
         lsp_reply(s, id,
                   json_pack("{s:b, s:i, s:s, s:b}", "attached", 1, "pid", attach_pid, "program",
@@ -834,15 +841,17 @@ static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
     lsp_reply(s, id, json_pack("{s:b}", "stopped", 1));
 }
 
-/* hotline.attach {pid, memory?}: sample a running Python from outside
- * (cmd_attach.c via the session), or with memory: true have gdb inject the
- * agent, whose stream the helper relays (attach_memory.c); the editor shows
- * what it shows during a run. */
+/* hotline.attach {pid, memory?, children?}: sample a running Python from
+ * outside (cmd_attach.c via the session; children: true follows its Python
+ * children too), or with memory: true have gdb inject the agent, whose
+ * stream the helper relays (attach_memory.c); the editor shows what it
+ * shows during a run. */
 static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
 {
     struct run_state *f = self;
     json_t *pid = json_object_get(a, "pid");
     json_t *memory = json_object_get(a, "memory");
+    json_t *children = json_object_get(a, "children");
     if (!s->loop) {
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot attach to processes");
         return;
@@ -856,6 +865,16 @@ static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
         lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.attach: \"memory\" is true or false");
         return;
     }
+    if (children && !json_is_boolean(children)) {
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS, "hotline.attach: \"children\" is true or false");
+        return;
+    }
+    if (json_is_true(children) && json_is_true(memory)) {
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS,
+                        "hotline.attach: \"children\" does not go with \"memory\" (the "
+                        "injected agent is not inherited by children)");
+        return;
+    }
     if (json_integer_value(pid) == getpid()) {
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "that is the Hotline server itself");
         return;
@@ -866,7 +885,8 @@ static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
                         f->run->attach_pid > 0 ? f->run->attach_pid : f->run->sess.pid);
         return;
     }
-    json_t *args = json_pack("{s:O, s:b}", "pid", pid, "memory", json_is_true(memory));
+    json_t *args = json_pack("{s:O, s:b, s:b}", "pid", pid, "memory", json_is_true(memory),
+                             "children", json_is_true(children));
     start_run(s, id, args);
     json_decref(args);
 }

@@ -20,6 +20,11 @@ under test against mem_target.py started as a non-child (setsid):
     debugger script"); Ctrl-C while waiting: exit 130, withdrawn likewise;
     an audit hook in the target that refuses the script: exit 7, says so;
     as root, a target of another user (setpriv) reads the script as itself;
+  - --include / --exclude reach the injected agent: with the json package
+    included (and the default excludes replaced) a json.dumps loop's time
+    is charged to json's lines, not the loop's; patterns too big for the
+    injected code (gdb's 4 KiB page; 3.14+: our 60000-byte cap) are
+    refused with exit 2, naming the limit, nothing injected;
   - a target already profiled (`hotline run`) is refused, exit status 1;
     no agent build for its version: 5; another user (as root: setpriv): 6.
 Fails on 3.9-3.13 when gdb is not installed (.ci/install-deps installs it).
@@ -192,6 +197,64 @@ def attached(tmp, ref_out, ref_rc):
     check(got_out == ref_out, "target stdout unchanged (%r)" % got_out)
     check(got_rc == ref_rc, "target exit status unchanged (%s)" % got_rc)
     check(got_err == "", "target stderr unchanged (%r)" % got_err)
+
+
+JSON_LOOP = ("import json, os, sys, time\n"
+             "d = {'k%d' % i: list(range(30)) for i in range(40)}\n"
+             "sys.stderr.write('%d\\n' % os.getpid()); sys.stderr.flush()\n"
+             "end = time.monotonic() + 120\n"
+             "while time.monotonic() < end:\n"
+             "    json.dumps(d)  # JSONLOOP\n")
+
+
+def include_patterns(tmp):
+    js = os.path.join(tmp, "jsonloop.py")
+    with open(js, "w") as f:
+        f.write(JSON_LOOP)
+    p = subprocess.Popen([sys.executable, js], stderr=subprocess.PIPE, start_new_session=True)
+    pid = int(p.stderr.readline())  # up (a condition, not a sleep)
+    try:
+        out = os.path.join(tmp, "include.json")
+        r = subprocess.run([HOTLINE, "attach", str(pid), "--memory", "--duration", "1.5",
+                            "--json", out, "--include", "*/json/*", "--exclude", "/nonexistent"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                           env=no_gdb_env(tmp))
+        msg = r.stderr.decode()
+        check(r.returncode == 0 and "agent connected" in msg,
+              "--include: attach --memory runs (%d, %s)" % (r.returncode, msg.strip()[-300:]))
+        check(wait_until(lambda: sampler_threads(pid) == 0, 15), "--include: unloaded after")
+        if r.returncode == 0 and os.path.exists(out):
+            with open(out) as f:
+                prof = json.load(f)
+
+            def secs(pred):
+                return sum(st.get("python_s", 0) + st.get("native_s", 0) + st.get("system_s", 0)
+                           for path, fo in prof["files"].items() if pred(path)
+                           for st in fo.get("lines", {}).values())
+            in_json, loop = secs(lambda f: "/json/" in f), secs(lambda f: f == js)
+            print("--include */json/* with --memory: json's lines %.3f s, the loop's %.3f s"
+                  % (in_json, loop))
+            # (a sample between two calls has no json frame: the loop's line)
+            check(in_json > 0.3 and loop < 0.1 * in_json,
+                  "--include */json/*: the injected agent charges json's lines (%.3f s), the "
+                  "loop's only between calls (%.3f s)" % (in_json, loop))
+        # too big for the injected code: refused before anything is done
+        big = []
+        for i in range(64):
+            big += ["--include", "/%02d/%s/*" % (i, "x" * 500)]
+        r = subprocess.run([HOTLINE, "attach", str(pid), "--memory"] + big,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                           env=no_gdb_env(tmp))
+        msg = r.stderr.decode()
+        limit = "at most %d" % (60000 if PEP768 else 4000)
+        check(r.returncode == 2 and "do not fit" in msg and limit in msg and "--memory:" not in msg,
+              "patterns too big: exit 2 before anything is done, names the limit (%d, %s)" % (r.returncode,
+                                                                     msg.strip()[-300:]))
+        check(sampler_threads(pid) == 0 and p.poll() is None,
+              "patterns too big: nothing injected, the target runs on")
+    finally:
+        p.kill()
+        p.wait()
 
 
 def failed(tmp, ref_out, ref_rc, what, env, expect, mode=(), flags=(), target_env=None,
@@ -426,6 +489,7 @@ def main():
         check(ref_rc == 3 and "grown 100" in ref_out and ref_err == "",
               "reference run (%s, %r)" % (ref_rc, ref_err))
         attached(tmp, ref_out, ref_rc)
+        include_patterns(tmp)
         if PEP768:
             pep768_failures(tmp, ref_out, ref_rc)
         else:

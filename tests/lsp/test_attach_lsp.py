@@ -16,6 +16,11 @@ editor"), against a real `hotline lsp`:
 6. errors: a pid that does not exist (error reply, "no such process"); a
    process that is not Python (`sleep`): the attach ends at once with a
    message that says so, and the server keeps serving.
+7. a target that forks a Python child (tests/attach/fork_target.py): the
+   child is named in a showMessage ("started child C ... not followed")
+   and its line gets no hint; with {children: true} a showMessage says it
+   is followed and its line gets a hint (its own connection's data reached
+   the store); `children` with `memory` is refused.
 
 Usage: test_attach_lsp.py HOTLINE [PYTHON]  (PYTHON runs the target: by
 default this interpreter; ctest also runs it with 3.9/3.10, which attach
@@ -42,6 +47,8 @@ hot()
 """
 HOT_LINE = 6  # 0-based
 FUNC_LINE = 2
+FORK_TARGET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "attach",
+                           "fork_target.py")
 
 
 TARGET_PY = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else sys.executable
@@ -204,6 +211,53 @@ def main():
             # still serving
             procs = execute(c, "hotline.listProcesses", {})["result"]
             assert isinstance(procs, list), procs
+
+            # 7. children: named, or followed with children: true
+            with open(FORK_TARGET) as f:
+                ft_src = f.read()
+            ft = os.path.join(work, "app", "fork_target.py")
+            with open(ft, "w") as f:
+                f.write(ft_src)
+            child_line = [i for i, l in enumerate(ft_src.splitlines()) if "# CHILD" in l][0]
+            fu = uri(ft)
+            c.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+                "uri": fu, "languageId": "python", "version": 1, "text": ft_src}}})
+            r = execute(c, "hotline.attach", {"pid": os.getpid(), "memory": True,
+                                              "children": True})
+            assert "error" in r and "children" in r["error"]["message"], r
+            for children in (False, True):
+                d = tempfile.mkdtemp(dir=work)
+                p = subprocess.Popen([sys.executable, ft, d, "1.0", "fork"],
+                                     cwd=os.path.dirname(ft), stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+                try:
+                    pid = int(p.stderr.readline())
+                    r = execute(c, "hotline.attach", {"pid": pid, "children": children})
+                    assert r.get("result", {}).get("attached") is True, r
+                    c.wait(lambda m: is_exec(m, fu), "executing in the forking target")
+                    open(os.path.join(d, "go"), "w").close()
+                    child = int(p.stderr.readline().split()[1])
+                    said = ("following process %d" % child if children else
+                            "started child %d" % child)
+                    m = c.wait(lambda m: m.get("method") == "window/showMessage" and
+                               said in m["params"]["message"], "the child named")
+                    assert children or "not followed" in m["params"]["message"], m
+                    out, _ = p.communicate(timeout=TIMEOUT)
+                    assert p.returncode == 0 and out == b"done\n", out
+                    ended = wait_ended(c)
+                    assert ended["reason"] == "target exited", ended
+                    hints = c.request("textDocument/inlayHint", {
+                        "textDocument": {"uri": fu}, "range": {
+                            "start": {"line": 0, "character": 0},
+                            "end": {"line": 200, "character": 0}}})
+                    lines = [h["position"]["line"] for h in hints["result"] or []]
+                    assert (child_line in lines) == children, (children, lines)
+                    print("7. children %s: %s; hints on lines %r"
+                          % (children, m["params"]["message"], lines))
+                finally:
+                    if p.poll() is None:
+                        p.kill()
+                        p.wait()
         finally:
             if target.poll() is None:
                 open(stop, "w").close()
