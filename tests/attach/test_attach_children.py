@@ -237,8 +237,12 @@ def editor_lines(tmp):
           "--connect --children: a connection per child, its hello with its pid and ppid")
     shapes = [(c[0].get("pid"), sum(m.get("t") == "delta" for m in c), c[-1].get("t"))
               for c in conns[1:] if c]
-    check(all(n > 0 and last == "end" for _, n, last in shapes),
-          "--connect --children: each child's deltas, then its end (%r)" % shapes)
+    # a child found just before it exits (the scan comes late when 8
+    # processes share 2 cores: once in an ASan CI run, 1 of 7) has its end
+    # and no delta; most must have deltas
+    check(all(last == "end" for _, n, last in shapes) and
+          2 * sum(n > 0 for _, n, _ in shapes) > len(shapes),
+          "--connect --children: each child's end, most with deltas before it (%r)" % shapes)
     check(len(told) == 6 and "not named again" in told[5],
           "--connect --children: at most 5 'following' lines and one more to the editor")
 
