@@ -156,7 +156,13 @@ static int dead_row_late(agent_t *a, const mem_rawfr_t *fr, uint64_t seq)
     return row;
 }
 
-/* Innermost profiled line of an event: row index, or -1. */
+/* Innermost profiled line of an event: row index, or -1. A frame whose
+ * code is gone with no copy of it (3.9-3.11 have no code watcher; on 3.12+
+ * the copies are capped) ends the search: the event is lost, not charged
+ * to the caller. Why: the dead code may well have been the program's (an
+ * exec'd string, a notebook cell), and its caller's line (the `exec(...)`)
+ * did not allocate that memory: a cell's 4 MB read on the exec line and 0
+ * on the cell's own lines. A line is right or has nothing. */
 static int resolve(agent_t *a, const mem_ev_t *e)
 {
     for (int i = 0; i < e->nfr; i++) {
@@ -164,6 +170,7 @@ static int resolve(agent_t *a, const mem_ev_t *e)
         int r = d ? dead_row(a, d, e->fr[i].instr) : frame_row(a, &e->fr[i]);
         if (r == -2) r = dead_row_late(a, &e->fr[i], e->seq);
         if (r >= 0) return r;
+        if (r == -2) return -1;
     }
     return -1;
 }
