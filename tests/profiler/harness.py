@@ -119,6 +119,8 @@ class Result:
     def __init__(self, rc, out, err, conns, elapsed):
         self.rc, self.stdout, self.stderr, self.conns, self.elapsed = rc, out, err, conns, elapsed
         self.steal = 0.0
+        self.contention = 0.0  # the target's threads' runqueue wait share (_run_watched)
+        self.pressure = None  # machine-wide: share of the run some task waited for a CPU
 
     @property
     def main(self):
@@ -220,6 +222,72 @@ def _cpu_jiffies():
     return (v[7] if len(v) > 7 else 0), sum(v[:8])
 
 
+def _cpu_pressure():
+    """Microseconds some task of the machine waited for a CPU (PSI), or None."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            some = f.readline().split()
+    except OSError:
+        return None
+    for kv in some:
+        if kv.startswith("total="):
+            return int(kv[6:])
+    return None
+
+
+def _schedstat(pid):
+    """{tid: (on-CPU ns, runqueue-wait ns)} of every thread of pid now."""
+    out = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                v = f.read().split()
+            out[int(tid)] = (int(v[0]), int(v[1]))
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
+def _run_watched(cmd, env, cwd, timeout, stdin):
+    """subprocess.run(cmd) that also measures the CPU contention the target
+    ran under: the share of its threads' runnable time spent waiting on a
+    runqueue for a CPU (the kernel's schedstat, polled every 20 ms while it
+    runs; a thread's last reading stands for its whole life, so threads
+    shorter than a poll are missed). That is the load that matters for the
+    profiler: the target and its sampler thread waiting for a CPU, whatever
+    the load average says. Returns a CompletedProcess with .contention."""
+    p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+    seen = {}
+    done = threading.Event()
+
+    def poll():
+        while not done.is_set():
+            seen.update(_schedstat(p.pid))
+            done.wait(0.02)
+
+    w = threading.Thread(target=poll, daemon=True)
+    w.start()
+    try:
+        out, err = p.communicate(input=stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
+    finally:
+        done.set()
+        w.join()
+    r = subprocess.CompletedProcess(cmd, p.returncode, out, err)
+    run_ns = sum(v[0] for v in seen.values())
+    wait_ns = sum(v[1] for v in seen.values())
+    r.contention = wait_ns / (run_ns + wait_ns) if run_ns + wait_ns > 0 else 0.0
+    return r
+
+
 def run(argv, config=None, extra_env=None, timeout=60, cwd=None, requests=(),
         pythonpath_extra=None, stdin=None):
     """Run [python] + argv under the agent; returns a Result. argv[0] is a
@@ -236,11 +304,10 @@ def run(argv, config=None, extra_env=None, timeout=60, cwd=None, requests=(),
         cfg["main"] = os.path.abspath(argv[0])
     cfg.update(config or {})
     env = env_for(sock, cfg, extra_env, pythonpath_extra)
-    t0, j0 = time.monotonic(), _cpu_jiffies()
+    t0, j0, psi0 = time.monotonic(), _cpu_jiffies(), _cpu_pressure()
     try:
-        p = subprocess.run([PY] + list(argv), env=env, cwd=cwd, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=timeout, input=stdin)
-        elapsed, j1 = time.monotonic() - t0, _cpu_jiffies()
+        p = _run_watched([PY] + list(argv), env, cwd, timeout, stdin)
+        elapsed, j1, psi1 = time.monotonic() - t0, _cpu_jiffies(), _cpu_pressure()
         if not srv.wait_closed(15):
             raise AssertionError("agent connections still open 15 s after exit")
     finally:
@@ -249,6 +316,9 @@ def run(argv, config=None, extra_env=None, timeout=60, cwd=None, requests=(),
     for c in srv.conns:
         assert not c.problems, c.problems[:5]
     res = Result(p.returncode, p.stdout, p.stderr, srv.conns, elapsed)
+    res.contention = p.contention
+    if psi0 is not None and psi1 is not None and elapsed > 0:
+        res.pressure = min(1.0, (psi1 - psi0) / 1e6 / elapsed)
     # the share of all vCPU time the hypervisor gave to others during the
     # run (docs/sampling.md, "Limits": a thread runnable on a stolen vCPU is
     # running for the profiler, and burns no CPU)
@@ -297,8 +367,9 @@ class Checker:
 
     def check(self, ok, msg, steal=False):
         """steal=True: a category share (Python vs native, running vs
-        waiting), which vCPU steal above STEAL_MAX breaks without the
-        profiler being wrong (accuracy())."""
+        waiting) or a line's CPU, which vCPU steal above STEAL_MAX or CPU
+        contention above CONTENTION_MAX breaks without the profiler being
+        wrong about what it promises (accuracy())."""
         if not ok:
             (self.steal_fails if steal else self.fails).append(msg)
 
@@ -324,6 +395,20 @@ class Checker:
 # applies.
 STEAL_MAX = 0.05
 
+# Above this share of its runnable time spent waiting on a runqueue for a
+# CPU (the target's threads, kernel schedstat: _run_watched), the same
+# shares are not judged either. Why: the Python/native/system decision
+# probes a thread for ~1 ms around each sample (docs/sampling.md); when the
+# target, or its sampler thread, waits for a CPU through that window the
+# probe sees no progress either way and keeps the thread's previous
+# category, and a thread just woken from a sleep waits runnable on the sleep
+# line. Measured on the 2-core VM with 6-8 busy loops beside the tests
+# (load 6-10): truth's C spin line read 54-100% Python, alternate's sleep
+# line 61-68% system, short_threads' lines 2.3-4.5x their CPU, at 30-60%
+# contention; the seconds of every line stayed within their bounds, and
+# those are always judged. Quiet (load ~1) the targets wait under 5%.
+CONTENTION_MAX = 0.10
+
 
 def accuracy(label, attempt, tries=3):
     """Runs attempt(checker) up to `tries` times; passes when one attempt
@@ -343,14 +428,20 @@ def accuracy(label, attempt, tries=3):
         results = attempt(c)
         late = max((r.main.end or {}).get("late_max_ms", 0.0) for r in results)
         steal = max(r.steal for r in results)
-        if steal <= STEAL_MAX:
+        cont = max(r.contention for r in results)
+        psi = max((r.pressure for r in results if r.pressure is not None), default=None)
+        print("attempt %d: target waited for a CPU %.1f%% of its runnable time, machine CPU pressure %s"
+              % (i + 1, 100 * cont, "n/a" if psi is None else "%.0f%%" % (100 * psi)))
+        loaded = steal > STEAL_MAX or cont > CONTENTION_MAX
+        if not loaded:
             c.fails += c.steal_fails
         else:
             for f in c.steal_fails:
-                print("  not judged at %.0f%% vCPU steal: %s" % (100 * steal, f))
+                print("  not judged at %.0f%% vCPU steal, %.0f%% CPU contention: %s"
+                      % (100 * steal, 100 * cont, f))
         print("attempt %d: sampler worst lateness %.1f ms, vCPU steal %.0f%%, %d failures"
               % (i + 1, late, 100 * steal, len(c.fails)))
-        unjudged = steal > STEAL_MAX and c.steal_fails
+        unjudged = loaded and c.steal_fails
         if not c.fails and not unjudged:
             c.done()
             return
@@ -359,7 +450,7 @@ def accuracy(label, attempt, tries=3):
         for f in c.fails:
             print("  - " + f)
     if passed:
-        print("every attempt that passed had shares not judged (vCPU steal above %.0f%%)"
-              % (100 * STEAL_MAX))
+        print("every attempt that passed had shares not judged (vCPU steal above %.0f%% or CPU "
+              "contention above %.0f%%)" % (100 * STEAL_MAX, 100 * CONTENTION_MAX))
         c = passed
     c.done()

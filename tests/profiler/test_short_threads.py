@@ -50,7 +50,8 @@ def attempt(c):
         hi = 1.3 * cpu / (1.0 - min(res.steal, 0.5))
         c.check(0.5 * cpu <= r["cpu"] <= hi,
                 "%s: line has %.3f s of CPU, the tasks used %.3f s (bound %.3f at %.0f%% steal)"
-                % (name, r["cpu"], cpu, hi, 100 * res.steal))
+                % (name, r["cpu"], cpu, hi, 100 * res.steal),
+                steal=True)  # contention too: 2.3-4.5x at 30-60% (harness.CONTENTION_MAX)
         c.check(r["nat"] <= 0.1 * max(tot, 1e-9), "%s: %.3f s native of %.3f" % (name, r["nat"], tot),
                 steal=True)
     for name in ("seq_start", "seq_join", "pool_result", "once_result"):
