@@ -41,7 +41,8 @@ def _hotline_send_error(msg, kind="error"):
 
 def _hotline_boot():
     try:
-        from hotline import _agent  # noqa: F401 (the native part, per version)
+        # the private name: a program's own `hotline` module stays its own
+        from _hotline_agent import _agent  # noqa: F401 (the native part, per version)
     except Exception as e:  # ImportError; on old Pythons maybe a SyntaxError
         # The program runs unprofiled, as without hotline (docs/cli.md,
         # "No profile?"): stopping it would harm it for a profiler's sake.
@@ -54,9 +55,9 @@ def _hotline_boot():
             "%s: the program runs unprofiled; build one with: cmake -S . -B build "
             "-DHOTLINE_PYTHONS=%s && cmake --build build" % (why, sys.executable))
         return
-    import hotline
+    import _hotline_agent
     try:
-        hotline.start()
+        _hotline_agent.start()
     except Exception as e:  # never break the program, never write into its stderr
         # Told to the server if it still listens. A process started after
         # the run ended (a child outliving the program) finds no socket and
@@ -86,8 +87,8 @@ def _hotline_connect():
     the editor's server of the workspace when one listens, else run as
     without hotline, silently (docs/notebooks.md)."""
     try:
-        import hotline
-        hotline.connect()
+        import _hotline_agent
+        _hotline_agent.connect()
     except Exception:  # no agent for this Python, agent refused
         pass
 

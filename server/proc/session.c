@@ -507,14 +507,14 @@ static int env_skip(const char *e)
  * make_socket keeps free of both; the link goes with that directory. */
 static char *shim_preload_path(struct session *s, const char *agent_dir)
 {
-    char *shim = strf("%s/hotline/libhotline_memshim.so", agent_dir);
+    char *shim = strf("%s/" SESSION_AGENT_PKG "/" SESSION_SHIM_NAME, agent_dir);
     if (shim && access(shim, R_OK) == 0 && !strpbrk(shim, " :")) return shim;
     char real[PATH_MAX];
     int ok =
         shim && access(shim, R_OK) == 0 && realpath(shim, real); /* agent_dir may be relative */
     free(shim);
     if (!ok) return NULL;
-    snprintf(s->shimlink, sizeof s->shimlink, "%s/libhotline_memshim.so", s->tmpdir);
+    snprintf(s->shimlink, sizeof s->shimlink, "%s/" SESSION_SHIM_NAME, s->tmpdir);
     if (strpbrk(s->shimlink, " :") || symlink(real, s->shimlink) != 0) {
         s->shimlink[0] = 0;
         return NULL; /* no safe path: run without native allocation tracking */

@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, sys.argv[1])
-from hotline import _cells  # noqa: E402
+from _hotline_agent import _cells  # noqa: E402
 
 NB = '''import marimo
 

@@ -823,6 +823,38 @@ def real_space_install(c):
     check(os.listdir(tmpdir) == [], "private folder removed: %r" % os.listdir(tmpdir))
 
 
+OWN_HOTLINE = """import subprocess, sys
+import hotline
+print(hotline.X, flush=True)
+if sys.argv[1:] != ["child"]:
+    subprocess.run([sys.executable, __file__, "child"])
+"""
+NO_HOTLINE = """try:
+    import hotline
+    print("found", hotline.__file__)
+except ImportError:
+    print("none")
+"""
+
+
+@case
+def real_own_hotline(c):
+    """The program's own `hotline` module, next to its script, is the one
+    it imports, in its Python children too; a program without one finds
+    none, as without Hotline. Before, the bootstrap's `import hotline` left
+    the profiler's package in sys.modules: AttributeError on hotline.X."""
+    c.write("own/hotline.py", "X = 1\n")
+    prog = c.write("own/prog.py", OWN_HOTLINE)
+    out_json = os.path.join(c.tmp, "p.json")
+    rc, out, err = real_run(c, ["--json", out_json, prog])
+    check(rc == 0 and out == b"1\n1\n", "own hotline.X in both (rc %d, %r)" % (rc, out), err)
+    check(len(load(out_json)["processes"]) == 2, "both processes profiled", err)
+    prog = c.write("plain/prog.py", NO_HOTLINE)
+    rc, out, err = real_run(c, [prog])
+    check(rc == 0 and out == b"none\n", "no hotline module for a program without one: %r"
+          % out, err)
+
+
 @case
 def real_interval(c):
     """The interval the profile records is the one the agent samples at, at
