@@ -105,7 +105,6 @@ struct session {
     char *tail; /* SESSION_OUTPUT_TAIL ring of program output */
     size_t tail_len, tail_pos;
     char tmpdir[256], sockpath[300];
-    char shimlink[300]; /* link to the memory shim in tmpdir, "" if none */
     int detached, proc_open, stop_stage, now_hz, done, closing, pending_closes, done_closing,
         drain_ticks;
     uint64_t start_ns, drain_deadline;

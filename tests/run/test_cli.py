@@ -790,21 +790,14 @@ NATIVE = ("import ctypes, subprocess, sys\n"
 def real_space_install(c):
     """hotline and its agent copied into a folder whose path has a space
     (TMPDIR too): ld.so splits LD_PRELOAD at spaces, so the memory shim is
-    preloaded through a link in the session's private folder. No process
-    says "cannot be preloaded", native allocations are tracked, the link
-    goes with the folder."""
-    inst = os.path.join(c.tmp, "my install")
-    os.makedirs(os.path.join(inst, "bin"))
-    shutil.copy2(c.hotline, os.path.join(inst, "bin", "hotline"))
-    shutil.copytree(c.agent, os.path.join(inst, "bin", "python"))
-    tmpdir = os.path.join(c.tmp, "tmp dir")
-    os.mkdir(tmpdir)
+    preloaded by its name along LD_LIBRARY_PATH (split at colons only). No
+    process says "cannot be preloaded", native allocations are tracked, the
+    private folder goes."""
+    hotline, env = space_install(c)
+    tmpdir = env["TMPDIR"]
     prog = c.write("prog/native.py", NATIVE)
     out_json = os.path.join(c.tmp, "p.json")
-    env = real_env(c)
-    env.pop("HOTLINE_AGENT_PATH")  # found next to the binary, as installed
-    env["TMPDIR"] = tmpdir
-    p = subprocess.run([os.path.join(inst, "bin", "hotline"), "run", "--python", c.python,
+    p = subprocess.run([hotline, "run", "--python", c.python,
                         "--json", out_json, prog], capture_output=True, timeout=120, env=env,
                        cwd=c.tmp)
     err = p.stderr.decode("utf-8", "replace")
@@ -821,6 +814,66 @@ def real_space_install(c):
     check(line.get("alloc_mb", 0) >= 90 and line.get("python_alloc_fraction", 0) < 0.1,
           "2 x 48 MB of malloc tracked as native: %r" % line, err)
     check(os.listdir(tmpdir) == [], "private folder removed: %r" % os.listdir(tmpdir))
+
+
+def space_install(c):
+    """hotline and its agent copied into "<tmp>/my install" (a space in
+    the path), TMPDIR too: (path of that hotline, its environment)."""
+    inst = os.path.join(c.tmp, "my install")
+    os.makedirs(os.path.join(inst, "bin"))
+    shutil.copy2(c.hotline, os.path.join(inst, "bin", "hotline"))
+    shutil.copytree(c.agent, os.path.join(inst, "bin", "python"))
+    tmpdir = os.path.join(c.tmp, "tmp dir")
+    os.mkdir(tmpdir)
+    env = real_env(c)
+    env.pop("HOTLINE_AGENT_PATH")  # found next to the binary, as installed
+    env["TMPDIR"] = tmpdir
+    return os.path.join(inst, "bin", "hotline"), env
+
+
+SPACE_OUTLIVE = """import os, subprocess, sys
+work = sys.argv[1]
+# a shell the program leaves running: once the run is over (the test
+# writes `go`) it runs a command, whose stderr it keeps, and records its
+# exit status; it gives up after 60 s
+cmd = ('i=0; while [ ! -e "$1/go" ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i+1)); done; '
+       '/bin/true 2> "$1/true.err"; echo $? > "$1/status"')
+subprocess.Popen(["/bin/sh", "-c", cmd, "sh", work], stdin=subprocess.DEVNULL,
+                 stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "sh.err"), "w"))
+print("main done")
+"""
+
+
+@case
+def real_space_outlives(c):
+    """Installed in a folder with a space, memory on: a child the program
+    leaves running starts commands after the run is over, and ld.so says
+    nothing to them. Before, the shim was preloaded through a link in the
+    session's private folder, gone with it: every later command printed
+    "ld.so: object ... cannot be preloaded"."""
+    hotline, env = space_install(c)
+    prog = c.write("prog/outlive.py", SPACE_OUTLIVE)
+    work = os.path.join(c.tmp, "work")
+    os.mkdir(work)
+    p = subprocess.run([hotline, "run", "--python", c.python, prog, work], capture_output=True,
+                       timeout=120, env=env, cwd=c.tmp)
+    err = p.stderr.decode("utf-8", "replace")
+    check(p.returncode == 0 and p.stdout == b"main done\n", "exit status %d, %r"
+          % (p.returncode, p.stdout), err)
+    check("cannot be preloaded" not in err, "ld.so could not preload the shim", err)
+    with open(os.path.join(work, "go"), "w"):
+        pass
+    status = os.path.join(work, "status")
+    deadline = time.monotonic() + 60
+    while not (os.path.exists(status) and open(status).read().endswith("\n")):
+        check(time.monotonic() < deadline, "the child's command did not run")
+        select.select([], [], [], 0.05)
+    for name in ("true.err", "sh.err"):
+        with open(os.path.join(work, name), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        print("%s after the run: %r" % (name, text))
+        check(text == "", "%s: the program's output changed after the run: %r" % (name, text))
+    check(open(status).read() == "0\n", "the command's exit status")
 
 
 OWN_HOTLINE = """import subprocess, sys
