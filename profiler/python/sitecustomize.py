@@ -39,11 +39,43 @@ def _hotline_send_error(msg, kind="error"):
             pass
 
 
+def _hotline_subinterpreter():
+    """True in a subinterpreter (each one imports site, and so this file):
+    the agent profiles the whole process from the main interpreter, and a
+    subinterpreter must add nothing, not even a message."""
+    for name in ("_interpreters", "_xxsubinterpreters"):  # 3.13+, 3.8-3.12
+        had = name in sys.modules
+        try:
+            mod = __import__(name)
+        except ImportError:
+            continue
+        try:
+            return mod.get_current() != mod.get_main()
+        except Exception:
+            return False
+        finally:
+            if not had:
+                sys.modules.pop(name, None)  # leave the program's modules as they were
+    return False
+
+
 def _hotline_boot():
+    impl = getattr(sys, "implementation", None)
+    if sys.version_info < (3, 9) or getattr(impl, "name", "") != "cpython":
+        # cmake builds no agent for these: advising a build would mislead
+        _hotline_send_error(
+            "Hotline needs CPython 3.9 or newer (this is %s %d.%d, %s): the program runs "
+            "unprofiled" % (getattr(impl, "name", "cpython").replace("cpython", "Python"),
+                            sys.version_info[0], sys.version_info[1], sys.executable))
+        return
     try:
         # the private name: a program's own `hotline` module stays its own
-        from _hotline_agent import _agent  # noqa: F401 (the native part, per version)
+        from _hotline_agent import _agent  # the native part, per version
     except Exception as e:  # ImportError; on old Pythons maybe a SyntaxError
+        # 3.12+ refuses a single-phase extension in an isolated
+        # subinterpreter: the main interpreter's agent profiles it already
+        if _hotline_subinterpreter():
+            return
         # The program runs unprofiled, as without hotline (docs/cli.md,
         # "No profile?"): stopping it would harm it for a profiler's sake.
         why = ("no Hotline agent built for Python %d.%d (%s)"
@@ -54,6 +86,11 @@ def _hotline_boot():
         _hotline_send_error(
             "%s: the program runs unprofiled; build one with: cmake -S . -B build "
             "-DHOTLINE_PYTHONS=%s && cmake --build build" % (why, sys.executable))
+        return
+    if _agent.is_running():
+        # site runs before any code of this interpreter: an agent running
+        # already was started by another interpreter of this process (a
+        # subinterpreter that shares the extension, 3.9-3.11 or legacy ones)
         return
     import _hotline_agent
     try:

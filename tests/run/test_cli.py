@@ -908,6 +908,53 @@ def real_own_hotline(c):
           % out, err)
 
 
+SUBINTERP = """import sys, time
+try:
+    import _interpreters as I  # 3.13+
+except ImportError:
+    import _xxsubinterpreters as I
+run = getattr(I, "run_string", None) or I.exec
+for _ in range(3):
+    i = I.create()
+    run(i, "x = sum(range(1000))")
+    I.destroy(i)
+end = time.perf_counter() + 0.3
+while time.perf_counter() < end:
+    pass
+print("ran")
+"""
+
+
+@case
+def real_subinterpreters(c):
+    """Subinterpreters (each imports site, and so the bootstrap) add no
+    message: the main interpreter's agent profiles the process. Before,
+    3.12+ said "no Hotline agent built" per subinterpreter (the agent is
+    refused there), 3.9-3.11 "agent not started ... already running"."""
+    prog = c.write("sub.py", SUBINTERP)
+    out_json = os.path.join(c.tmp, "p.json")
+    rc, out, err = real_run(c, ["--no-memory", "--json", out_json, prog])
+    check(rc == 0 and out == b"ran\n", "the program ran (rc %d, %r)" % (rc, out), err)
+    print(err)
+    check("agent" not in err and "unprofiled" not in err, "no agent message", err)
+    j = load(out_json)
+    check(len(j["processes"]) == 1 and j["samples"] > 0, "the main interpreter profiled", err)
+
+
+@case
+def real_old_python(c):
+    """--python an interpreter older than 3.9 (no agent is ever built for
+    it): one line that says Hotline needs CPython 3.9 or newer, no build
+    advice (cmake refuses that version); the program runs unprofiled."""
+    prog = c.write("prog.py", "import sys\nprint('ran')\nsys.exit(3)\n")
+    rc, out, err = real_run(c, [prog])
+    lines = err.strip().splitlines()
+    print(err)
+    check(rc == 3 and out == b"ran\n", "the program ran, its status (rc %d, %r)" % (rc, out), err)
+    check(len(lines) == 1 and "Hotline needs CPython 3.9 or newer" in lines[0]
+          and "cmake" not in lines[0], "one line, the version needed, no build advice", err)
+
+
 @case
 def real_interval(c):
     """The interval the profile records is the one the agent samples at, at
