@@ -1,6 +1,6 @@
-/* module.c: hotline._agent, the Python face of the agent.
+/* module.c: _hotline_agent._agent, the Python face of the agent.
  *
- * The pure-Python package (python/hotline/__init__.py) parses the config,
+ * The pure-Python package (python/_hotline_agent/__init__.py) parses the config,
  * builds the hello line and calls start(); stop() is registered with atexit
  * so that the end message goes out before the interpreter is torn down.
  * The one piece of global state is g_agent, the running agent of this

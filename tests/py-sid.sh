@@ -91,7 +91,7 @@ done
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DHOTLINE_PYTHONS=${pythons#;}" >/dev/null
 cmake --build "$build" -j"$jobs" --target hotline hotline_agents hotline_spin_all hotline_memtest
 for v in $versions; do
-    ls "$build"/python/hotline/_agent.cpython-"${v/./}"-*.so >/dev/null ||
+    ls "$build"/python/_hotline_agent/_agent.cpython-"${v/./}"-*.so >/dev/null ||
         { echo "py-sid: no agent was built for $v" >&2; exit 1; }
 done
 

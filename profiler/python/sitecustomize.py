@@ -39,10 +39,43 @@ def _hotline_send_error(msg, kind="error"):
             pass
 
 
+def _hotline_subinterpreter():
+    """True in a subinterpreter (each one imports site, and so this file):
+    the agent profiles the whole process from the main interpreter, and a
+    subinterpreter must add nothing, not even a message."""
+    for name in ("_interpreters", "_xxsubinterpreters"):  # 3.13+, 3.8-3.12
+        had = name in sys.modules
+        try:
+            mod = __import__(name)
+        except ImportError:
+            continue
+        try:
+            return mod.get_current() != mod.get_main()
+        except Exception:
+            return False
+        finally:
+            if not had:
+                sys.modules.pop(name, None)  # leave the program's modules as they were
+    return False
+
+
 def _hotline_boot():
+    impl = getattr(sys, "implementation", None)
+    if sys.version_info < (3, 9) or getattr(impl, "name", "") != "cpython":
+        # cmake builds no agent for these: advising a build would mislead
+        _hotline_send_error(
+            "Hotline needs CPython 3.9 or newer (this is %s %d.%d, %s): the program runs "
+            "unprofiled" % (getattr(impl, "name", "cpython").replace("cpython", "Python"),
+                            sys.version_info[0], sys.version_info[1], sys.executable))
+        return
     try:
-        from hotline import _agent  # noqa: F401 (the native part, per version)
+        # the private name: a program's own `hotline` module stays its own
+        from _hotline_agent import _agent  # the native part, per version
     except Exception as e:  # ImportError; on old Pythons maybe a SyntaxError
+        # 3.12+ refuses a single-phase extension in an isolated
+        # subinterpreter: the main interpreter's agent profiles it already
+        if _hotline_subinterpreter():
+            return
         # The program runs unprofiled, as without hotline (docs/cli.md,
         # "No profile?"): stopping it would harm it for a profiler's sake.
         why = ("no Hotline agent built for Python %d.%d (%s)"
@@ -54,9 +87,14 @@ def _hotline_boot():
             "%s: the program runs unprofiled; build one with: cmake -S . -B build "
             "-DHOTLINE_PYTHONS=%s && cmake --build build" % (why, sys.executable))
         return
-    import hotline
+    if _agent.is_running():
+        # site runs before any code of this interpreter: an agent running
+        # already was started by another interpreter of this process (a
+        # subinterpreter that shares the extension, 3.9-3.11 or legacy ones)
+        return
+    import _hotline_agent
     try:
-        hotline.start()
+        _hotline_agent.start()
     except Exception as e:  # never break the program, never write into its stderr
         # Told to the server if it still listens. A process started after
         # the run ended (a child outliving the program) finds no socket and
@@ -86,8 +124,8 @@ def _hotline_connect():
     the editor's server of the workspace when one listens, else run as
     without hotline, silently (docs/notebooks.md)."""
     try:
-        import hotline
-        hotline.connect()
+        import _hotline_agent
+        _hotline_agent.connect()
     except Exception:  # no agent for this Python, agent refused
         pass
 

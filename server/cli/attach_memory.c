@@ -666,11 +666,11 @@ static int find_gdb(char *out, size_t n)
     return -ENOENT;
 }
 
-/* 1 when agent_dir/hotline has a build for 3.minor; have: the ones it has */
+/* 1 when agent_dir's package has a build for 3.minor; have: the ones it has */
 static int have_build(const char *agent_dir, int minor, char *have, size_t n)
 {
     char d[PATH_MAX + 16], want[32];
-    snprintf(d, sizeof d, "%s/hotline", agent_dir);
+    snprintf(d, sizeof d, "%s/" SESSION_AGENT_PKG, agent_dir);
     snprintf(want, sizeof want, "_agent.cpython-3%d-", minor);
     DIR *dir = opendir(d);
     int ok = 0;
@@ -719,7 +719,8 @@ static char *agent_config(const struct attach_mem_opts *o)
 
 /* The Python the pending call runs, into code (at most max bytes, n >
  * max): nothing happens unless our socket still exists (a late run after
- * we gave up); hotline is imported from agent_dir, which leaves sys.path
+ * we gave up); the agent's package (its private name: the program's own
+ * `hotline` stays its own) is imported from agent_dir, which leaves sys.path
  * at once; every error is swallowed (the program must see none). Strings
  * travel as hex: no quoting. 0, -ENOMEM, or -E2BIG with the size it needs
  * in *need. */
@@ -730,10 +731,10 @@ static int python_code(char *code, size_t n, size_t max, const char *agent_dir, 
                                 "if os.path.exists(S):\n"
                                 " sys.path.insert(0,A)\n"
                                 " try:\n"
-                                "  import hotline\n"
+                                "  import " SESSION_AGENT_PKG "\n"
                                 " finally:\n"
                                 "  sys.path.remove(A)\n"
-                                " hotline._attach(S,C)\n";
+                                " " SESSION_AGENT_PKG "._attach(S,C)\n";
     const char *dec = "').decode('utf-8','surrogateescape')";
     static const char frame[] =
         "try:exec(bytes.fromhex('%s').decode(),{'__name__':'__hotline_attach__',"

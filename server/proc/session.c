@@ -260,7 +260,6 @@ static void check_done(struct session *s)
         if (s->pending_closes == 0 && !s->done_closing) {
             s->done_closing = 1;
             if (s->sockpath[0]) unlink(s->sockpath);
-            if (s->shimlink[0]) unlink(s->shimlink);
             if (s->tmpdir[0]) rmdir(s->tmpdir);
             free(s->tail);
             s->tail = NULL;
@@ -499,55 +498,73 @@ static int env_skip(const char *e)
     return 0;
 }
 
-/* Path to put in LD_PRELOAD for the allocation shim (docs/memory.md) built
- * next to the agent: new string, or NULL when there is no shim to load.
- * ld.so splits LD_PRELOAD at spaces and colons and has no escape, so a shim
- * whose path has one (a build or install folder with a space) is preloaded
- * through a symbolic link in the session's private directory, which
- * make_socket keeps free of both; the link goes with that directory. */
-static char *shim_preload_path(struct session *s, const char *agent_dir)
+/* Where ld.so finds the allocation shim (docs/memory.md) built next to the
+ * agent, into *preload (new string) and *libdir (new string or NULL); 0, or
+ * -ENOENT when there is no shim to load (*preload NULL). The entry must
+ * outlive the run, since a child the program leaves running passes
+ * LD_PRELOAD to every command it starts later, and ld.so splits LD_PRELOAD
+ * at spaces and colons with no escape. So it is the shim's absolute path
+ * when that has neither; else (a build or install folder with a space) the
+ * bare file name, which ld.so looks up along LD_LIBRARY_PATH (split at
+ * colons and semicolons only; "$" starts a token there), where build_env
+ * puts *libdir, the shim's folder, first: it holds only files of ours. */
+static int shim_preload(const char *agent_dir, char **preload, char **libdir)
 {
-    char *shim = strf("%s/hotline/libhotline_memshim.so", agent_dir);
-    if (shim && access(shim, R_OK) == 0 && !strpbrk(shim, " :")) return shim;
-    char real[PATH_MAX];
+    *preload = *libdir = NULL;
+    char *shim = strf("%s/" SESSION_AGENT_PKG "/" SESSION_SHIM_NAME, agent_dir), real[PATH_MAX];
     int ok =
         shim && access(shim, R_OK) == 0 && realpath(shim, real); /* agent_dir may be relative */
     free(shim);
-    if (!ok) return NULL;
-    snprintf(s->shimlink, sizeof s->shimlink, "%s/libhotline_memshim.so", s->tmpdir);
-    if (strpbrk(s->shimlink, " :") || symlink(real, s->shimlink) != 0) {
-        s->shimlink[0] = 0;
-        return NULL; /* no safe path: run without native allocation tracking */
+    if (!ok) return -ENOENT;
+    if (!strpbrk(real, " :")) {
+        *preload = strf("%s", real);
+        return *preload ? 0 : -ENOMEM;
     }
-    return strf("%s", s->shimlink);
+    char *slash = strrchr(real, '/');
+    *slash = 0;
+    if (strpbrk(real, ":;$")) return -ENOENT; /* no safe path: no native allocation tracking */
+    *preload = strf("%s", SESSION_SHIM_NAME);
+    *libdir = strf("%s", real);
+    if (*preload && *libdir) return 0;
+    free(*preload);
+    free(*libdir);
+    *preload = *libdir = NULL;
+    return -ENOMEM;
 }
 
-/* New NULL-terminated environment; the 4-5 strings we add are owned by it
- * (entries [nown..)), the inherited ones borrowed from environ. shim
- * (borrowed, may be NULL: shim_preload_path) goes first in LD_PRELOAD. */
+/* "NAME=first[:rest]" (new string), rest the inherited value (may be NULL) */
+static char *env_prepend(const char *name, const char *first, const char *rest)
+{
+    return rest && *rest ? strf("%s=%s:%s", name, first, rest) : strf("%s=%s", name, first);
+}
+
+/* New NULL-terminated environment; the 4-6 strings we add are owned by it
+ * (entries [nown..)), the inherited ones borrowed from environ. preload and
+ * libdir (borrowed, may be NULL: shim_preload) go first in LD_PRELOAD and
+ * LD_LIBRARY_PATH. */
 static char **build_env(const char *agent_dir, const char *sock, const char *config,
-                        const char *shim, int *nown)
+                        const char *preload, const char *libdir, int *nown)
 {
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 6, sizeof *env);
+    char **env = calloc(n + 7, sizeof *env);
     if (!env) return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (!env_skip(environ[i])) env[k++] = environ[i];
-    const char *pp = getenv("PYTHONPATH");
+        if (!env_skip(environ[i]) && !(libdir && !strncmp(environ[i], "LD_LIBRARY_PATH=", 16)))
+            env[k++] = environ[i];
     *nown = (int)k;
-    env[k++] =
-        pp && *pp ? strf("PYTHONPATH=%s:%s", agent_dir, pp) : strf("PYTHONPATH=%s", agent_dir);
+    env[k++] = env_prepend("PYTHONPATH", agent_dir, getenv("PYTHONPATH"));
     env[k++] = strf("HOTLINE_SOCKET=%s", sock);
     env[k++] = strf("HOTLINE_CONFIG=%s", config);
     env[k++] = strf("HOTLINE_BOOT=1");
     const char *pre = getenv("LD_PRELOAD");
-    if (shim)
-        env[k++] = pre && *pre ? strf("LD_PRELOAD=%s:%s", shim, pre) : strf("LD_PRELOAD=%s", shim);
+    if (preload)
+        env[k++] = env_prepend("LD_PRELOAD", preload, pre);
     else if (pre)
         env[k++] = strf("LD_PRELOAD=%s", pre);
+    if (libdir) env[k++] = env_prepend("LD_LIBRARY_PATH", libdir, getenv("LD_LIBRARY_PATH"));
     return env;
 }
 
@@ -562,7 +579,7 @@ static void free_env(char **env, int own)
 static int make_socket(struct session *s)
 {
     const char *base = getenv("TMPDIR");
-    /* a space or colon would also be in the shim's link (shim_preload_path) */
+    /* a space or colon would also be in HOTLINE_SOCKET, which children read */
     if (!base || !*base || strlen(base) > 80 || strpbrk(base, " :")) base = "/tmp";
     snprintf(s->tmpdir, sizeof s->tmpdir, "%s/hotline-XXXXXX", base);
     if (!mkdtemp(s->tmpdir)) {
@@ -608,7 +625,6 @@ static void sync_teardown(struct session *s)
     if (--io->failed_open == 0) free(io);
     s->io = NULL;
     if (s->sockpath[0]) unlink(s->sockpath);
-    if (s->shimlink[0]) unlink(s->shimlink);
     if (s->tmpdir[0]) rmdir(s->tmpdir);
     free(s->tail);
     s->tail = NULL;
@@ -707,9 +723,11 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     char **args = calloc((size_t)o->nargs + 4, sizeof *args);
     char *config = config_json(o, main_path);
     int nown = 0;
-    char *shim = o->memory && o->attach_pid <= 0 ? shim_preload_path(s, agent_dir) : NULL;
-    char **env = config ? build_env(agent_dir, s->sockpath, config, shim, &nown) : NULL;
-    free(shim);
+    char *preload = NULL, *libdir = NULL;
+    if (o->memory && o->attach_pid <= 0) shim_preload(agent_dir, &preload, &libdir);
+    char **env = config ? build_env(agent_dir, s->sockpath, config, preload, libdir, &nown) : NULL;
+    free(preload);
+    free(libdir);
     if (!args || !env) {
         free(args);
         free(config);

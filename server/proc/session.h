@@ -105,7 +105,6 @@ struct session {
     char *tail; /* SESSION_OUTPUT_TAIL ring of program output */
     size_t tail_len, tail_pos;
     char tmpdir[256], sockpath[300];
-    char shimlink[300]; /* link to the memory shim in tmpdir, "" if none */
     int detached, proc_open, stop_stage, now_hz, done, closing, pending_closes, done_closing,
         drain_ticks;
     uint64_t start_ns, drain_deadline;
@@ -138,9 +137,17 @@ void session_close(struct session *s, void (*on_closed)(struct session *));
  * read and dropped until EOF; LSP mode): call before uv_loop_close. */
 void session_sinks_close(uv_loop_t *loop);
 
-/* Directory holding the agent bootstrap (sitecustomize.py + hotline package):
+/* Directory holding the agent bootstrap (sitecustomize.py + the agent's
+ * package SESSION_AGENT_PKG + the public `hotline` package):
  * $HOTLINE_AGENT_PATH, else <exe dir>/python, else <exe dir>/../lib/hotline/python.
  * Writes into buf; returns 0 or -ENOENT (buf then holds the paths tried). */
 int session_agent_dir(char *buf, size_t n);
+
+/* The package the bootstrap and `attach --memory` import, in the agent
+ * directory: a private name, so that a program's own `hotline` module is
+ * never shadowed (the public one is for users who put it on their path).
+ * It holds the _agent builds and the memory shim, SESSION_SHIM_NAME. */
+#define SESSION_AGENT_PKG "_hotline_agent"
+#define SESSION_SHIM_NAME "libhotline_memshim.so"
 
 #endif

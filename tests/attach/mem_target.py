@@ -39,6 +39,6 @@ for i in range(100):
     keep.append(bytearray(1 << 20))  # KEEP
 print("grown", len(keep), flush=True)
 until("exit")
-h = sys.modules.get("hotline")
+h = sys.modules.get("_hotline_agent")
 print("hotline running at exit:", bool(h and h.running()), flush=True)
 sys.exit(3)

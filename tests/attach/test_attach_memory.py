@@ -25,6 +25,8 @@ under test against mem_target.py started as a non-child (setsid):
     is charged to json's lines, not the loop's; patterns too big for the
     injected code (gdb's 4 KiB page; 3.14+: our 60000-byte cap) are
     refused with exit 2, naming the limit, nothing injected;
+  - the target's own `import hotline` is unchanged by an attach (its own
+    hotline.py, or none);
   - a target already profiled (`hotline run`) is refused, exit status 1;
     no agent build for its version: 5; another user (as root: setpriv): 6.
 Fails on 3.9-3.13 when gdb is not installed (.ci/install-deps installs it).
@@ -385,6 +387,60 @@ def already_profiled(tmp):
     check(got_rc == 3 and "grown 100" in got_out, "profiled: the run goes on (%s)" % got_rc)
 
 
+OWN_TARGET = """import os, sys, time
+d = sys.argv[1]
+sys.stderr.write("%d\\n" % os.getpid()); sys.stderr.flush()
+def imported():
+    try:
+        import hotline
+        return repr(getattr(hotline, "X", "a hotline without X: " + hotline.__file__))
+    except ImportError:
+        return "none"
+before = imported()
+print("started", flush=True)
+while not os.path.exists(os.path.join(d, "go")):
+    junk = bytearray(4096)  # an allocator call: a safe point for gdb
+    time.sleep(0.002)
+print("before", before, "after", imported(), flush=True)
+"""
+
+
+def own_module(tmp):
+    """The target's `import hotline` gets what it got before the attach:
+    its own hotline.py (imported before and after), or nothing when it has
+    none. Before, the injected code imported `hotline`: the program's own
+    module (no _attach there: nothing attached), or the profiler's package,
+    which then stayed in sys.modules for the program to find."""
+    for own in (True, False):
+        d = tempfile.mkdtemp(dir=tmp)
+        prog = os.path.join(d, "prog.py")
+        with open(prog, "w") as f:
+            f.write(OWN_TARGET)
+        if own:
+            with open(os.path.join(d, "hotline.py"), "w") as f:
+                f.write("X = 1\n")
+        p = subprocess.Popen([sys.executable, prog, d], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        pid = int(p.stderr.readline())
+        p.err, out = Lines(p.stderr), Lines(p.stdout)
+        check(out.wait_for("started", 30), "own module (%s): target started" % own)
+        r = subprocess.run([HOTLINE, "attach", str(pid), "--memory", "--duration", "1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                           env=no_gdb_env(tmp))
+        msg = r.stderr.decode()
+        check(r.returncode == 0 and "agent connected" in msg and "detached (duration)" in msg,
+              "own module (%s): attached, then detached (%d, %s)"
+              % (own, r.returncode, msg.strip()[-200:]))
+        check(wait_until(lambda: sampler_threads(pid) == 0, 15),
+              "own module (%s): the agent unloaded" % own)
+        touch(d, "go")
+        got_out, got_rc, got_err = finish(p, out, d)
+        want = "before 1 after 1\n" if own else "before none after none\n"
+        check(got_out == "started\n" + want and got_rc == 0 and got_err == "",
+              "own module (%s): the program's import unchanged (%r, %s, %r)"
+              % (own, got_out, got_rc, got_err))
+
+
 def pep768_failures(tmp, ref_out, ref_rc):
     """3.14+: remote debugging off, a target blocked in a C call, Ctrl-C"""
     nogdb = {"PATH": tempfile.mkdtemp(dir=tmp)}
@@ -495,6 +551,7 @@ def main():
         else:
             gdb_failures(tmp, ref_out, ref_rc)
         already_profiled(tmp)
+        own_module(tmp)
         refusals(tmp, ref_out, ref_rc)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

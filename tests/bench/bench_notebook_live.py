@@ -58,7 +58,7 @@ def main():
                         updates.append(sum(m["msg_type"] in ("display_data", "update_display_data")
                                            for m in msgs))
             msgs = []
-            kc.execute_interactive("import hotline._ipython as h; print('cost %r %d' % "
+            kc.execute_interactive("import _hotline_agent._ipython as h; print('cost %r %d' % "
                                    "(h._ext.live_cost_s, h._ext.live_ticks))",
                                    timeout=60, output_hook=msgs.append)
             text = "".join(m["content"].get("text", "") for m in msgs

@@ -223,7 +223,7 @@ def main():
 main()
 ''',
     "small_objects": r'''
-from hotline import _agent
+from _hotline_agent import _agent  # what `hotline run` imported (private name)
 print("mem_mode", _agent.stats()["mem_mode"])
 keep = []
 def main():

@@ -10,13 +10,21 @@ edit not saved), and the notebook named by the running cell's __file__.
 The cell's code is what marimo gives compile(): the
 function's body, dedented, without the final return.
 
-Usage: test_cells.py BUILD_PYTHON_DIR"""
+With "hostile": the folder is not trusted. The mapper reads the working
+directory's *.py files: a link to /dev/zero, a FIFO, a link to a notebook
+out of the folder are not read (before: /dev/zero grew the program past
+1.5 GB, the FIFO blocked the thread for good); each case runs in a child
+with a 1 GiB address space and a deadline.
+
+Usage: test_cells.py BUILD_PYTHON_DIR [hostile]"""
+import json
 import os
+import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, sys.argv[1])
-from hotline import _cells  # noqa: E402
+from _hotline_agent import _cells  # noqa: E402
 
 NB = '''import marimo
 
@@ -124,5 +132,58 @@ def main():
     print("ok")
 
 
+HOSTILE_CHILD = r"""
+import json, os, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+sys.path.insert(0, sys.argv[1])
+from _hotline_agent import _cells
+os.chdir(sys.argv[2])
+t = time.monotonic()
+cands = _cells.notebooks()
+hint = _cells.find(["import math\n"], [os.path.join(sys.argv[2], "zz.py")])
+here = os.path.realpath(sys.argv[2])  # (the test's own file is on its parent's command line)
+print(json.dumps({"cands": [os.path.basename(c) for c in cands
+                            if os.path.dirname(c) == here], "hint": hint,
+                  "s": time.monotonic() - t}))
+"""
+
+
+def hostile():
+    with tempfile.TemporaryDirectory() as tmp:
+        outside = os.path.join(tmp, "outside.py")  # a notebook out of the folder
+        with open(outside, "w", encoding="utf-8") as f:
+            f.write(NB)
+        fails = 0
+        for kind in ("zero", "fifo"):
+            d = os.path.join(tmp, kind)
+            os.mkdir(d)
+            with open(os.path.join(d, "notebook.py"), "w", encoding="utf-8") as f:
+                f.write(NB)
+            if kind == "zero":
+                os.symlink("/dev/zero", os.path.join(d, "zz.py"))
+            else:
+                os.mkfifo(os.path.join(d, "zz.py"))
+            os.symlink("notebook.py", os.path.join(d, "alias.py"))  # in the folder: read
+            os.symlink(outside, os.path.join(d, "link_out.py"))
+            try:
+                r = subprocess.run([sys.executable, "-c", HOSTILE_CHILD, sys.argv[1], d],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+            except subprocess.TimeoutExpired:
+                print("FAIL %s: the mapper did not come back within 30 s" % kind)
+                fails += 1
+                continue
+            got = json.loads(r.stdout) if r.returncode == 0 else None
+            print("%s: rc %d %r %s" % (kind, r.returncode, got, r.stderr.decode()[-300:]))
+            if got is None or got["cands"] != ["alias.py", "notebook.py"] or got["hint"] is not None:
+                print("FAIL %s: candidates must be the folder's two regular notebooks" % kind)
+                fails += 1
+        if fails:
+            sys.exit(1)
+    print("ok")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[2:] == ["hostile"]:
+        hostile()
+    else:
+        main()

@@ -1,4 +1,4 @@
-"""The IPython extension (profiler/python/hotline/_ipython.py), for real:
+"""The IPython extension (profiler/python/_hotline_agent/_ipython.py), for real:
 cells run through IPython's InteractiveShell in a fresh process of the
 Python under test (shell_driver.py), or through a real ipykernel driven by
 jupyter_client (case `kernel`), with the built agent on PYTHONPATH.

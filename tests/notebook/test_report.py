@@ -8,7 +8,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.abspath(sys.argv[1]))
-from hotline import _report  # noqa: E402
+from _hotline_agent import _report  # noqa: E402
 
 fails = 0
 

@@ -10,7 +10,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 
 sys.path.insert(0, harness.AGENT_DIR)
-from hotline import _agent  # noqa: E402
+from _hotline_agent import _agent  # noqa: E402
 
 import argparse, json.decoder, email.message, asyncio.base_events  # noqa: E401,E402
 

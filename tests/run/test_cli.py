@@ -790,21 +790,14 @@ NATIVE = ("import ctypes, subprocess, sys\n"
 def real_space_install(c):
     """hotline and its agent copied into a folder whose path has a space
     (TMPDIR too): ld.so splits LD_PRELOAD at spaces, so the memory shim is
-    preloaded through a link in the session's private folder. No process
-    says "cannot be preloaded", native allocations are tracked, the link
-    goes with the folder."""
-    inst = os.path.join(c.tmp, "my install")
-    os.makedirs(os.path.join(inst, "bin"))
-    shutil.copy2(c.hotline, os.path.join(inst, "bin", "hotline"))
-    shutil.copytree(c.agent, os.path.join(inst, "bin", "python"))
-    tmpdir = os.path.join(c.tmp, "tmp dir")
-    os.mkdir(tmpdir)
+    preloaded by its name along LD_LIBRARY_PATH (split at colons only). No
+    process says "cannot be preloaded", native allocations are tracked, the
+    private folder goes."""
+    hotline, env = space_install(c)
+    tmpdir = env["TMPDIR"]
     prog = c.write("prog/native.py", NATIVE)
     out_json = os.path.join(c.tmp, "p.json")
-    env = real_env(c)
-    env.pop("HOTLINE_AGENT_PATH")  # found next to the binary, as installed
-    env["TMPDIR"] = tmpdir
-    p = subprocess.run([os.path.join(inst, "bin", "hotline"), "run", "--python", c.python,
+    p = subprocess.run([hotline, "run", "--python", c.python,
                         "--json", out_json, prog], capture_output=True, timeout=120, env=env,
                        cwd=c.tmp)
     err = p.stderr.decode("utf-8", "replace")
@@ -821,6 +814,145 @@ def real_space_install(c):
     check(line.get("alloc_mb", 0) >= 90 and line.get("python_alloc_fraction", 0) < 0.1,
           "2 x 48 MB of malloc tracked as native: %r" % line, err)
     check(os.listdir(tmpdir) == [], "private folder removed: %r" % os.listdir(tmpdir))
+
+
+def space_install(c):
+    """hotline and its agent copied into "<tmp>/my install" (a space in
+    the path), TMPDIR too: (path of that hotline, its environment)."""
+    inst = os.path.join(c.tmp, "my install")
+    os.makedirs(os.path.join(inst, "bin"))
+    shutil.copy2(c.hotline, os.path.join(inst, "bin", "hotline"))
+    shutil.copytree(c.agent, os.path.join(inst, "bin", "python"))
+    tmpdir = os.path.join(c.tmp, "tmp dir")
+    os.mkdir(tmpdir)
+    env = real_env(c)
+    env.pop("HOTLINE_AGENT_PATH")  # found next to the binary, as installed
+    env["TMPDIR"] = tmpdir
+    return os.path.join(inst, "bin", "hotline"), env
+
+
+SPACE_OUTLIVE = """import os, subprocess, sys
+work = sys.argv[1]
+# a shell the program leaves running: once the run is over (the test
+# writes `go`) it runs a command, whose stderr it keeps, and records its
+# exit status; it gives up after 60 s
+cmd = ('i=0; while [ ! -e "$1/go" ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i+1)); done; '
+       '/bin/true 2> "$1/true.err"; echo $? > "$1/status"')
+subprocess.Popen(["/bin/sh", "-c", cmd, "sh", work], stdin=subprocess.DEVNULL,
+                 stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "sh.err"), "w"))
+print("main done")
+"""
+
+
+@case
+def real_space_outlives(c):
+    """Installed in a folder with a space, memory on: a child the program
+    leaves running starts commands after the run is over, and ld.so says
+    nothing to them. Before, the shim was preloaded through a link in the
+    session's private folder, gone with it: every later command printed
+    "ld.so: object ... cannot be preloaded"."""
+    hotline, env = space_install(c)
+    prog = c.write("prog/outlive.py", SPACE_OUTLIVE)
+    work = os.path.join(c.tmp, "work")
+    os.mkdir(work)
+    p = subprocess.run([hotline, "run", "--python", c.python, prog, work], capture_output=True,
+                       timeout=120, env=env, cwd=c.tmp)
+    err = p.stderr.decode("utf-8", "replace")
+    check(p.returncode == 0 and p.stdout == b"main done\n", "exit status %d, %r"
+          % (p.returncode, p.stdout), err)
+    check("cannot be preloaded" not in err, "ld.so could not preload the shim", err)
+    with open(os.path.join(work, "go"), "w"):
+        pass
+    status = os.path.join(work, "status")
+    deadline = time.monotonic() + 60
+    while not (os.path.exists(status) and open(status).read().endswith("\n")):
+        check(time.monotonic() < deadline, "the child's command did not run")
+        select.select([], [], [], 0.05)
+    for name in ("true.err", "sh.err"):
+        with open(os.path.join(work, name), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        print("%s after the run: %r" % (name, text))
+        check(text == "", "%s: the program's output changed after the run: %r" % (name, text))
+    check(open(status).read() == "0\n", "the command's exit status")
+
+
+OWN_HOTLINE = """import subprocess, sys
+import hotline
+print(hotline.X, flush=True)
+if sys.argv[1:] != ["child"]:
+    subprocess.run([sys.executable, __file__, "child"])
+"""
+NO_HOTLINE = """try:
+    import hotline
+    print("found", hotline.__file__)
+except ImportError:
+    print("none")
+"""
+
+
+@case
+def real_own_hotline(c):
+    """The program's own `hotline` module, next to its script, is the one
+    it imports, in its Python children too; a program without one finds
+    none, as without Hotline. Before, the bootstrap's `import hotline` left
+    the profiler's package in sys.modules: AttributeError on hotline.X."""
+    c.write("own/hotline.py", "X = 1\n")
+    prog = c.write("own/prog.py", OWN_HOTLINE)
+    out_json = os.path.join(c.tmp, "p.json")
+    rc, out, err = real_run(c, ["--json", out_json, prog])
+    check(rc == 0 and out == b"1\n1\n", "own hotline.X in both (rc %d, %r)" % (rc, out), err)
+    check(len(load(out_json)["processes"]) == 2, "both processes profiled", err)
+    prog = c.write("plain/prog.py", NO_HOTLINE)
+    rc, out, err = real_run(c, [prog])
+    check(rc == 0 and out == b"none\n", "no hotline module for a program without one: %r"
+          % out, err)
+
+
+SUBINTERP = """import sys, time
+try:
+    import _interpreters as I  # 3.13+
+except ImportError:
+    import _xxsubinterpreters as I
+run = getattr(I, "run_string", None) or I.exec
+for _ in range(3):
+    i = I.create()
+    run(i, "x = sum(range(1000))")
+    I.destroy(i)
+end = time.perf_counter() + 0.3
+while time.perf_counter() < end:
+    pass
+print("ran")
+"""
+
+
+@case
+def real_subinterpreters(c):
+    """Subinterpreters (each imports site, and so the bootstrap) add no
+    message: the main interpreter's agent profiles the process. Before,
+    3.12+ said "no Hotline agent built" per subinterpreter (the agent is
+    refused there), 3.9-3.11 "agent not started ... already running"."""
+    prog = c.write("sub.py", SUBINTERP)
+    out_json = os.path.join(c.tmp, "p.json")
+    rc, out, err = real_run(c, ["--no-memory", "--json", out_json, prog])
+    check(rc == 0 and out == b"ran\n", "the program ran (rc %d, %r)" % (rc, out), err)
+    print(err)
+    check("agent" not in err and "unprofiled" not in err, "no agent message", err)
+    j = load(out_json)
+    check(len(j["processes"]) == 1 and j["samples"] > 0, "the main interpreter profiled", err)
+
+
+@case
+def real_old_python(c):
+    """--python an interpreter older than 3.9 (no agent is ever built for
+    it): one line that says Hotline needs CPython 3.9 or newer, no build
+    advice (cmake refuses that version); the program runs unprofiled."""
+    prog = c.write("prog.py", "import sys\nprint('ran')\nsys.exit(3)\n")
+    rc, out, err = real_run(c, [prog])
+    lines = err.strip().splitlines()
+    print(err)
+    check(rc == 3 and out == b"ran\n", "the program ran, its status (rc %d, %r)" % (rc, out), err)
+    check(len(lines) == 1 and "Hotline needs CPython 3.9 or newer" in lines[0]
+          and "cmake" not in lines[0], "one line, the version needed, no build advice", err)
 
 
 @case

@@ -55,14 +55,16 @@ def main():
         fail("cmake --install exited %d" % r.returncode, r.stdout[-3000:], r.stderr[-3000:])
     hotline = os.path.join(prefix, "bin", "hotline")
     agent = os.path.join(prefix, "lib", "hotline", "python")
+    pkg = os.path.join(agent, "_hotline_agent")  # what hotline run imports: a private name
     expected = [hotline, os.path.join(agent, "sitecustomize.py"),
-                os.path.join(agent, "hotline", "__init__.py"),
+                os.path.join(agent, "hotline", "__init__.py"),  # the public face
                 os.path.join(agent, "hotline", "__main__.py"),
-                os.path.join(agent, "hotline", "_config.py"),
-                os.path.join(agent, "hotline", "libhotline_memshim.so")]
+                os.path.join(pkg, "__init__.py"),
+                os.path.join(pkg, "_config.py"),
+                os.path.join(pkg, "_cells.py"),
+                os.path.join(pkg, "libhotline_memshim.so")]
     missing = [p for p in expected if not os.path.exists(p)]
-    agents = [f for f in os.listdir(os.path.join(agent, "hotline")) if f.startswith("_agent")] \
-        if os.path.isdir(os.path.join(agent, "hotline")) else []
+    agents = [f for f in os.listdir(pkg) if f.startswith("_agent")] if os.path.isdir(pkg) else []
     if missing or not agents:
         fail("installed tree incomplete: missing %s, agents %s" % (missing, agents))
     work = os.path.join(tmp, "work")

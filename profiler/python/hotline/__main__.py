@@ -6,7 +6,7 @@ import os
 import runpy
 import sys
 
-import hotline
+import _hotline_agent
 
 USAGE = "usage: python -m hotline [-m module | script.py] [args...]\n"
 
@@ -16,6 +16,9 @@ def main():
     if not argv or argv[0] in ("-h", "--help"):
         sys.stderr.write(USAGE)
         return 2
+    # as plain python: the program's own `import hotline` looks along its
+    # sys.path (its folder first), not at this package that runpy imported
+    sys.modules.pop("hotline", None)
     if argv[0] == "-m":
         if len(argv) < 2:
             sys.stderr.write(USAGE)
@@ -23,13 +26,13 @@ def main():
         mod = argv[1]
         sys.argv = argv[1:]
         sys.path[0] = os.getcwd()
-        hotline.start(main="-m " + mod)
+        _hotline_agent.start(main="-m " + mod)
         runpy.run_module(mod, run_name="__main__", alter_sys=True)
     else:
         script = os.path.abspath(argv[0])
         sys.argv = argv
         sys.path[0] = os.path.dirname(script)
-        hotline.start(main=script)
+        _hotline_agent.start(main=script)
         runpy.run_path(script, run_name="__main__")
     return 0
 

@@ -25,6 +25,7 @@ costs nothing while no cell runs, and ends when the agent stops (an attach
 that lets go leaves no thread behind; it adds no audit hook either)."""
 import ast
 import os
+import stat
 import sys
 import threading
 
@@ -33,6 +34,8 @@ _files = {}   # notebook path -> ((mtime_ns, size), [(first line, [lines])] of i
 _answers = {}  # cell file -> (linecache entry, answer) last given
 MAX_NOTEBOOK = 4 << 20  # bytes: bigger .py files are not read
 MAX_SCAN = 200          # .py files of the working directory looked at
+_OPEN = (os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+         | getattr(os, "O_NOCTTY", 0))
 
 
 def install(hook=True):
@@ -161,6 +164,35 @@ def _find_block(body, want):
     return -1
 
 
+def _read_file(path, limit=MAX_NOTEBOOK):
+    """The bytes of path when it is a regular file of at most limit bytes,
+    else None. The folder is not trusted: a `*.py` there may be a FIFO (an
+    open that waits for a writer, O_NONBLOCK does not), a device or a link
+    to one (/dev/zero: a read that never ends); the type is checked on the
+    open descriptor (no race with a rename) and the read is bounded even
+    for a file that grows meanwhile."""
+    try:
+        fd = os.open(path, _OPEN)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        chunks, n = [], 0
+        while n <= limit:
+            b = os.read(fd, min(1 << 16, limit + 1 - n))
+            if not b:
+                break
+            chunks.append(b)
+            n += len(b)
+        return b"".join(chunks) if n <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _cells_of(path):
     """[(line number of the first body line, dedented body lines)] of the
     @app.cell functions of path; cached by size and modification time."""
@@ -173,12 +205,11 @@ def _cells_of(path):
     if got is not None and got[0] == key:
         return got[1]
     cells = []
-    if st.st_size <= MAX_NOTEBOOK:
+    src = _read_file(path)
+    if src is not None:
         try:
-            with open(path, "rb") as f:
-                src = f.read()
             cells = _parse(src)
-        except (OSError, SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             cells = []
     _files[path] = (key, cells)
     return cells
@@ -253,16 +284,23 @@ def notebooks():
         names = []
     for n in names:
         p = os.path.join(cwd, n)
-        if p not in seen and _is_notebook(p):
+        if p not in seen and _inside(p, cwd) and _is_notebook(p):
             add([p])
     return out
 
 
-def _is_notebook(path):
+def _inside(path, folder):
+    """A file of the folder, not a link out of it (the folder is not
+    trusted: its links may name anything on the machine)."""
     try:
-        if os.path.getsize(path) > MAX_NOTEBOOK:
-            return False
-        with open(path, "rb") as f:
-            return b"marimo.App(" in f.read()
-    except OSError:
+        if not os.path.islink(path):
+            return True
+        real, top = os.path.realpath(path), os.path.realpath(folder)
+        return real.startswith(top.rstrip("/") + "/")
+    except (OSError, ValueError):
         return False
+
+
+def _is_notebook(path):
+    src = _read_file(path)
+    return src is not None and b"marimo.App(" in src

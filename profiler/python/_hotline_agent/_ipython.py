@@ -42,7 +42,7 @@ import tempfile
 import threading
 import time
 
-import hotline
+import _hotline_agent as hotline  # this package, by its private name
 from . import _report
 
 LIVE_PERIOD_S = 0.25  # Colab's footer moves about this often
