@@ -98,8 +98,10 @@ char attach__proc_state(pid_t pid);
 int attach__perm_message(pid_t pid, char *why, size_t n);
 /* A file mapped at offset 0 in pid, and where. */
 struct attach__mapping {
-    char path[512];
-    uint64_t base; /* start of its mapping at file offset 0 */
+    char path[512]; /* as /proc/PID/maps names it (" (deleted)" when replaced) */
+    uint64_t base;  /* start of its mapping at file offset 0 */
+    uint64_t end;   /* ... and end (its /proc/PID/map_files entry is base-end) */
+    int exe;        /* it is /proc/PID/exe */
 };
 /* The files mapped at offset 0 in pid, each once, the executable first (a
  * static python's runtime is its own), those keep() accepts (NULL: all;
@@ -107,5 +109,12 @@ struct attach__mapping {
  * opening /proc/PID/maps. */
 int attach__mappings(pid_t pid, struct attach__mapping *m, int max,
                      int (*keep)(const char *path, const char *exe));
+/* The file of mapping m of pid opened for elfsym (a new descriptor) or
+ * -errno. The very file mapped where the kernel lets us (/proc/PID/map_files:
+ * CAP_SYS_ADMIN; /proc/PID/exe for the executable), so that a binary
+ * deleted or replaced since the target started (a package upgrade) is
+ * still read; else the path through /proc/PID/root. Never blocks: a FIFO
+ * or device named there is refused (elfsym_open). */
+int attach__open_image(pid_t pid, const struct attach__mapping *m);
 
 #endif
