@@ -54,6 +54,34 @@ char attach__proc_state(pid_t pid)
     return p && p[1] == ' ' ? p[2] : '?';
 }
 
+char attach_pstat_parse(const char *text, struct attach_pstat *ps, char *comm, size_t ncomm)
+{
+    const char *lp = strchr(text, '('), *rp = strrchr(text, ')'); /* comm may hold either */
+    if (!lp || !rp || rp < lp || rp[1] != ' ' || !rp[2]) return 0;
+    if (comm && ncomm) {
+        size_t cl = (size_t)(rp - lp - 1);
+        if (cl >= ncomm) cl = ncomm - 1;
+        memcpy(comm, lp + 1, cl);
+        comm[cl] = 0;
+    }
+    if (ps) { /* fields 4 (ppid), 22 (starttime), 48 (arg_start), counted from 1 */
+        unsigned long long fld[49] = {0};
+        char *p = (char *)rp + 3;
+        for (int i = 4; i <= 48 && *p; i++)
+            fld[i] = strtoull(p, &p, 10);
+        ps->ppid = (pid_t)fld[4];
+        ps->start = fld[22];
+        ps->arg_start = fld[48];
+    }
+    return rp[2];
+}
+
+int attach_pstat_gone(char state, const struct attach_pstat *ps, unsigned long long start0)
+{
+    if (state == 0 || state == 'Z' || state == 'X') return 1;
+    return start0 && ps->start != start0;
+}
+
 static int is_libpython(const char *path)
 {
     const char *b = strrchr(path, '/');

@@ -134,6 +134,7 @@ struct att_proc {
     size_t in_len;
     int gone;                     /* exited: its `end` is sent */
     unsigned long long arg_start; /* /proc/PID/stat's: changes at an exec */
+    unsigned long long start;     /* its start time: another at a reused pid */
     int closed;                   /* exec'd into no Python (yet): reopened at the next ticks */
 };
 
@@ -143,7 +144,7 @@ enum { ATT_CH_PENDING, ATT_CH_OTHER, ATT_CH_TOLD, ATT_CH_FOLLOWED };
 struct att_child {
     pid_t pid, ppid;
     unsigned long long start;     /* start time: a reused pid is another process */
-    unsigned long long arg_start; /* at the last scan (struct att_pstat) */
+    unsigned long long arg_start; /* at the last scan (struct attach_pstat) */
     int state, seen;
     double first, next_check;
     char comm[20];
@@ -278,17 +279,9 @@ static char thread_proc(pid_t pid, long tid, double *cpu)
     return p && p[1] == ' ' ? p[2] : '?';
 }
 
-/* /proc/PID/stat's fields that tell a process apart: its parent, start
- * time (clock ticks since boot) and where its arguments start (a new stack
- * at each exec, placed at random: an exec changes it) */
-struct att_pstat {
-    pid_t ppid;
-    unsigned long long start, arg_start;
-};
-
 /* The state letter of /proc/PID/stat (0: no such process), its fields in
- * ps and its comm, each when not NULL. */
-static char proc_stat(pid_t pid, struct att_pstat *ps, char *comm, size_t ncomm)
+ * ps and its comm, each when not NULL (attach_pstat_parse). */
+static char proc_stat(pid_t pid, struct attach_pstat *ps, char *comm, size_t ncomm)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -297,33 +290,17 @@ static char proc_stat(pid_t pid, struct att_pstat *ps, char *comm, size_t ncomm)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
-    char *lp = strchr(buf, '('), *rp = strrchr(buf, ')'); /* comm may hold either */
-    if (!lp || !rp || rp < lp || rp[1] != ' ') return 0;
-    if (comm) {
-        size_t cl = (size_t)(rp - lp - 1);
-        if (cl >= ncomm) cl = ncomm - 1;
-        memcpy(comm, lp + 1, cl);
-        comm[cl] = 0;
-    }
-    char state = rp[2];
-    if (ps) { /* fields 4 (ppid), 22 (starttime), 48 (arg_start), counted from 1 */
-        unsigned long long fld[49] = {0};
-        char *p = rp + 3;
-        for (int i = 4; i <= 48 && *p; i++)
-            fld[i] = strtoull(p, &p, 10);
-        ps->ppid = (pid_t)fld[4];
-        ps->start = fld[22];
-        ps->arg_start = fld[48];
-    }
-    return state;
+    return attach_pstat_parse(buf, ps, comm, ncomm);
 }
 
-/* The process is gone: no such pid, or a zombie (its parent has not reaped
- * it yet: nothing of it is left to read). */
-static int proc_gone(pid_t pid, struct att_pstat *ps)
+/* The process is gone: no such pid, a zombie (its parent has not reaped
+ * it yet: nothing of it is left to read), or its pid now another
+ * process's (start time not start0: it exited and the pid was reused; a
+ * new Python there must not be merged into its report). */
+static int proc_gone(pid_t pid, struct attach_pstat *ps, unsigned long long start0)
 {
     char st = proc_stat(pid, ps, NULL, 0);
-    return st == 0 || st == 'Z' || st == 'X';
+    return attach_pstat_gone(st, ps, start0);
 }
 
 /* The thread's CPU seconds: its task clock, else the process clock when it
@@ -521,8 +498,8 @@ static void att_reopen(struct att_proc *pr, unsigned long long arg_start)
 /* One tick of one process: 0, or -ESRCH when it is gone. */
 static int att_tick(struct att *a, struct att_proc *pr)
 {
-    struct att_pstat ps;
-    if (proc_gone(pr->ap.pid, &ps)) return -ESRCH;
+    struct attach_pstat ps;
+    if (proc_gone(pr->ap.pid, &ps, pr->start)) return -ESRCH;
     if (ps.arg_start != pr->arg_start || pr->closed) att_reopen(pr, ps.arg_start);
     double now = mono();
     if (pr->closed) { /* its time goes to the first line read once it is open */
@@ -781,6 +758,7 @@ static int att_follow(struct att *a, struct att_child *k, struct attach_proc *cp
     pr->ap = *cp; /* the code cache moves with it */
     memset(cp, 0, sizeof *cp);
     pr->arg_start = k->arg_start; /* read before it was opened: an exec since is seen */
+    pr->start = k->start;
     pr->ppid = k->ppid;
     /* its first tick charges its life so far (from its start time, to the
      * clock tick: not since it was first seen, up to a scan period later),
@@ -852,7 +830,7 @@ static void att_child_check(struct att *a, struct att_child *k, double now)
 /* pid, a child of ppid, seen by this scan */
 static void att_child_seen(struct att *a, pid_t pid, pid_t ppid, double now)
 {
-    struct att_pstat ps;
+    struct attach_pstat ps;
     char comm[20];
     char st = proc_stat(pid, &ps, comm, sizeof comm);
     if (!st || st == 'Z' || st == 'X') return;
@@ -945,7 +923,7 @@ static void att_scan(struct att *a, double now)
         while (d && (e = readdir(d))) {
             if (!is_pid(e->d_name)) continue;
             pid_t pid = (pid_t)atoi(e->d_name);
-            struct att_pstat ps;
+            struct attach_pstat ps;
             if (!proc_stat(pid, &ps, NULL, 0) || !att_in_scope(a, ps.ppid)) continue;
             att_child_seen(a, pid, ps.ppid, now);
         }
@@ -1106,10 +1084,11 @@ int cmd_attach(int argc, char **argv)
     }
     a->procs[a->nprocs++] = root;
     char why[512] = "";
-    struct att_pstat ps = {0}; /* before it is opened: an exec since is seen */
+    struct attach_pstat ps = {0}; /* before it is opened: an exec since is seen */
     proc_stat((pid_t)d, &ps, NULL, 0);
     root->ppid = ps.ppid;
     root->arg_start = ps.arg_start;
+    root->start = ps.start;
     int rc = attach_open(&root->ap, (pid_t)d, why, sizeof why);
     if (rc) {
         fprintf(stderr, "hotline attach: %s\n", why[0] ? why : strerror(-rc));
