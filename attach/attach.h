@@ -19,7 +19,8 @@
 
 #include "layout.h"
 
-#define ATTACH_MAX_THREADS 256
+#define ATTACH_MAX_THREADS 256 /* sampled per tick (the CLI picks which) */
+#define ATTACH_MAX_LISTED 4096 /* thread states listed (attach_threads' max) */
 #define ATTACH_MAX_FRAMES 256
 #define ATTACH_MAX_STR 1024    /* a file name or qualname longer is cut */
 #define ATTACH_MAX_TABLE 65536 /* bytes of a line table copied */

@@ -109,6 +109,7 @@ struct att_thread {
     long long cur_file; /* charged frame now, and since when (`now`) */
     int cur_line;
     double since;
+    unsigned gen; /* the last tick that sampled it (records of others go) */
 };
 
 /* One process sampled: the attached one, or a child followed (--children).
@@ -125,6 +126,8 @@ struct att_proc {
     long long next_str, next_stack;
     struct att_thread th[ATTACH_MAX_THREADS];
     int nth;
+    unsigned gen;     /* ticks */
+    int drop_warn_at; /* threads left out in a tick that tell the user again */
     clockid_t proc_clock;
     double last_tick;
     int now_hz;
@@ -168,6 +171,11 @@ struct att {
     double interval_ms;
     double t0;
     long long dropped;
+    long long threads_left; /* thread samples left out (over ATTACH_MAX_THREADS) */
+    /* one tick's threads, ATTACH_MAX_LISTED each (owned) */
+    struct attach_thread *ts;
+    char *st;
+    double *cpu;
     double budget; /* seconds a probe window may last */
     /* the program's files (--include / --exclude; argv's strings, borrowed) */
     const char *include[ATT_MAX_PATTERNS], *exclude[ATT_MAX_PATTERNS];
@@ -321,14 +329,25 @@ static int thread_cpu(struct att_proc *pr, struct att_thread *s, int single, dou
     return thread_proc(pr->ap.pid, s->tid, cpu) ? 0 : -1;
 }
 
-static struct att_thread *att_thread(struct att_proc *pr, long tid)
+static struct att_thread *att_thread_find(struct att_proc *pr, long tid)
 {
     for (int i = 0; i < pr->nth; i++)
         if (pr->th[i].tid == tid) return &pr->th[i];
+    return NULL;
+}
+
+static struct att_thread *att_thread(struct att_proc *pr, long tid)
+{
+    struct att_thread *t = att_thread_find(pr, tid);
+    if (t) {
+        t->gen = pr->gen;
+        return t;
+    }
     if (pr->nth == ATTACH_MAX_THREADS) return NULL;
-    struct att_thread *t = &pr->th[pr->nth++];
+    t = &pr->th[pr->nth++];
     memset(t, 0, sizeof *t);
     t->tid = tid;
+    t->gen = pr->gen;
     t->run_cat = CAT_PY;
     /* A task-clock counter on the thread is exact where /proc is not: a
      * read makes the kernel bring a running thread's count up to date
@@ -477,6 +496,84 @@ static void att_probe(struct att_proc *pr, struct attach_thread *t, struct att_t
     if (v >= 0) s->run_cat = v;
 }
 
+/* ---- more Python threads than ATTACH_MAX_THREADS ---------------------
+ * A tick samples ATTACH_MAX_THREADS at most (reads per thread). The
+ * interpreter lists its newest threads first: a plain cut left out the
+ * main thread first of all (300 idle workers: its busy loop read 0 s).
+ * Kept instead: the main thread, then the running ones (R), then those
+ * sampled already (their counters stay open), then in list order; the
+ * user is told how many were left out, and the report counts them. */
+struct att_pick {
+    int key, i;
+};
+
+static int att_pick_cmp(const void *x, const void *y)
+{
+    const struct att_pick *a = x, *b = y;
+    return a->key != b->key ? b->key - a->key : a->i - b->i;
+}
+
+/* ts[0..n) with their states st and CPU cpu, cut to ATTACH_MAX_THREADS
+ * as above (the three moved together): the new n. */
+static int att_pick_threads(struct att *a, struct att_proc *pr, int n)
+{
+    if (n <= ATTACH_MAX_THREADS) return n;
+    struct att_pick *pk = malloc((size_t)n * sizeof *pk);
+    struct attach_thread *kt = malloc(ATTACH_MAX_THREADS * sizeof *kt);
+    char kst[ATTACH_MAX_THREADS];
+    double kcpu[ATTACH_MAX_THREADS];
+    if (!pk || !kt) {
+        free(pk);
+        free(kt);
+        return ATTACH_MAX_THREADS;
+    }
+    for (int i = 0; i < n; i++) {
+        pk[i].i = i;
+        pk[i].key = a->ts[i].tid == (long)pr->ap.pid    ? 3
+                    : a->st[i] == 'R'                   ? 2
+                    : att_thread_find(pr, a->ts[i].tid) ? 1
+                                                        : 0;
+    }
+    qsort(pk, (size_t)n, sizeof *pk, att_pick_cmp);
+    for (int k = 0; k < ATTACH_MAX_THREADS; k++) {
+        kt[k] = a->ts[pk[k].i];
+        kst[k] = a->st[pk[k].i];
+        kcpu[k] = a->cpu[pk[k].i];
+    }
+    memcpy(a->ts, kt, ATTACH_MAX_THREADS * sizeof *kt);
+    memcpy(a->st, kst, sizeof kst);
+    memcpy(a->cpu, kcpu, sizeof kcpu);
+    free(pk);
+    free(kt);
+    int left = n - ATTACH_MAX_THREADS;
+    a->threads_left += left;
+    if (left > pr->drop_warn_at) { /* loudly: once, and again when many more are */
+        pr->drop_warn_at = left * 2 > left + 16 ? left * 2 : left + 16;
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "process %d has %d Python threads: %d not sampled (at most %d are each tick: "
+                 "the main thread and the running ones are kept, idle ones left out)",
+                 (int)pr->ap.pid, n, left, ATTACH_MAX_THREADS);
+        att_tell(a, msg);
+    }
+    return ATTACH_MAX_THREADS;
+}
+
+/* Records of threads not sampled this tick go (ended, or left out): their
+ * counters close, their slots are free for the threads sampled next. */
+static void att_threads_prune(struct att_proc *pr)
+{
+    int w = 0;
+    for (int i = 0; i < pr->nth; i++) {
+        if (pr->th[i].gen == pr->gen) {
+            pr->th[w++] = pr->th[i];
+        } else if (pr->th[i].perf_fd >= 0) {
+            close(pr->th[i].perf_fd);
+        }
+    }
+    pr->nth = w;
+}
+
 /* pr exec'd (a fork that runs a new program, a vfork child taken before
  * its exec): its interpreter is another one, at other addresses, so it is
  * opened again, and until then (a Python initialising) not read */
@@ -507,8 +604,8 @@ static int att_tick(struct att *a, struct att_proc *pr)
             fprintf(stderr, "hotline: process %d not open (exec'd)\n", (int)pr->ap.pid);
         return 0;
     }
-    struct attach_thread ts[ATTACH_MAX_THREADS];
-    int n = attach_threads(&pr->ap, ts, ATTACH_MAX_THREADS);
+    struct attach_thread *ts = a->ts;
+    int n = attach_threads(&pr->ap, ts, ATTACH_MAX_LISTED);
     if (n == -ESRCH) return -ESRCH;
     if (n < 0) {
         if (getenv("HOTLINE_ATTACH_DEBUG"))
@@ -517,11 +614,19 @@ static int att_tick(struct att *a, struct att_proc *pr)
         pr->last_tick = now;
         return 0;
     }
-    char st[ATTACH_MAX_THREADS];
-    double cpu[ATTACH_MAX_THREADS];
+    char *st = a->st;
+    double *cpu = a->cpu;
+    for (int i = 0; i < n; i++)
+        st[i] = thread_proc(pr->ap.pid, ts[i].tid, &cpu[i]);
+    n = att_pick_threads(a, pr, n);
+    pr->gen++;
+    for (int i = 0; i < n; i++) { /* first the records of threads not sampled now go */
+        struct att_thread *s = att_thread_find(pr, ts[i].tid);
+        if (s) s->gen = pr->gen;
+    }
+    att_threads_prune(pr);
     int nrun = 0;
     for (int i = 0; i < n; i++) {
-        st[i] = thread_proc(pr->ap.pid, ts[i].tid, &cpu[i]);
         nrun += st[i] == 'R';
         struct att_thread *s = att_thread(pr, ts[i].tid);
         if (st[i] && s && s->perf_fd >= 0) thread_cpu(pr, s, 0, &cpu[i]);
@@ -956,6 +1061,14 @@ static void att_scan_due(struct att *a)
     a->next_scan = next;
 }
 
+static void att_free(struct att *a)
+{
+    free(a->ts);
+    free(a->st);
+    free(a->cpu);
+    free(a);
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("hotline attach: ", stderr);
@@ -1059,6 +1172,14 @@ int cmd_attach(int argc, char **argv)
 
     struct att *a = calloc(1, sizeof *a);
     if (!a) return 1;
+    a->ts = malloc(ATTACH_MAX_LISTED * sizeof *a->ts);
+    a->st = malloc(ATTACH_MAX_LISTED);
+    a->cpu = malloc(ATTACH_MAX_LISTED * sizeof *a->cpu);
+    if (!a->ts || !a->st || !a->cpu) {
+        fputs("hotline attach: out of memory\n", stderr);
+        att_free(a);
+        return 1;
+    }
     a->children = children;
     a->max_procs = ATT_MAX_PROCS;
     const char *cap = getenv("HOTLINE_ATTACH_MAX_PROCS");
@@ -1079,7 +1200,7 @@ int cmd_attach(int argc, char **argv)
     if (!root) {
         if (!a->p || !connect_to) fputs("hotline attach: out of memory\n", stderr);
         profile_free(a->p);
-        free(a);
+        att_free(a);
         return 1;
     }
     a->procs[a->nprocs++] = root;
@@ -1097,7 +1218,7 @@ int cmd_attach(int argc, char **argv)
                       json_pack("{s:s,s:s}", "t", "error", "msg", why[0] ? why : strerror(-rc)));
         att_proc_free(root);
         profile_free(a->p);
-        free(a);
+        att_free(a);
         return open_error_status(rc);
     }
     int status = 0;
@@ -1196,11 +1317,16 @@ int cmd_attach(int argc, char **argv)
     if (a->dropped)
         fprintf(stderr, "  %lld inconsistent reads dropped (the target moved under them)\n",
                 a->dropped);
+    if (a->threads_left)
+        fprintf(stderr,
+                "  %lld thread samples left out: more than %d Python threads in a tick (the "
+                "main thread and the running ones were kept)\n",
+                a->threads_left, ATTACH_MAX_THREADS);
     if (cli_outputs_write(&outs, a->p, "hotline", 0)) status = 1;
 out:
     for (int i = 0; i < a->nprocs; i++)
         att_proc_free(a->procs[i]);
     profile_free(a->p);
-    free(a);
+    att_free(a);
     return status;
 }
