@@ -24,6 +24,7 @@
 #define ATTACH_MAX_CANDIDATES 8
 #define ATTACH_MAX_BSS ((size_t)16 << 20) /* bytes of .bss searched for the version text */
 #define ATTACH_VERSION_TEXT 250           /* Py_GetVersion's buffer (3.9/3.10) */
+#define ATTACH_DELETED " (deleted)"       /* /proc/PID/maps' mark of a file unlinked since */
 
 int attach_read(pid_t pid, uint64_t addr, void *buf, size_t n)
 {
@@ -51,6 +52,34 @@ char attach__proc_state(pid_t pid)
     buf[n] = 0;
     char *p = strrchr(buf, ')');
     return p && p[1] == ' ' ? p[2] : '?';
+}
+
+char attach_pstat_parse(const char *text, struct attach_pstat *ps, char *comm, size_t ncomm)
+{
+    const char *lp = strchr(text, '('), *rp = strrchr(text, ')'); /* comm may hold either */
+    if (!lp || !rp || rp < lp || rp[1] != ' ' || !rp[2]) return 0;
+    if (comm && ncomm) {
+        size_t cl = (size_t)(rp - lp - 1);
+        if (cl >= ncomm) cl = ncomm - 1;
+        memcpy(comm, lp + 1, cl);
+        comm[cl] = 0;
+    }
+    if (ps) { /* fields 4 (ppid), 22 (starttime), 48 (arg_start), counted from 1 */
+        unsigned long long fld[49] = {0};
+        char *p = (char *)rp + 3;
+        for (int i = 4; i <= 48 && *p; i++)
+            fld[i] = strtoull(p, &p, 10);
+        ps->ppid = (pid_t)fld[4];
+        ps->start = fld[22];
+        ps->arg_start = fld[48];
+    }
+    return rp[2];
+}
+
+int attach_pstat_gone(char state, const struct attach_pstat *ps, unsigned long long start0)
+{
+    if (state == 0 || state == 'Z' || state == 'X') return 1;
+    return start0 && ps->start != start0;
 }
 
 static int is_libpython(const char *path)
@@ -100,9 +129,10 @@ int attach__mappings(pid_t pid, struct attach__mapping *m, int max,
     int nm = 0;
     char line[1024];
     while (fgets(line, sizeof line, f)) {
-        unsigned long start, off;
+        unsigned long start, end, off;
         int pos = 0;
-        if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %n", &start, &off, &pos) < 2 || !pos) continue;
+        if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %n", &start, &end, &off, &pos) < 3 || !pos)
+            continue;
         char *file = line + pos;
         file[strcspn(file, "\n")] = 0;
         if (file[0] != '/' || off != 0 || nm == max || (keep && !keep(file, exe))) continue;
@@ -112,7 +142,9 @@ int attach__mappings(pid_t pid, struct attach__mapping *m, int max,
         if (dup) continue;
         snprintf(m[nm].path, sizeof m[nm].path, "%s", file);
         m[nm].base = start;
-        if (!strcmp(file, exe) && nm > 0) { /* the executable goes first */
+        m[nm].end = end;
+        m[nm].exe = !strcmp(file, exe);
+        if (m[nm].exe && nm > 0) { /* the executable goes first */
             struct attach__mapping t = m[0];
             m[0] = m[nm];
             m[nm] = t;
@@ -123,10 +155,30 @@ int attach__mappings(pid_t pid, struct attach__mapping *m, int max,
     return nm;
 }
 
+int attach__open_image(pid_t pid, const struct attach__mapping *m)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "/proc/%d/map_files/%llx-%llx", (int)pid, (unsigned long long)m->base,
+             (unsigned long long)m->end);
+    int fd = elfsym_open(p);
+    if (fd >= 0) return fd;
+    if (m->exe) {
+        snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
+        if ((fd = elfsym_open(p)) >= 0) return fd;
+    }
+    if (snprintf(p, sizeof p, "/proc/%d/root%s", (int)pid, m->path) >= (int)sizeof p)
+        return -ENAMETOOLONG;
+    return elfsym_open(p);
+}
+
 /* The executable, every libpython and every python3.X binary mapped */
 static int is_candidate(const char *path, const char *exe)
 {
-    return !strcmp(path, exe) || is_libpython(path) || is_python_binary(path);
+    char p[512];
+    snprintf(p, sizeof p, "%s", path);
+    size_t l = strlen(p), dl = strlen(ATTACH_DELETED);
+    if (l > dl && !strcmp(p + l - dl, ATTACH_DELETED)) p[l - dl] = 0; /* replaced since */
+    return !strcmp(path, exe) || is_libpython(p) || is_python_binary(p);
 }
 
 int attach__perm_message(pid_t pid, char *why, size_t n)
@@ -280,11 +332,11 @@ static int version_text(const uint8_t *b, size_t n, uint32_t *hex, char *tag, si
  * must agree (a binary named `python3` or an embedding program says
  * nothing; a text that disagrees is a reason to refuse, not to guess). 0,
  * ATTACH_EVERSION with why, -EPERM, -ESRCH or -ENOMEM. */
-static int old_version(struct attach_proc *ap, const char *file, const char *path, uint64_t bias,
-                       char *why, size_t n)
+static int old_version(struct attach_proc *ap, int fd, const char *path, uint64_t bias, char *why,
+                       size_t n)
 {
     uint64_t start, len, load;
-    if (elfsym_bss(file, &start, &len, &load) || !len) {
+    if (elfsym_bss_fd(fd, &start, &len, &load) || !len) {
         snprintf(why, n,
                  "process %d: %s has no Py_Version (Python 3.10 or older) and no .bss to read "
                  "Py_GetVersion's text from: cannot tell which Python it is",
@@ -429,21 +481,27 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
     if (nc == -EACCES || nc == -EPERM) return attach__perm_message(pid, why, n);
     if (nc < 0) return nc == -ENOENT ? -ESRCH : nc;
     int found = 0, last = ATTACH_ENOTPY;
+    const char *unread = NULL; /* a candidate replaced since and not readable */
     for (int i = 0; i < nc; i++) {
-        char file[PATH_MAX];
-        if (snprintf(file, sizeof file, "/proc/%d/root%s", (int)pid, c[i].path) >= (int)sizeof file)
+        int fd = attach__open_image(pid, &c[i]);
+        if (fd < 0) {
+            if (strstr(c[i].path, ATTACH_DELETED)) unread = c[i].path;
             continue;
+        }
         static const char *const names[] = {"_PyRuntime", "Py_Version", "PyFrame_Type",
                                             "PyCode_Type"};
         uint64_t vals[4], load;
-        if (elfsym_lookup(file, names, vals, 4, &load) != 0 || !vals[0]) continue;
+        if (elfsym_lookup_fd(fd, names, vals, 4, &load) != 0 || !vals[0] ||
+            snprintf(ap->binary, sizeof ap->binary, "%s", c[i].path) >= (int)sizeof ap->binary) {
+            close(fd);
+            continue;
+        }
         found = 1;
         uint64_t bias = c[i].base - load;
         ap->runtime = bias + vals[0];
-        if (snprintf(ap->binary, sizeof ap->binary, "%s", c[i].path) >= (int)sizeof ap->binary)
-            continue;
         int rc = vals[1] ? attach_read(pid, bias + vals[1], &ap->version_hex, 4)
-                         : old_version(ap, file, c[i].path, bias, why, n);
+                         : old_version(ap, fd, c[i].path, bias, why, n);
+        close(fd);
         if (rc == -EPERM) return attach__perm_message(pid, why, n);
         if (rc == -ESRCH) {
             snprintf(why, n, "process %d exited", (int)pid);
@@ -482,10 +540,17 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
             if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = 0;
             fclose(f);
         }
-        snprintf(why, n,
-                 "process %d (%s) is not a Python process (no _PyRuntime in its "
-                 "executable or a libpython)",
-                 (int)pid, comm);
+        if (unread)
+            snprintf(why, n,
+                     "process %d (%s): %s was deleted or replaced since it started, and its "
+                     "mapped copy cannot be opened (/proc/%d/map_files needs root): cannot "
+                     "tell whether it is a Python process",
+                     (int)pid, comm, unread, (int)pid);
+        else
+            snprintf(why, n,
+                     "process %d (%s) is not a Python process (no _PyRuntime in its "
+                     "executable or a libpython)",
+                     (int)pid, comm);
         return ATTACH_ENOTPY;
     }
     return last;

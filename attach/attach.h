@@ -19,7 +19,8 @@
 
 #include "layout.h"
 
-#define ATTACH_MAX_THREADS 256
+#define ATTACH_MAX_THREADS 256 /* sampled per tick (the CLI picks which) */
+#define ATTACH_MAX_LISTED 4096 /* thread states listed (attach_threads' max) */
 #define ATTACH_MAX_FRAMES 256
 #define ATTACH_MAX_STR 1024    /* a file name or qualname longer is cut */
 #define ATTACH_MAX_TABLE 65536 /* bytes of a line table copied */
@@ -88,6 +89,26 @@ int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct a
  * -EPERM. */
 int attach_read(pid_t pid, uint64_t addr, void *buf, size_t n);
 
+/* /proc/PID/stat's fields that tell a process apart: its parent, start
+ * time (field 22, clock ticks since boot: a pid reused is another start
+ * time) and where its arguments start (field 48: a new stack at each exec,
+ * placed at random, so an exec changes it). */
+struct attach_pstat {
+    pid_t ppid;
+    unsigned long long start, arg_start;
+};
+
+/* The state letter of the text of a /proc/PID/stat (0: not one), its
+ * fields in ps and its comm (cut to ncomm) when each is not NULL. */
+char attach_pstat_parse(const char *text, struct attach_pstat *ps, char *comm, size_t ncomm);
+
+/* 1 when the process read (its state letter and ps, as parsed above) is not
+ * the one attached at start time start0 any more: no such pid (state 0), a
+ * zombie or dead, or another process at the same pid (another start time:
+ * the target exited and its pid was given to a new one). start0 0: not
+ * known, not compared. */
+int attach_pstat_gone(char state, const struct attach_pstat *ps, unsigned long long start0);
+
 /* Shared with inject.c (not for other modules): the minor version a file
  * name says ("python3.X", "libpython3.X.so...", "libpython3.Xd.so"), or -1. */
 int attach__minor_from_name(const char *path);
@@ -98,8 +119,10 @@ char attach__proc_state(pid_t pid);
 int attach__perm_message(pid_t pid, char *why, size_t n);
 /* A file mapped at offset 0 in pid, and where. */
 struct attach__mapping {
-    char path[512];
-    uint64_t base; /* start of its mapping at file offset 0 */
+    char path[512]; /* as /proc/PID/maps names it (" (deleted)" when replaced) */
+    uint64_t base;  /* start of its mapping at file offset 0 */
+    uint64_t end;   /* ... and end (its /proc/PID/map_files entry is base-end) */
+    int exe;        /* it is /proc/PID/exe */
 };
 /* The files mapped at offset 0 in pid, each once, the executable first (a
  * static python's runtime is its own), those keep() accepts (NULL: all;
@@ -107,5 +130,12 @@ struct attach__mapping {
  * opening /proc/PID/maps. */
 int attach__mappings(pid_t pid, struct attach__mapping *m, int max,
                      int (*keep)(const char *path, const char *exe));
+/* The file of mapping m of pid opened for elfsym (a new descriptor) or
+ * -errno. The very file mapped where the kernel lets us (/proc/PID/map_files:
+ * CAP_SYS_ADMIN; /proc/PID/exe for the executable), so that a binary
+ * deleted or replaced since the target started (a package upgrade) is
+ * still read; else the path through /proc/PID/root. Never blocks: a FIFO
+ * or device named there is refused (elfsym_open). */
+int attach__open_image(pid_t pid, const struct attach__mapping *m);
 
 #endif

@@ -23,4 +23,19 @@ int elfsym_lookup(const char *path, const char *const *names, uint64_t *vals, in
  * reads a 3.9/3.10 interpreter's version text there (attach.c). */
 int elfsym_bss(const char *path, uint64_t *start, uint64_t *len, uint64_t *load_vaddr);
 
+/* path opened read-only without waiting (O_NONBLOCK: a FIFO named where an
+ * image was must not block attach) and checked to be a regular file: a new
+ * descriptor, or -errno (-ENOEXEC: not a regular file). */
+int elfsym_open(const char *path);
+
+/* The same two on an open descriptor (borrowed; elfsym_open's or
+ * /proc/PID/map_files'), and on bytes already in memory (m borrowed,
+ * size bytes, any alignment: the fuzzer's entry, tests/fuzz). */
+int elfsym_lookup_fd(int fd, const char *const *names, uint64_t *vals, int n, uint64_t *load_vaddr);
+int elfsym_bss_fd(int fd, uint64_t *start, uint64_t *len, uint64_t *load_vaddr);
+int elfsym_lookup_mem(const uint8_t *m, size_t size, const char *const *names, uint64_t *vals,
+                      int n, uint64_t *load_vaddr);
+int elfsym_bss_mem(const uint8_t *m, size_t size, uint64_t *start, uint64_t *len,
+                   uint64_t *load_vaddr);
+
 #endif

@@ -32,6 +32,7 @@
 #include "walk.h"
 
 #define AGENT_MAX_THREADS 256  /* Python threads sampled per tick */
+#define AGENT_MAX_LISTED 4096  /* ... chosen from this many listed (walk.c's guard) */
 #define AGENT_MAX_DEPTH 128    /* frames kept per stack (innermost first) */
 #define AGENT_CODE_SLOTS 16384 /* code-object cache, direct mapped */
 #define AGENT_MAX_STRINGS (1 << 18)
@@ -133,6 +134,14 @@ struct agent {
 
     agent_thread_t *th[AGENT_MAX_THREADS];
     int nth;
+    /* more Python threads than AGENT_MAX_THREADS (sampler.c, pick_threads):
+     * each listed thread's CPU clock at the previous tick, by tid (two
+     * tables, this tick's and the last, owned; NULL until needed), the
+     * threads listed (AGENT_MAX_LISTED, owned; NULL until the first tick),
+     * and how many left out in a tick tell the stream again */
+    struct agent_seen *seen, *seen_prev;
+    walk_thread_t *listed;
+    int drop_warn_at;
 
     /* measurements for docs/tests */
     double cost_s;

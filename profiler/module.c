@@ -90,6 +90,9 @@ static void agent_free(agent_t *a)
         ownfd_close(&a->th[i]->statfd);
         free(a->th[i]);
     }
+    free(a->seen);
+    free(a->seen_prev);
+    free(a->listed);
     strv_free(a->include, a->ninclude);
     strv_free(a->exclude, a->nexclude);
     free(a->hello);

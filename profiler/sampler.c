@@ -256,11 +256,110 @@ static double window_gap(const tick_t *ks, int nk)
     return gap;
 }
 
+/* ---- more Python threads than AGENT_MAX_THREADS ----------------------
+ * Each tick samples AGENT_MAX_THREADS at most (its cost is per thread).
+ * The interpreter lists its newest threads first, so a plain cut dropped
+ * the main thread first of all (300 idle workers: its busy loop read 0 s).
+ * Chosen instead: the main thread always, then the threads that used the
+ * most CPU since the previous tick (each listed thread's CPU clock is
+ * read: one clock_gettime each), ties to those sampled already
+ * (no churn of their descriptors); the stream is told how many were left
+ * out (a `log` warn, again when more are). */
+#define AGENT_SEEN_SLOTS (2 * AGENT_MAX_LISTED) /* a power of two */
+
+struct agent_seen {
+    long tid[AGENT_SEEN_SLOTS];
+    double cpu[AGENT_SEEN_SLOTS];
+};
+
+static size_t seen_slot(const struct agent_seen *s, long tid)
+{
+    size_t h = ((size_t)tid * 0x9E3779B97F4A7C15ull) >> 51; /* 13 bits */
+    while (s->tid[h] && s->tid[h] != tid)
+        h = (h + 1) & (AGENT_SEEN_SLOTS - 1);
+    return h;
+}
+
+struct pick {
+    double key;
+    int i;
+};
+
+static int pick_cmp(const void *x, const void *y)
+{
+    const struct pick *a = x, *b = y;
+    return a->key > b->key ? -1 : a->key < b->key ? 1 : a->i - b->i;
+}
+
+static int is_tracked(const agent_t *a, const walk_thread_t *w)
+{
+    for (int i = 0; i < a->nth; i++)
+        if (a->th[i]->tid == w->tid && a->th[i]->tstate == w->tstate) return 1;
+    return 0;
+}
+
+/* list[0..n) cut to AGENT_MAX_THREADS as above: the new n. */
+static int pick_threads(agent_t *a, walk_thread_t *list, int n)
+{
+    if (n <= AGENT_MAX_THREADS) return n;
+    if (!a->seen) a->seen = calloc(1, sizeof *a->seen);
+    if (!a->seen_prev) a->seen_prev = calloc(1, sizeof *a->seen_prev);
+    struct pick *pk = malloc((size_t)n * sizeof *pk);
+    walk_thread_t *keep = malloc(AGENT_MAX_THREADS * sizeof *keep);
+    if (!a->seen || !a->seen_prev || !pk || !keep) { /* out of memory: the main thread first */
+        free(pk);
+        free(keep);
+        for (int i = 0; i < n; i++)
+            if (list[i].tid == (long)getpid()) {
+                walk_thread_t m = list[i];
+                list[i] = list[0];
+                list[0] = m;
+            }
+        return AGENT_MAX_THREADS;
+    }
+    struct agent_seen *now = a->seen_prev; /* the older table becomes this tick's */
+    memset(now, 0, sizeof *now);
+    for (int i = 0; i < n; i++) {
+        double cpu = clock_thread_cpu(list[i].tid);
+        size_t h = seen_slot(a->seen, list[i].tid);
+        double before = a->seen->tid[h] ? a->seen->cpu[h] : 0;
+        size_t w = seen_slot(now, list[i].tid);
+        now->tid[w] = list[i].tid;
+        now->cpu[w] = cpu;
+        /* CPU since the last tick; sampled ones ahead on ties */
+        pk[i].key = list[i].tid == (long)getpid()
+                        ? 1e300
+                        : (cpu > before ? cpu - before : 0) + (is_tracked(a, &list[i]) ? 1e-9 : 0);
+        pk[i].i = i;
+    }
+    a->seen_prev = a->seen;
+    a->seen = now;
+    qsort(pk, (size_t)n, sizeof *pk, pick_cmp);
+    for (int k = 0; k < AGENT_MAX_THREADS; k++)
+        keep[k] = list[pk[k].i];
+    memcpy(list, keep, AGENT_MAX_THREADS * sizeof *keep);
+    free(pk);
+    free(keep);
+    int left = n - AGENT_MAX_THREADS;
+    if (left > a->drop_warn_at) { /* loudly: once, and again when many more are left out */
+        a->drop_warn_at = left * 2 > left + 16 ? left * 2 : left + 16;
+        buf_printf(&a->out,
+                   "{\"%s\":\"%s\",\"%s\":\"warn\",\"%s\":\"%d Python threads: %d not "
+                   "sampled (at most %d are each tick: the main thread and the ones using CPU "
+                   "are kept, idle ones left out)\"}\n",
+                   WK(T), WT(LOG), WK(LEVEL), WK(MSG), n, left, AGENT_MAX_THREADS);
+    }
+    return AGENT_MAX_THREADS;
+}
+
 static void tick(agent_t *a)
 {
-    walk_thread_t list[AGENT_MAX_THREADS];
+    walk_thread_t few[AGENT_MAX_THREADS]; /* out of memory: the first listed only */
+    if (!a->listed) a->listed = malloc(AGENT_MAX_LISTED * sizeof *a->listed);
+    walk_thread_t *list = a->listed ? a->listed : few;
     tick_t ks[AGENT_MAX_THREADS];
-    int n = walk_threads(a, list, AGENT_MAX_THREADS);
+    int n = walk_threads(a, list, a->listed ? AGENT_MAX_LISTED : AGENT_MAX_THREADS);
+    n = pick_threads(a, list, n);
     a->gen++;
     int nk = 0;
     for (int i = 0; i < n; i++) {

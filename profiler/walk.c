@@ -67,15 +67,22 @@ int walk_threads(agent_t *a, walk_thread_t *out, int cap)
     /* One charge per OS thread. A thread state made for a thread that has
      * not started yet carries its creator's ids until the new thread binds
      * it (CPython fills them in the creator) and sits nearer the head: keep
-     * the last state listed for a tid, the oldest. */
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        int dup = 0;
-        for (int j = i + 1; j < n && !dup; j++)
-            dup = out[j].tid == out[i].tid;
-        if (!dup) out[m++] = out[i];
+     * the last state listed for a tid, the oldest. From the tail, a tid
+     * seen already is dropped (a set of tids: thousands of threads must
+     * not cost n^2 comparisons a tick). */
+    long seen[2 * WALK_MAX_TSTATES];
+    memset(seen, 0, sizeof seen);
+    int m = n;
+    for (int i = n - 1; i >= 0; i--) {
+        size_t h = ((size_t)out[i].tid * 0x9E3779B97F4A7C15ull) >> 51; /* 13 bits */
+        while (seen[h] && seen[h] != out[i].tid)
+            h = (h + 1) & (2 * WALK_MAX_TSTATES - 1);
+        if (seen[h]) continue;
+        seen[h] = out[i].tid;
+        out[--m] = out[i];
     }
-    return m;
+    if (m) memmove(out, out + m, (size_t)(n - m) * sizeof *out);
+    return n - m;
 }
 
 /* Offset of the kernel tid inside glibc's struct pthread (pthread_self()

@@ -51,5 +51,5 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 step "fuzz (${fuzz_seconds}s per target)"
 cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DHOTLINE_FUZZ=ON \
   -DHOTLINE_FUZZ_SECONDS="$fuzz_seconds" >/dev/null
-cmake --build "$root/build-fuzz" -j"$jobs" --target fuzz_framing fuzz_lsp
+cmake --build "$root/build-fuzz" -j"$jobs" --target fuzz_framing fuzz_lsp fuzz_elfsym
 ctest --test-dir "$root/build-fuzz" --output-on-failure -L fuzz

@@ -109,6 +109,7 @@ struct att_thread {
     long long cur_file; /* charged frame now, and since when (`now`) */
     int cur_line;
     double since;
+    unsigned gen; /* the last tick that sampled it (records of others go) */
 };
 
 /* One process sampled: the attached one, or a child followed (--children).
@@ -125,6 +126,8 @@ struct att_proc {
     long long next_str, next_stack;
     struct att_thread th[ATTACH_MAX_THREADS];
     int nth;
+    unsigned gen;     /* ticks */
+    int drop_warn_at; /* threads left out in a tick that tell the user again */
     clockid_t proc_clock;
     double last_tick;
     int now_hz;
@@ -134,6 +137,7 @@ struct att_proc {
     size_t in_len;
     int gone;                     /* exited: its `end` is sent */
     unsigned long long arg_start; /* /proc/PID/stat's: changes at an exec */
+    unsigned long long start;     /* its start time: another at a reused pid */
     int closed;                   /* exec'd into no Python (yet): reopened at the next ticks */
 };
 
@@ -143,7 +147,7 @@ enum { ATT_CH_PENDING, ATT_CH_OTHER, ATT_CH_TOLD, ATT_CH_FOLLOWED };
 struct att_child {
     pid_t pid, ppid;
     unsigned long long start;     /* start time: a reused pid is another process */
-    unsigned long long arg_start; /* at the last scan (struct att_pstat) */
+    unsigned long long arg_start; /* at the last scan (struct attach_pstat) */
     int state, seen;
     double first, next_check;
     char comm[20];
@@ -167,6 +171,11 @@ struct att {
     double interval_ms;
     double t0;
     long long dropped;
+    long long threads_left; /* thread samples left out (over ATTACH_MAX_THREADS) */
+    /* one tick's threads, ATTACH_MAX_LISTED each (owned) */
+    struct attach_thread *ts;
+    char *st;
+    double *cpu;
     double budget; /* seconds a probe window may last */
     /* the program's files (--include / --exclude; argv's strings, borrowed) */
     const char *include[ATT_MAX_PATTERNS], *exclude[ATT_MAX_PATTERNS];
@@ -278,17 +287,9 @@ static char thread_proc(pid_t pid, long tid, double *cpu)
     return p && p[1] == ' ' ? p[2] : '?';
 }
 
-/* /proc/PID/stat's fields that tell a process apart: its parent, start
- * time (clock ticks since boot) and where its arguments start (a new stack
- * at each exec, placed at random: an exec changes it) */
-struct att_pstat {
-    pid_t ppid;
-    unsigned long long start, arg_start;
-};
-
 /* The state letter of /proc/PID/stat (0: no such process), its fields in
- * ps and its comm, each when not NULL. */
-static char proc_stat(pid_t pid, struct att_pstat *ps, char *comm, size_t ncomm)
+ * ps and its comm, each when not NULL (attach_pstat_parse). */
+static char proc_stat(pid_t pid, struct attach_pstat *ps, char *comm, size_t ncomm)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -297,33 +298,17 @@ static char proc_stat(pid_t pid, struct att_pstat *ps, char *comm, size_t ncomm)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
-    char *lp = strchr(buf, '('), *rp = strrchr(buf, ')'); /* comm may hold either */
-    if (!lp || !rp || rp < lp || rp[1] != ' ') return 0;
-    if (comm) {
-        size_t cl = (size_t)(rp - lp - 1);
-        if (cl >= ncomm) cl = ncomm - 1;
-        memcpy(comm, lp + 1, cl);
-        comm[cl] = 0;
-    }
-    char state = rp[2];
-    if (ps) { /* fields 4 (ppid), 22 (starttime), 48 (arg_start), counted from 1 */
-        unsigned long long fld[49] = {0};
-        char *p = rp + 3;
-        for (int i = 4; i <= 48 && *p; i++)
-            fld[i] = strtoull(p, &p, 10);
-        ps->ppid = (pid_t)fld[4];
-        ps->start = fld[22];
-        ps->arg_start = fld[48];
-    }
-    return state;
+    return attach_pstat_parse(buf, ps, comm, ncomm);
 }
 
-/* The process is gone: no such pid, or a zombie (its parent has not reaped
- * it yet: nothing of it is left to read). */
-static int proc_gone(pid_t pid, struct att_pstat *ps)
+/* The process is gone: no such pid, a zombie (its parent has not reaped
+ * it yet: nothing of it is left to read), or its pid now another
+ * process's (start time not start0: it exited and the pid was reused; a
+ * new Python there must not be merged into its report). */
+static int proc_gone(pid_t pid, struct attach_pstat *ps, unsigned long long start0)
 {
     char st = proc_stat(pid, ps, NULL, 0);
-    return st == 0 || st == 'Z' || st == 'X';
+    return attach_pstat_gone(st, ps, start0);
 }
 
 /* The thread's CPU seconds: its task clock, else the process clock when it
@@ -344,14 +329,25 @@ static int thread_cpu(struct att_proc *pr, struct att_thread *s, int single, dou
     return thread_proc(pr->ap.pid, s->tid, cpu) ? 0 : -1;
 }
 
-static struct att_thread *att_thread(struct att_proc *pr, long tid)
+static struct att_thread *att_thread_find(struct att_proc *pr, long tid)
 {
     for (int i = 0; i < pr->nth; i++)
         if (pr->th[i].tid == tid) return &pr->th[i];
+    return NULL;
+}
+
+static struct att_thread *att_thread(struct att_proc *pr, long tid)
+{
+    struct att_thread *t = att_thread_find(pr, tid);
+    if (t) {
+        t->gen = pr->gen;
+        return t;
+    }
     if (pr->nth == ATTACH_MAX_THREADS) return NULL;
-    struct att_thread *t = &pr->th[pr->nth++];
+    t = &pr->th[pr->nth++];
     memset(t, 0, sizeof *t);
     t->tid = tid;
+    t->gen = pr->gen;
     t->run_cat = CAT_PY;
     /* A task-clock counter on the thread is exact where /proc is not: a
      * read makes the kernel bring a running thread's count up to date
@@ -500,6 +496,84 @@ static void att_probe(struct att_proc *pr, struct attach_thread *t, struct att_t
     if (v >= 0) s->run_cat = v;
 }
 
+/* ---- more Python threads than ATTACH_MAX_THREADS ---------------------
+ * A tick samples ATTACH_MAX_THREADS at most (reads per thread). The
+ * interpreter lists its newest threads first: a plain cut left out the
+ * main thread first of all (300 idle workers: its busy loop read 0 s).
+ * Kept instead: the main thread, then the running ones (R), then those
+ * sampled already (their counters stay open), then in list order; the
+ * user is told how many were left out, and the report counts them. */
+struct att_pick {
+    int key, i;
+};
+
+static int att_pick_cmp(const void *x, const void *y)
+{
+    const struct att_pick *a = x, *b = y;
+    return a->key != b->key ? b->key - a->key : a->i - b->i;
+}
+
+/* ts[0..n) with their states st and CPU cpu, cut to ATTACH_MAX_THREADS
+ * as above (the three moved together): the new n. */
+static int att_pick_threads(struct att *a, struct att_proc *pr, int n)
+{
+    if (n <= ATTACH_MAX_THREADS) return n;
+    struct att_pick *pk = malloc((size_t)n * sizeof *pk);
+    struct attach_thread *kt = malloc(ATTACH_MAX_THREADS * sizeof *kt);
+    char kst[ATTACH_MAX_THREADS];
+    double kcpu[ATTACH_MAX_THREADS];
+    if (!pk || !kt) {
+        free(pk);
+        free(kt);
+        return ATTACH_MAX_THREADS;
+    }
+    for (int i = 0; i < n; i++) {
+        pk[i].i = i;
+        pk[i].key = a->ts[i].tid == (long)pr->ap.pid    ? 3
+                    : a->st[i] == 'R'                   ? 2
+                    : att_thread_find(pr, a->ts[i].tid) ? 1
+                                                        : 0;
+    }
+    qsort(pk, (size_t)n, sizeof *pk, att_pick_cmp);
+    for (int k = 0; k < ATTACH_MAX_THREADS; k++) {
+        kt[k] = a->ts[pk[k].i];
+        kst[k] = a->st[pk[k].i];
+        kcpu[k] = a->cpu[pk[k].i];
+    }
+    memcpy(a->ts, kt, ATTACH_MAX_THREADS * sizeof *kt);
+    memcpy(a->st, kst, sizeof kst);
+    memcpy(a->cpu, kcpu, sizeof kcpu);
+    free(pk);
+    free(kt);
+    int left = n - ATTACH_MAX_THREADS;
+    a->threads_left += left;
+    if (left > pr->drop_warn_at) { /* loudly: once, and again when many more are */
+        pr->drop_warn_at = left * 2 > left + 16 ? left * 2 : left + 16;
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "process %d has %d Python threads: %d not sampled (at most %d are each tick: "
+                 "the main thread and the running ones are kept, idle ones left out)",
+                 (int)pr->ap.pid, n, left, ATTACH_MAX_THREADS);
+        att_tell(a, msg);
+    }
+    return ATTACH_MAX_THREADS;
+}
+
+/* Records of threads not sampled this tick go (ended, or left out): their
+ * counters close, their slots are free for the threads sampled next. */
+static void att_threads_prune(struct att_proc *pr)
+{
+    int w = 0;
+    for (int i = 0; i < pr->nth; i++) {
+        if (pr->th[i].gen == pr->gen) {
+            pr->th[w++] = pr->th[i];
+        } else if (pr->th[i].perf_fd >= 0) {
+            close(pr->th[i].perf_fd);
+        }
+    }
+    pr->nth = w;
+}
+
 /* pr exec'd (a fork that runs a new program, a vfork child taken before
  * its exec): its interpreter is another one, at other addresses, so it is
  * opened again, and until then (a Python initialising) not read */
@@ -521,8 +595,8 @@ static void att_reopen(struct att_proc *pr, unsigned long long arg_start)
 /* One tick of one process: 0, or -ESRCH when it is gone. */
 static int att_tick(struct att *a, struct att_proc *pr)
 {
-    struct att_pstat ps;
-    if (proc_gone(pr->ap.pid, &ps)) return -ESRCH;
+    struct attach_pstat ps;
+    if (proc_gone(pr->ap.pid, &ps, pr->start)) return -ESRCH;
     if (ps.arg_start != pr->arg_start || pr->closed) att_reopen(pr, ps.arg_start);
     double now = mono();
     if (pr->closed) { /* its time goes to the first line read once it is open */
@@ -530,8 +604,8 @@ static int att_tick(struct att *a, struct att_proc *pr)
             fprintf(stderr, "hotline: process %d not open (exec'd)\n", (int)pr->ap.pid);
         return 0;
     }
-    struct attach_thread ts[ATTACH_MAX_THREADS];
-    int n = attach_threads(&pr->ap, ts, ATTACH_MAX_THREADS);
+    struct attach_thread *ts = a->ts;
+    int n = attach_threads(&pr->ap, ts, ATTACH_MAX_LISTED);
     if (n == -ESRCH) return -ESRCH;
     if (n < 0) {
         if (getenv("HOTLINE_ATTACH_DEBUG"))
@@ -540,11 +614,19 @@ static int att_tick(struct att *a, struct att_proc *pr)
         pr->last_tick = now;
         return 0;
     }
-    char st[ATTACH_MAX_THREADS];
-    double cpu[ATTACH_MAX_THREADS];
+    char *st = a->st;
+    double *cpu = a->cpu;
+    for (int i = 0; i < n; i++)
+        st[i] = thread_proc(pr->ap.pid, ts[i].tid, &cpu[i]);
+    n = att_pick_threads(a, pr, n);
+    pr->gen++;
+    for (int i = 0; i < n; i++) { /* first the records of threads not sampled now go */
+        struct att_thread *s = att_thread_find(pr, ts[i].tid);
+        if (s) s->gen = pr->gen;
+    }
+    att_threads_prune(pr);
     int nrun = 0;
     for (int i = 0; i < n; i++) {
-        st[i] = thread_proc(pr->ap.pid, ts[i].tid, &cpu[i]);
         nrun += st[i] == 'R';
         struct att_thread *s = att_thread(pr, ts[i].tid);
         if (st[i] && s && s->perf_fd >= 0) thread_cpu(pr, s, 0, &cpu[i]);
@@ -781,6 +863,7 @@ static int att_follow(struct att *a, struct att_child *k, struct attach_proc *cp
     pr->ap = *cp; /* the code cache moves with it */
     memset(cp, 0, sizeof *cp);
     pr->arg_start = k->arg_start; /* read before it was opened: an exec since is seen */
+    pr->start = k->start;
     pr->ppid = k->ppid;
     /* its first tick charges its life so far (from its start time, to the
      * clock tick: not since it was first seen, up to a scan period later),
@@ -852,7 +935,7 @@ static void att_child_check(struct att *a, struct att_child *k, double now)
 /* pid, a child of ppid, seen by this scan */
 static void att_child_seen(struct att *a, pid_t pid, pid_t ppid, double now)
 {
-    struct att_pstat ps;
+    struct attach_pstat ps;
     char comm[20];
     char st = proc_stat(pid, &ps, comm, sizeof comm);
     if (!st || st == 'Z' || st == 'X') return;
@@ -945,7 +1028,7 @@ static void att_scan(struct att *a, double now)
         while (d && (e = readdir(d))) {
             if (!is_pid(e->d_name)) continue;
             pid_t pid = (pid_t)atoi(e->d_name);
-            struct att_pstat ps;
+            struct attach_pstat ps;
             if (!proc_stat(pid, &ps, NULL, 0) || !att_in_scope(a, ps.ppid)) continue;
             att_child_seen(a, pid, ps.ppid, now);
         }
@@ -976,6 +1059,14 @@ static void att_scan_due(struct att *a)
     if (a->soon < next) next = a->soon; /* a new child is not left waiting a second */
     if (next < end + cost / ATT_SCAN_SHARE) next = end + cost / ATT_SCAN_SHARE;
     a->next_scan = next;
+}
+
+static void att_free(struct att *a)
+{
+    free(a->ts);
+    free(a->st);
+    free(a->cpu);
+    free(a);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -1081,6 +1172,14 @@ int cmd_attach(int argc, char **argv)
 
     struct att *a = calloc(1, sizeof *a);
     if (!a) return 1;
+    a->ts = malloc(ATTACH_MAX_LISTED * sizeof *a->ts);
+    a->st = malloc(ATTACH_MAX_LISTED);
+    a->cpu = malloc(ATTACH_MAX_LISTED * sizeof *a->cpu);
+    if (!a->ts || !a->st || !a->cpu) {
+        fputs("hotline attach: out of memory\n", stderr);
+        att_free(a);
+        return 1;
+    }
     a->children = children;
     a->max_procs = ATT_MAX_PROCS;
     const char *cap = getenv("HOTLINE_ATTACH_MAX_PROCS");
@@ -1101,15 +1200,16 @@ int cmd_attach(int argc, char **argv)
     if (!root) {
         if (!a->p || !connect_to) fputs("hotline attach: out of memory\n", stderr);
         profile_free(a->p);
-        free(a);
+        att_free(a);
         return 1;
     }
     a->procs[a->nprocs++] = root;
     char why[512] = "";
-    struct att_pstat ps = {0}; /* before it is opened: an exec since is seen */
+    struct attach_pstat ps = {0}; /* before it is opened: an exec since is seen */
     proc_stat((pid_t)d, &ps, NULL, 0);
     root->ppid = ps.ppid;
     root->arg_start = ps.arg_start;
+    root->start = ps.start;
     int rc = attach_open(&root->ap, (pid_t)d, why, sizeof why);
     if (rc) {
         fprintf(stderr, "hotline attach: %s\n", why[0] ? why : strerror(-rc));
@@ -1118,7 +1218,7 @@ int cmd_attach(int argc, char **argv)
                       json_pack("{s:s,s:s}", "t", "error", "msg", why[0] ? why : strerror(-rc)));
         att_proc_free(root);
         profile_free(a->p);
-        free(a);
+        att_free(a);
         return open_error_status(rc);
     }
     int status = 0;
@@ -1217,11 +1317,16 @@ int cmd_attach(int argc, char **argv)
     if (a->dropped)
         fprintf(stderr, "  %lld inconsistent reads dropped (the target moved under them)\n",
                 a->dropped);
+    if (a->threads_left)
+        fprintf(stderr,
+                "  %lld thread samples left out: more than %d Python threads in a tick (the "
+                "main thread and the running ones were kept)\n",
+                a->threads_left, ATTACH_MAX_THREADS);
     if (cli_outputs_write(&outs, a->p, "hotline", 0)) status = 1;
 out:
     for (int i = 0; i < a->nprocs; i++)
         att_proc_free(a->procs[i]);
     profile_free(a->p);
-    free(a);
+    att_free(a);
     return status;
 }
