@@ -22,6 +22,7 @@
 
 #include "jsonrpc.h"
 #include "core/hotdir.h"
+#include "core/interp.h"
 #include "core/lsp.h"
 #include "core/lsp_exec.h"
 #include "store/memprof.h"
@@ -754,6 +755,10 @@ static int start_run(struct server *s, json_t *id, json_t *a)
         profile_free(store);
         run_free(r);
         return rc;
+    }
+    if (attach_pid <= 0) { /* the user ran the program with it: Optimize may run it too */
+        char pybuf[PATH_MAX];
+        lsp_interp_ran(s, lsp_interp_exe(python, pybuf, sizeof pybuf));
     }
     /* the new profile replaces the old one from now on (a run that is still
      * closing has had its on_exit: it no longer touches its store) */
