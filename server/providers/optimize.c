@@ -572,6 +572,77 @@ static int split_answer(const char *text, char **code, char **expl)
 static void on_checked(struct opt_op *op, int64_t status, const char *out);
 static void on_applied(struct server *s, void *data, json_t *result, json_t *error);
 
+/* 1 when code's first statement line is a decorator (`@...`). */
+static int starts_with_decorator(const char *code)
+{
+    for (const char *l = code; *l;) {
+        size_t len = strcspn(l, "\n"), w = pytext_lead_ws(l, len);
+        if (w < len && l[w] != '\r' && l[w] != '#') return l[w] == '@';
+        l += len + (l[len] ? 1 : 0);
+    }
+    return 0;
+}
+
+/* Where the answer goes. A model often answers with the whole function
+ * (`def hot(n): return ...`) although it was shown a loop inside it: put
+ * at the loop's place, that would define a nested function and leave the
+ * old body to run. So an answer whose top level defines the function
+ * around the region replaces that function, at the function's own
+ * indentation (op's region, indent become the function's). One that
+ * defines other functions is refused when the region is inside a loop (the
+ * definition would run on every pass and replace nothing); inside a
+ * function body it stays there, a local helper. 0, or -1 after op_fail. */
+static int place_answer(struct opt_op *op, struct doc *d)
+{
+    char names[1024];
+    if (!pytext_top_defs(op->raw, names, sizeof names)) return 0;
+    unsigned char *st = pytext_logical_starts(d->text, d->len, d->nlines, NULL);
+    if (!st) {
+        op_fail(op, "out of memory");
+        return -1;
+    }
+    uint32_t f0, f1;
+    int in_fn =
+        !pytext_enclosing_def(d, st, op->l0, names, starts_with_decorator(op->raw), &f0, &f1) &&
+        f0 <= op->l0 && f1 >= op->l1;
+    int in_loop = !in_fn && pytext_in_loop(d, st, op->l0);
+    free(st);
+    size_t nl = strlen(names);
+    if (nl) names[nl - 1] = 0; /* the last name's space */
+    if (in_fn) {
+        size_t len;
+        const char *t = doc_line(d, f0, &len);
+        char *indent = strndup(t ? t : "", t ? pytext_lead_ws(t, len) : 0);
+        char *region = pytext_lines(d, f0, f1);
+        if (!indent || !region) {
+            free(indent);
+            free(region);
+            op_fail(op, "out of memory");
+            return -1;
+        }
+        lsp_log(op->srv, LSP_MSG_INFO,
+                "optimize: the answer redefines the function around lines %u-%u (%s): it "
+                "replaces lines %u-%u, the whole function",
+                op->l0 + 1, op->l1, names, f0 + 1, f1);
+        free(op->indent);
+        free(op->region);
+        op->indent = indent;
+        op->region = region;
+        op->l0 = f0;
+        op->l1 = f1;
+        return 0;
+    }
+    if (in_loop) {
+        op_fail(op,
+                "the answer from %s defines %s, and lines %u-%u are inside a loop: defined "
+                "there, it would be defined again on every pass and replace nothing. Nothing "
+                "changed",
+                op->call.host, names, op->l0 + 1, op->l1);
+        return -1;
+    }
+    return 0;
+}
+
 static void on_answer(struct llm_req *r, long status, const char *curl_err, long retry_after,
                       const char *body, size_t len, void *ud)
 {
@@ -601,6 +672,7 @@ static void on_answer(struct llm_req *r, long status, const char *curl_err, long
         op_fail(op, "the file changed while waiting for the answer: nothing applied");
         return;
     }
+    if (place_answer(op, d)) return;
     size_t rl = strlen(op->region);
     op->code = pytext_reindent(op->raw, op->indent, rl && op->region[rl - 1] == '\n');
     char *file = op->code ? pytext_splice(d, op->l0, op->l1, op->code) : NULL;
