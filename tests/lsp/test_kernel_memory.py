@@ -73,6 +73,12 @@ def main():
     sub = os.path.join(work, "sub")
     os.mkdir(sub)
     sock = os.path.join(work, ".hotline", "agent.sock")
+    # the ASan build (tests/run-all.sh) runs this too: its quarantine keeps
+    # freed blocks (256 MB by default) and its allocator gives memory back
+    # only on its own schedule; without them it measures what the code holds
+    asan = [os.environ.get("ASAN_OPTIONS", ""), "quarantine_size_mb=0",
+            "allocator_release_to_os_interval_ms=0"]
+    os.environ["ASAN_OPTIONS"] = ":".join(o for o in asan if o)
     c = Client(hotline, work)
     socks = [None] * PEERS
     try:

@@ -75,7 +75,11 @@ def main():
         except subprocess.TimeoutExpired:
             raise AssertionError("the server did not exit within %.0f s of exit" % EXIT_S)
         print("3. the server exited with %d in %.2f s" % (rc, time.monotonic() - t0))
-        assert rc == 0, rc
+        c.err.seek(0)
+        err = c.err.read().decode(errors="replace")
+        for bad in ("Sanitizer", "runtime error:"):  # the ASan/UBSan build runs this too
+            assert bad not in err, "server stderr:\n" + err
+        assert rc == 0, "server exit status %d; stderr:\n%s" % (rc, err)
         c = None
     finally:
         if c is not None:
