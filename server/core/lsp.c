@@ -985,5 +985,6 @@ void lsp_server_free(struct server *s)
     json_decref(s->init_options);
     json_decref(s->settings);
     json_decref(s->out_held);
+    json_decref(s->interp_ran);
     free(s->root_path);
 }

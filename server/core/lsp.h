@@ -83,6 +83,7 @@ struct server {
     uv_poll_t parent_poll;   /* watches client_pid's pidfd (readable when it exits) */
     int parent_fd;           /* the pidfd, -1 if none */
     int log_level;           /* window/logMessage threshold (enum lsp_msg_type) */
+    json_t *interp_ran;      /* owned {exe: true} or NULL: interpreters a run executed (interp.h) */
 
     struct doc_store docs;
     struct lsp_notebooks nbs;                /* open notebooks: their cells' texts are in docs */

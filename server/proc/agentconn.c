@@ -2,12 +2,18 @@
 #include "proc/agentconn.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define AGENTCONN_READ_BUF 65536
+/* a reader with no unfinished line keeps at most this much buffer: the
+ * memory of one big line goes back when it is done */
+#define AGENTCONN_KEEP_BUF ((size_t)256 << 10)
+/* freeing this much at once is worth giving back to the system */
+#define AGENTCONN_TRIM_AT ((size_t)1 << 20)
 
 struct write_req {
     uv_write_t req;
@@ -67,12 +73,51 @@ static void alloc_buf(uv_handle_t *h, size_t hint, uv_buf_t *b)
     b->len = b->base ? AGENTCONN_READ_BUF : 0;
 }
 
+/* The buffer the reader may grow to for n more bytes: what reader_append
+ * would ask for when none of them ends the line (an upper bound). */
+static size_t reader_need(const struct agent_reader *r, size_t n)
+{
+    size_t want = r->len + n, cap = r->cap ? r->cap : 4096;
+    if (r->dropping || want <= r->cap) return r->cap;
+    while (cap < want)
+        cap *= 2;
+    return cap > r->max_line + 1 ? r->max_line + 1 : cap;
+}
+
+/* Charge the budget what the reader holds now. */
+static void charge(struct agentconn *c)
+{
+    if (!c->budget) return;
+    c->budget->used = c->budget->used - c->charged + c->rd.cap;
+    c->charged = c->rd.cap;
+}
+
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     struct agentconn *c = (struct agentconn *)st;
-    if (n > 0) {
+    if (n > 0 && c->over) {
+        ; /* refused already: its owner closes it */
+    } else if (n > 0 && c->budget &&
+               c->budget->used - c->charged + reader_need(&c->rd, (size_t)n) > c->budget->max) {
+        c->over = 1;
+        uv_read_stop(st);
+        char who[48] = "an agent";
+        if (c->pid) snprintf(who, sizeof who, "the agent of pid %lld", c->pid);
+        report(c,
+               "%s: connection closed: its unfinished %zu-byte line would take what the "
+               "agents' lines hold together past %zu MB",
+               who, c->rd.len + (size_t)n, c->budget->max >> 20);
+        size_t held = c->rd.cap;
+        agent_reader_free(&c->rd); /* give it back now, not at the close */
+        charge(c);
+        if (held >= AGENTCONN_TRIM_AT) malloc_trim(0);
+        c->ops->eof(c);
+    } else if (n > 0) {
         if (agent_reader_feed(&c->rd, b->base, (size_t)n, on_line, c) == -ENOMEM)
             report(c, "out of memory reading the agent stream");
+        if (!c->rd.len && !c->rd.dropping && c->rd.cap > AGENTCONN_KEEP_BUF)
+            agent_reader_free(&c->rd); /* a big line is done: its buffer goes */
+        charge(c);
     } else if (n < 0) {
         c->ops->eof(c);
     }
@@ -128,7 +173,10 @@ void agentconn_send_now(struct agentconn *c, int hz)
 
 void agentconn_release(struct agentconn *c)
 {
+    size_t held = c->rd.cap;
     agent_reader_free(&c->rd);
+    charge(c);
+    if (held >= AGENTCONN_TRIM_AT) malloc_trim(0); /* glibc keeps big freed heap otherwise */
     if (c->pc) profile_conn_free(c->pc);
     c->pc = NULL;
 }

@@ -16,6 +16,13 @@
 
 struct agentconn;
 
+/* Bytes that several connections' line readers hold, together: a cap for
+ * all of them, so that many peers each with an unfinished line under the
+ * per-line cap (AGENT_WIRE_MAX_LINE) cannot take the server's memory. */
+struct agentconn_budget {
+    size_t used, max;
+};
+
 struct agentconn_ops {
     /* a problem of this stream, one line for the user */
     void (*report)(struct agentconn *c, const char *msg);
@@ -34,6 +41,9 @@ struct agentconn {
     const struct agentconn_ops *ops;
     long long pid; /* from hello; 0 before */
     int hello, warned, closing;
+    struct agentconn_budget *budget; /* borrowed, or NULL: no common cap */
+    size_t charged;                  /* what this reader holds of budget->used */
+    int over;                        /* refused for the budget: reads nothing more */
 };
 
 /* c zeroed by the caller; initialises the pipe on loop. pc (owned from now
@@ -41,7 +51,9 @@ struct agentconn {
  * needs closing but pc, which is freed). */
 int agentconn_init(uv_loop_t *loop, struct agentconn *c, const struct agentconn_ops *ops,
                    struct prof_conn *pc);
-/* Start reading (after uv_accept). 0 or a libuv error. */
+/* Start reading (after uv_accept). 0 or a libuv error. A connection whose
+ * unfinished line would take its budget past the cap is reported (one line)
+ * and handed to ops->eof, the owner closing it. */
 int agentconn_read_start(struct agentconn *c);
 /* Send one line (a newline is added); dropped silently on failure. */
 void agentconn_send(struct agentconn *c, const char *line);

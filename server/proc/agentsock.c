@@ -127,6 +127,7 @@ static void on_connection(uv_stream_t *srv, int status)
         return;
     }
     c->a = a;
+    c->ac.budget = &a->budget;
     c->next = a->conns;
     a->conns = c;
     a->nconns++;
@@ -195,6 +196,7 @@ int agentsock_listen(uv_loop_t *loop, struct agentsock *a, const char *path,
 {
     memset(a, 0, sizeof *a);
     a->loop = loop;
+    a->budget.max = AGENTSOCK_MAX_BUFFERED;
     a->cb = *cb;
     a->ud = ud;
     if (strlen(path) >= sizeof a->path) {

@@ -15,9 +15,14 @@
 #include <jansson.h>
 #include <uv.h>
 
+#include "proc/agentconn.h"
 #include "store/profile.h"
 
 #define AGENTSOCK_MAX_CONNS 64 /* agents at once; more are refused */
+/* what the connections' unfinished lines may hold together: 4 lines at
+ * the per-line cap (AGENT_WIRE_MAX_LINE); a connection that would go past
+ * it is closed with a log line (proc/agentconn.h) */
+#define AGENTSOCK_MAX_BUFFERED ((size_t)64 << 20)
 
 struct agentsock;
 struct agentsock_conn; /* one agent connection (private) */
@@ -45,6 +50,7 @@ struct agentsock {
     struct agentsock_cbs cb;
     void *ud;
     struct agentsock_conn *conns;
+    struct agentconn_budget budget; /* of every connection's line reader */
     int now_hz, listening, closing, pending_closes;
     void (*on_closed)(struct agentsock *);
 };

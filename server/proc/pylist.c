@@ -108,14 +108,37 @@ static int under(const char *path, const char *root)
     return path[0] && n && !strncmp(path, root, n) && (path[n] == '/' || path[n] == 0);
 }
 
-json_t *pyproc_list(const char *root, pid_t self)
+/* The entry of pid before its image is opened: as listed when that open
+ * blocks (new, or NULL). */
+static json_t *blocked_entry(pid_t pid, const struct pyproc_info *in, int ws)
 {
-    json_t *out = json_array();
+    json_t *o = json_pack("{s:i,s:s,s:s,s:s,s:n,s:b,s:b,s:s}", "pid", (int)pid, "command",
+                          in->command, "cwd", in->cwd, "main", in->main, "python", "inWorkspace",
+                          ws, "canAttach", 0, "why",
+                          "its interpreter image did not open in time (a FIFO, or a hung "
+                          "network or FUSE mount?)");
+    return o;
+}
+
+static int skipped(const struct pylist_share *sh, pid_t pid)
+{
+    for (int i = 0; sh && i < sh->nskip; i++)
+        if (sh->skip[i] == pid) return 1;
+    return 0;
+}
+
+/* Append o (stolen) to out, under sh's lock when sharing. */
+static void add(struct pylist_share *sh, json_t *out, json_t *o)
+{
+    if (sh) pthread_mutex_lock(&sh->mu);
+    json_array_append_new(out, o);
+    if (sh) pthread_mutex_unlock(&sh->mu);
+}
+
+static int list_into(const char *root, pid_t self, json_t *out, struct pylist_share *sh)
+{
     DIR *d = opendir("/proc");
-    if (!out || !d) {
-        if (d) closedir(d);
-        return out;
-    }
+    if (!d) return 0;
     char rroot[PATH_MAX] = "";
     if (root && !realpath(root, rroot)) snprintf(rroot, sizeof rroot, "%s", root);
     struct dirent *e;
@@ -125,22 +148,52 @@ json_t *pyproc_list(const char *root, pid_t self)
         struct pyproc_info in;
         if (pid <= 0 || pid == self || pyproc_describe(pid, &in) || !in.command[0]) continue;
         if (!looks_python(pid, &in)) continue;
+        int ws = rroot[0] && (under(in.main, rroot) || under(in.cwd, rroot));
+        if (skipped(sh, pid)) {
+            json_t *o = blocked_entry(pid, &in, ws);
+            if (o) add(sh, out, o);
+            continue;
+        }
+        if (sh) { /* what the waiter lists if the open below never returns */
+            json_t *b = blocked_entry(pid, &in, ws);
+            pthread_mutex_lock(&sh->mu);
+            json_decref(sh->cur);
+            sh->cur = b;
+            pthread_mutex_unlock(&sh->mu);
+        }
         struct attach_proc ap;
         char why[512] = "";
         int rc = attach_open(&ap, pid, why, sizeof why);
         char version[32];
         snprintf(version, sizeof version, "%s", rc == 0 ? ap.version : "");
         attach_close(&ap);
+        if (sh) {
+            pthread_mutex_lock(&sh->mu);
+            json_decref(sh->cur);
+            sh->cur = NULL;
+            pthread_mutex_unlock(&sh->mu);
+        }
         if (rc == ATTACH_ENOTPY || rc == -ESRCH) continue; /* not Python after all, or gone */
-        int ws = rroot[0] && (under(in.main, rroot) || under(in.cwd, rroot));
         json_t *o =
             json_pack("{s:i,s:s,s:s,s:s,s:b,s:b}", "pid", (int)pid, "command", in.command, "cwd",
                       in.cwd, "main", in.main, "inWorkspace", ws, "canAttach", rc == 0);
         if (!o) continue;
         json_object_set_new(o, "python", version[0] ? json_string(version) : json_null());
         if (rc) json_object_set_new(o, "why", json_string(why[0] ? why : strerror(-rc)));
-        json_array_append_new(out, o);
+        add(sh, out, o);
     }
     closedir(d);
+    return 0;
+}
+
+json_t *pyproc_list(const char *root, pid_t self)
+{
+    json_t *out = json_array();
+    if (out) list_into(root, self, out, NULL);
     return out;
+}
+
+int pyproc_list_shared(const char *root, pid_t self, struct pylist_share *sh)
+{
+    return sh->out ? list_into(root, self, sh->out, sh) : -ENOMEM;
 }

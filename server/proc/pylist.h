@@ -6,6 +6,7 @@
 #define HOTLINE_PYLIST_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <sys/types.h>
 #include <jansson.h>
 
@@ -28,5 +29,25 @@ int pyproc_describe(pid_t pid, struct pyproc_info *out);
  * workspace folder, or NULL) decides inWorkspace: the script or the
  * working folder is under it. */
 json_t *pyproc_list(const char *root, pid_t self);
+
+/* What a listing on another thread shares with the loop that waits for it,
+ * so that an open that never returns (the image a FIFO, or on a hung NFS or
+ * FUSE mount) costs the answer only that process: the entries so far, and
+ * the one being opened, as it is listed if its open does not come back. */
+#define PYLIST_MAX_SKIP 16
+struct pylist_share {
+    pthread_mutex_t mu; /* guards out and cur */
+    json_t *out;        /* owned: the entries so far */
+    json_t *cur;        /* owned: the process whose image is being opened (canAttach
+                         * false, why: it blocked), or NULL */
+    /* processes not to open (their open blocked an earlier listing): listed
+     * with why, as cur; set before the listing starts, read only */
+    pid_t skip[PYLIST_MAX_SKIP];
+    int nskip;
+};
+
+/* pyproc_list into sh (initialized: mu, out an empty array, cur NULL),
+ * appending under sh->mu; 0 or -ENOMEM. */
+int pyproc_list_shared(const char *root, pid_t self, struct pylist_share *sh);
 
 #endif

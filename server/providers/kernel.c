@@ -12,7 +12,11 @@
  * A run (hotline.run), a hotline.clear or a loaded profile replaces it: the
  * view tells us first (lsp_pview_hold) and the connections are closed (the
  * agents stop profiling, their programs go on). While a run is going, an
- * agent that connects is refused. */
+ * agent that connects is refused.
+ *
+ * A second server on the same folder finds the first one listening there:
+ * it retries every KERNEL_RETRY_MS and takes the socket over once the first
+ * one left (removed its socket, or died and left it stale). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,6 +33,7 @@
 
 #define KERNEL_TICK_MS 50     /* hotline/executing: at most 20 per second */
 #define KERNEL_REFRESH_MS 250 /* refresh requests while data comes */
+#define KERNEL_RETRY_MS 1000  /* another server holds the socket: try again this often */
 
 struct kernel_state {
     struct server *srv; /* borrowed */
@@ -37,6 +42,8 @@ struct kernel_state {
     struct profile *store; /* borrowed: the view's profile our agents fill, or NULL */
     uv_timer_t tick;
     int tick_open, ticking;
+    uv_timer_t retry; /* another server's socket: kernel_listen again (one shot) */
+    int retry_open, retried;
     char *root_real; /* owned: the workspace root, resolved (own frames) */
     json_t *now;     /* owned latest resolved `now`, or NULL */
     int now_fresh, exec_sent, dirty, live_changed;
@@ -190,9 +197,21 @@ static void on_gone(struct agentsock *a, long long pid, void *ud)
     refresh(f); /* final hints / lenses / diagnostics */
 }
 
-/* Listen on <root>/.hotline/agent.sock; every refusal is one log line. */
+static void kernel_listen(struct server *s, struct kernel_state *f);
+
+static void on_retry(uv_timer_t *t)
+{
+    struct kernel_state *f = t->data;
+    f->retried = 1;
+    kernel_listen(f->srv, f);
+    f->retried = 0;
+}
+
+/* Listen on <root>/.hotline/agent.sock; every refusal is one log line, but
+ * the retries' (another server still there) are quiet. */
 static void kernel_listen(struct server *s, struct kernel_state *f)
 {
+    int again = f->retried;
     char dir[PATH_MAX], path[PATH_MAX + 16], err[PATH_MAX + 200];
     struct stat st;
     if (!s->loop || !lsp_setting_bool(s, "kernelSocket", 1) || lsp_hotline_dir(s, dir, sizeof dir))
@@ -218,6 +237,13 @@ static void kernel_listen(struct server *s, struct kernel_state *f)
                                       .on_error = on_error,
                                       .on_gone = on_gone};
     rc = agentsock_listen(s->loop, &f->sock, path, &cbs, f, err, sizeof err);
+    if (rc == -EADDRINUSE || rc == UV_EADDRINUSE) { /* the other server may leave */
+        if (!again)
+            lsp_log(s, LSP_MSG_WARNING,
+                    "kernels: not listening: %s; taking it over once it is free", err);
+        if (f->retry_open) uv_timer_start(&f->retry, on_retry, KERNEL_RETRY_MS, 0);
+        return;
+    }
     if (rc) {
         lsp_log(s, LSP_MSG_WARNING, "kernels: not listening: %s", err);
         return;
@@ -225,7 +251,8 @@ static void kernel_listen(struct server *s, struct kernel_state *f)
     f->listening = 1;
     char real[PATH_MAX];
     f->root_real = strdup(realpath(s->root_path, real) ? real : s->root_path);
-    lsp_log(s, LSP_MSG_INFO, "kernels: listening on %s", path);
+    lsp_log(s, LSP_MSG_INFO, "kernels: listening on %s%s", path,
+            again ? " (taken over: the other server left)" : "");
 }
 
 static int kernel_init(struct server *s, void **self)
@@ -236,6 +263,10 @@ static int kernel_init(struct server *s, void **self)
     if (s->loop && !uv_timer_init(s->loop, &f->tick)) {
         f->tick.data = f;
         f->tick_open = 1;
+    }
+    if (s->loop && !uv_timer_init(s->loop, &f->retry)) {
+        f->retry.data = f;
+        f->retry_open = 1;
     }
     *self = f;
     return 0;
@@ -273,6 +304,8 @@ static void kernel_close(struct server *s, void *self)
     f->listening = 0;
     if (f->tick_open) uv_close((uv_handle_t *)&f->tick, NULL);
     f->tick_open = 0;
+    if (f->retry_open) uv_close((uv_handle_t *)&f->retry, NULL);
+    f->retry_open = 0;
 }
 
 static void kernel_free(struct server *s, void *self)

@@ -6,9 +6,14 @@
  * the edit to the client (resolve answer, or workspace/applyEdit).
  *
  * Both subprocesses are the target interpreter run isolated (`-I`: no script
- * directory or cwd on sys.path, no PYTHON* variables, no user site) from "/",
- * with fixed scripts that import only the standard library and never import
- * or run the user's code: picking the action runs nothing of the workspace.
+ * directory or cwd on sys.path, no PYTHON* variables, no user site; `-S`: no
+ * site module, so no .pth file runs) from "/", with fixed scripts that
+ * import only the standard library and never import or run the user's code:
+ * picking the action runs nothing of the workspace. A target interpreter
+ * that is itself a workspace file (a repository's .venv/bin/python, whose
+ * pyvenv.cfg and stdlib lookup the folder controls) runs only once a run of
+ * this session used it (core/interp.h); until then python3 on PATH checks
+ * the edit, and the prompt's version comes from the profile.
  * Cancelling frees the op at once: a subprocess still running is detached
  * (it frees itself when its handles close), an HTTP request is aborted.
  *
@@ -26,6 +31,7 @@
 #include "jsonrpc.h"
 #include "llm/llm.h"
 #include "proc/helper.h"
+#include "core/interp.h"
 #include "core/lsp.h"
 #include "llm/prompt_template.h"
 #include "store/summary.h"
@@ -49,7 +55,9 @@ struct opt_op {
     char *imports, *context, *table, *modules;
     double before_s;
     int runs_at;
-    char *program; /* owned: the profiled program's path (for Verify), or NULL */
+    char *program;  /* owned: the profiled program's path (for Verify), or NULL */
+    char exe[4096]; /* the interpreter the helpers run */
+    int stand_in;   /* exe is python3 standing in for a workspace interpreter */
     struct llm_call call;
     struct llm_req *req;
     struct proc_helper *proc; /* the helper running for this op, or NULL */
@@ -99,15 +107,29 @@ static json_t *llm_settings(struct server *s)
  * since the helpers run from "/". Borrowed, or buf. */
 static const char *python_exe(struct server *s, char *buf, size_t n)
 {
-    const char *py = json_string_value(json_object_get(s->settings, "python"));
-    const char *venv = getenv("VIRTUAL_ENV");
-    char cwd[2048];
-    if (py && *py && (py[0] == '/' || !strchr(py, '/'))) return py;
-    if (py && *py && getcwd(cwd, sizeof cwd) && (size_t)snprintf(buf, n, "%s/%s", cwd, py) < n)
-        return buf;
-    if (py && *py) return py;
-    if (venv && *venv && (size_t)snprintf(buf, n, "%s/bin/python", venv) < n) return buf;
-    return "python3";
+    return lsp_interp_exe(json_string_value(json_object_get(s->settings, "python")), buf, n);
+}
+
+/* op->exe: the target interpreter when the server may run it on its own,
+ * else python3 standing in (op->stand_in), said once in the log; "" when
+ * not even that may run. */
+static void pick_exe(struct opt_op *op)
+{
+    char pybuf[4096], dir[4096];
+    const char *py = python_exe(op->srv, pybuf, sizeof pybuf);
+    snprintf(dir, sizeof dir, "%s", op->path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    if (lsp_interp_trusted(op->srv, py, slash ? dir : NULL)) {
+        snprintf(op->exe, sizeof op->exe, "%s", py);
+        return;
+    }
+    op->stand_in = 1;
+    int ok = lsp_interp_trusted(op->srv, "python3", slash ? dir : NULL);
+    snprintf(op->exe, sizeof op->exe, "%s", ok ? "python3" : "");
+    lsp_log(op->srv, LSP_MSG_INFO,
+            "optimize: %s is in the workspace and no run of this session used it: not run; %s", py,
+            ok ? "python3 checks the suggestion instead" : "nothing can check the suggestion");
 }
 
 /* The profile's record for a document's path, found by that path or by its
@@ -218,7 +240,7 @@ static void proc_done(void *data, int64_t status, const char *out)
     op->next_step(op, status, out);
 }
 
-/* Run `python -I -c script` from "/" with input (stolen) on stdin;
+/* Run `python -I -S -c script` from "/" with input (stolen) on stdin;
  * done(op, status, stdout) later. -I keeps the script's and the working
  * directory off sys.path (a json.py in the workspace is not imported), and
  * ignores PYTHON* variables and the user site; "/" is a directory nobody's
@@ -227,9 +249,11 @@ static void proc_done(void *data, int64_t status, const char *out)
  * called). */
 static int proc_start(struct opt_op *op, const char *script, char *input, opt_done_fn done)
 {
-    char pybuf[4096];
-    char *argv[] = {(char *)python_exe(op->srv, pybuf, sizeof pybuf), "-I", "-c", (char *)script,
-                    NULL};
+    char *argv[] = {op->exe, "-I", "-S", "-c", (char *)script, NULL};
+    if (!op->exe[0]) {
+        free(input);
+        return -EPERM;
+    }
     op->next_step = done;
     return proc_helper_start(op->srv->loop, argv, "/", input, LSP_OPT_PROC_TIMEOUT_MS,
                              OPT_PROC_MAX_OUT, proc_done, op, &op->proc);
@@ -342,9 +366,11 @@ static void show_explanation(struct opt_op *op)
 /* The probe. stdin: {"modules": "a b", "name", "source"}; stdout: {"python",
  * "libs": {module: version}, "syntax": null or why the file does not
  * compile}. Library versions come from distribution metadata (files read,
- * nothing imported); -I left the user site and PYTHONPATH off sys.path, so
- * their absolute entries are added after the last import, for the metadata
- * search only. compile() builds code without running it. */
+ * nothing imported); -I left the user site and PYTHONPATH off sys.path and
+ * -S every site-packages folder (and ran no .pth file), so their absolute
+ * entries are added after the last import, for the metadata search only; a
+ * venv's own folder is found next to its pyvenv.cfg, as 3.9 and 3.10 learn
+ * their venv only in site. compile() builds code without running it. */
 static const char probe_py[] =
     "import sys, json, os, site\n"
     "d = json.loads(sys.stdin.read())\n"
@@ -359,6 +385,11 @@ static const char probe_py[] =
     "    import importlib.metadata as md\n"
     "    extra = os.environ.get('PYTHONPATH', '').split(os.pathsep)\n"
     "    extra.append(site.getusersitepackages())\n"
+    "    extra.extend(site.getsitepackages())\n"
+    "    venv = os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))\n"
+    "    if os.path.isfile(os.path.join(venv, 'pyvenv.cfg')):\n"
+    "        extra.append(os.path.join(venv, 'lib', 'python%d.%d' % sys.version_info[:2],\n"
+    "                                  'site-packages'))\n"
     "    sys.path.extend(p for p in extra if os.path.isabs(p) and p not in sys.path)\n"
     "    dists = md.packages_distributions() if hasattr(md, 'packages_distributions') else {}\n"
     "    for name in d['modules'].split():\n"
@@ -424,12 +455,15 @@ static void on_probed(struct opt_op *op, int64_t status, const char *out)
     const char *pv = json_string_value(json_object_get(j, "python"));
     const char *syntax = json_string_value(json_object_get(j, "syntax"));
     if (syntax) { /* nothing could tell whether an edit breaks it: ask nothing */
-        char pybuf[4096];
         op_fail(op,
                 "%s does not compile with %s (Python %s): %.300s. Fix it first: nothing was sent",
-                base_name(op->path), python_exe(s, pybuf, sizeof pybuf), pv ? pv : "?", syntax);
+                base_name(op->path), op->exe, pv ? pv : "?", syntax);
         json_decref(j);
         return;
+    }
+    if (op->stand_in) { /* python3's versions are not the target's */
+        pv = NULL;
+        json_object_del(j, "libs");
     }
     if (!pv && lsp_pview_profile(s)) pv = lsp_pview_profile(s)->meta.python_version;
     if (pv) snprintf(python, sizeof python, "%s", pv);
@@ -538,6 +572,77 @@ static int split_answer(const char *text, char **code, char **expl)
 static void on_checked(struct opt_op *op, int64_t status, const char *out);
 static void on_applied(struct server *s, void *data, json_t *result, json_t *error);
 
+/* 1 when code's first statement line is a decorator (`@...`). */
+static int starts_with_decorator(const char *code)
+{
+    for (const char *l = code; *l;) {
+        size_t len = strcspn(l, "\n"), w = pytext_lead_ws(l, len);
+        if (w < len && l[w] != '\r' && l[w] != '#') return l[w] == '@';
+        l += len + (l[len] ? 1 : 0);
+    }
+    return 0;
+}
+
+/* Where the answer goes. A model often answers with the whole function
+ * (`def hot(n): return ...`) although it was shown a loop inside it: put
+ * at the loop's place, that would define a nested function and leave the
+ * old body to run. So an answer whose top level defines the function
+ * around the region replaces that function, at the function's own
+ * indentation (op's region, indent become the function's). One that
+ * defines other functions is refused when the region is inside a loop (the
+ * definition would run on every pass and replace nothing); inside a
+ * function body it stays there, a local helper. 0, or -1 after op_fail. */
+static int place_answer(struct opt_op *op, struct doc *d)
+{
+    char names[1024];
+    if (!pytext_top_defs(op->raw, names, sizeof names)) return 0;
+    unsigned char *st = pytext_logical_starts(d->text, d->len, d->nlines, NULL);
+    if (!st) {
+        op_fail(op, "out of memory");
+        return -1;
+    }
+    uint32_t f0, f1;
+    int in_fn =
+        !pytext_enclosing_def(d, st, op->l0, names, starts_with_decorator(op->raw), &f0, &f1) &&
+        f0 <= op->l0 && f1 >= op->l1;
+    int in_loop = !in_fn && pytext_in_loop(d, st, op->l0);
+    free(st);
+    size_t nl = strlen(names);
+    if (nl) names[nl - 1] = 0; /* the last name's space */
+    if (in_fn) {
+        size_t len;
+        const char *t = doc_line(d, f0, &len);
+        char *indent = strndup(t ? t : "", t ? pytext_lead_ws(t, len) : 0);
+        char *region = pytext_lines(d, f0, f1);
+        if (!indent || !region) {
+            free(indent);
+            free(region);
+            op_fail(op, "out of memory");
+            return -1;
+        }
+        lsp_log(op->srv, LSP_MSG_INFO,
+                "optimize: the answer redefines the function around lines %u-%u (%s): it "
+                "replaces lines %u-%u, the whole function",
+                op->l0 + 1, op->l1, names, f0 + 1, f1);
+        free(op->indent);
+        free(op->region);
+        op->indent = indent;
+        op->region = region;
+        op->l0 = f0;
+        op->l1 = f1;
+        return 0;
+    }
+    if (in_loop) {
+        op_fail(op,
+                "the answer from %s defines %s, and lines %u-%u are inside a loop: defined "
+                "there, it would be defined again on every pass and replace nothing. Nothing "
+                "changed",
+                op->call.host, names, op->l0 + 1, op->l1);
+        return -1;
+    }
+    return 0;
+}
+
 static void on_answer(struct llm_req *r, long status, const char *curl_err, long retry_after,
                       const char *body, size_t len, void *ud)
 {
@@ -567,6 +672,7 @@ static void on_answer(struct llm_req *r, long status, const char *curl_err, long
         op_fail(op, "the file changed while waiting for the answer: nothing applied");
         return;
     }
+    if (place_answer(op, d)) return;
     size_t rl = strlen(op->region);
     op->code = pytext_reindent(op->raw, op->indent, rl && op->region[rl - 1] == '\n');
     char *file = op->code ? pytext_splice(d, op->l0, op->l1, op->code) : NULL;
@@ -758,6 +864,7 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
     }
     lsp_log(s, LSP_MSG_INFO, "optimize: sending lines %u-%u of %s to %s (%s)", r0 + 1, r1, op->path,
             op->call.host, op->call.model);
+    pick_exe(op);
     char *input = helper_input("modules", op->modules, base_name(op->path), "source", d->text);
     int rc = input ? proc_start(op, probe_py, input, on_probed) : -ENOMEM;
     if (rc) on_probed(op, -1, ""); /* no interpreter: versions unknown, go on */

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #include "jsonrpc.h"
 #include "core/hotdir.h"
+#include "core/interp.h"
 #include "core/lsp.h"
 #include "core/lsp_exec.h"
 #include "store/memprof.h"
@@ -66,8 +68,11 @@ struct run_state {
     int runs_started;
     struct lsp_load *load;             /* loading <root>/.hotline on the thread pool, or NULL */
     struct lsp_save *save, *save_next; /* saving it there (in flight, waiting) */
-    struct lsp_list *lists;            /* hotline.listProcesses on the thread pool */
-    int initialized;                   /* the client sent `initialized` */
+    struct lsp_list *lists;            /* hotline.listProcesses in flight */
+    pid_t blocked[PYLIST_MAX_SKIP];    /* processes whose image open blocked a listing */
+    int nblocked;
+    int nstuck;      /* listings answered at their bound whose thread is still blocked, maybe */
+    int initialized; /* the client sent `initialized` */
     /* refresh throttling */
     int dirty; /* profile changed since the last refresh request */
     uint64_t last_refresh_ns;
@@ -755,6 +760,10 @@ static int start_run(struct server *s, json_t *id, json_t *a)
         run_free(r);
         return rc;
     }
+    if (attach_pid <= 0) { /* the user ran the program with it: Optimize may run it too */
+        char pybuf[PATH_MAX];
+        lsp_interp_ran(s, lsp_interp_exe(python, pybuf, sizeof pybuf));
+    }
     /* the new profile replaces the old one from now on (a run that is still
      * closing has had its on_exit: it no longer touches its store) */
     load_discard(f);
@@ -909,71 +918,184 @@ static void cmd_detach(struct server *s, void *self, json_t *id, json_t *a)
 /* One hotline.listProcesses. pyproc_list reads /proc and opens every
  * Python process's interpreter image (attach_open: ELF symbols, a few ms
  * each, more on a machine with many processes or a slow disk), so it runs
- * on the thread pool and the loop keeps serving. Freed in list_after. */
+ * on a thread of its own and the loop keeps serving. An open can also never
+ * return (the image a FIFO, or on a hung NFS or FUSE mount): the thread is
+ * detached, not on libuv's pool (whose threads are joined at exit), and
+ * after LIST_BOUND_MS the request is answered with what the thread listed
+ * so far, the blocked process marked; the thread then frees its job
+ * whenever it ends (never, maybe), and that pid is not opened again. */
+#define LIST_BOUND_MS 3000
+#define LIST_MAX_THREADS 8 /* listings in flight, blocked ones included */
+
+struct list_job { /* shared by the thread and the loop, under sh.mu */
+    struct pylist_share sh;
+    char *root; /* owned, or NULL */
+    pid_t self;
+    int finished;     /* the thread is done with the listing */
+    int abandoned;    /* the loop let go: the thread frees the job */
+    uv_async_t *wake; /* the loop's, valid while !abandoned */
+};
+
 struct lsp_list {
-    uv_work_t req;
     struct server *srv; /* borrowed; NULL once the provider let go */
     json_t *id;         /* owned copy of the request id */
-    char *root;         /* owned, or NULL */
-    pid_t self;
-    json_t *result; /* new, from the worker */
+    struct list_job *job;
+    uv_async_t wake;
+    uv_timer_t timer;
+    int nclosing;
     struct lsp_list *next;
 };
 
-static void list_work(uv_work_t *req)
+static void job_free(struct list_job *j)
 {
-    struct lsp_list *l = req->data;
-    l->result = pyproc_list(l->root, l->self);
+    pthread_mutex_destroy(&j->sh.mu);
+    json_decref(j->sh.out);
+    json_decref(j->sh.cur);
+    free(j->root);
+    free(j);
 }
 
-static void list_after(uv_work_t *req, int status)
+static void *list_thread(void *arg)
 {
-    struct lsp_list *l = req->data;
+    struct list_job *j = arg;
+    pyproc_list_shared(j->root, j->self, &j->sh);
+    pthread_mutex_lock(&j->sh.mu);
+    j->finished = 1;
+    int mine = j->abandoned;
+    if (!mine) uv_async_send(j->wake);
+    pthread_mutex_unlock(&j->sh.mu);
+    if (mine) job_free(j);
+    return NULL;
+}
+
+static void list_closed(uv_handle_t *h)
+{
+    struct lsp_list *l = h->data;
+    if (--l->nclosing) return;
+    json_decref(l->id);
+    free(l);
+}
+
+/* Let go of l: out of the provider's list, the job handed to the thread
+ * unless it is done (then freed here), the handles closed (l freed then). */
+static void list_release(struct lsp_list *l)
+{
+    struct run_state *f = l->srv ? run_of(l->srv) : NULL;
+    for (struct lsp_list **pp = f ? &f->lists : NULL; pp && *pp; pp = &(*pp)->next)
+        if (*pp == l) {
+            *pp = l->next;
+            break;
+        }
+    pthread_mutex_lock(&l->job->sh.mu);
+    int done = l->job->finished;
+    l->job->abandoned = 1;
+    pthread_mutex_unlock(&l->job->sh.mu);
+    if (done) job_free(l->job);
+    l->job = NULL;
+    l->nclosing = 2;
+    uv_close((uv_handle_t *)&l->wake, list_closed);
+    uv_close((uv_handle_t *)&l->timer, list_closed);
+}
+
+/* The thread is done: answer with its list. */
+static void list_woken(uv_async_t *h)
+{
+    struct lsp_list *l = h->data;
+    if (!l->job) return;
     struct server *s = l->srv;
     struct run_state *f = s ? run_of(s) : NULL;
-    if (f) {
-        for (struct lsp_list **pp = &f->lists; *pp; pp = &(*pp)->next)
-            if (*pp == l) {
-                *pp = l->next;
-                break;
-            }
-        if (f->exiting)
-            ; /* the server is going: no answer */
-        else if (status || !l->result)
-            lsp_reply_error(s, l->id, LSP_REQUEST_FAILED, "cannot list the processes");
+    if (f && !f->exiting) lsp_reply(s, l->id, json_incref(l->job->sh.out));
+    list_release(l);
+}
+
+/* The bound passed: answer with what was listed, the blocked one marked, and
+ * remember its pid so that the next listings do not wait on it again. */
+static void list_timeout(uv_timer_t *h)
+{
+    struct lsp_list *l = h->data;
+    struct server *s = l->srv;
+    struct run_state *f = s ? run_of(s) : NULL;
+    pthread_mutex_lock(&l->job->sh.mu);
+    json_t *out = json_deep_copy(l->job->sh.out);
+    json_t *cur = l->job->sh.cur ? json_deep_copy(l->job->sh.cur) : NULL;
+    int stuck = !l->job->finished;
+    pthread_mutex_unlock(&l->job->sh.mu);
+    if (f && stuck) f->nstuck++;
+    int pid = (int)json_integer_value(json_object_get(cur, "pid"));
+    if (f && pid > 0 && f->nblocked < PYLIST_MAX_SKIP) f->blocked[f->nblocked++] = pid;
+    if (out && cur) json_array_append(out, cur);
+    json_decref(cur);
+    if (f && !f->exiting) {
+        lsp_log(s, LSP_MSG_WARNING,
+                "listProcesses: process %d's interpreter image did not open within %d ms "
+                "(a FIFO, or a hung mount?): listed without its version",
+                pid, LIST_BOUND_MS);
+        if (out)
+            lsp_reply(s, l->id, out);
         else
-            lsp_reply(s, l->id, json_incref(l->result));
+            lsp_reply_error(s, l->id, LSP_REQUEST_FAILED, "cannot list the processes");
+    } else {
+        json_decref(out);
     }
-    json_decref(l->result);
-    json_decref(l->id);
-    free(l->root);
-    free(l);
+    list_release(l);
 }
 
 static void cmd_list_processes(struct server *s, void *self, json_t *id, json_t *a)
 {
     (void)a;
     struct run_state *f = self;
-    struct lsp_list *l = s->loop ? calloc(1, sizeof *l) : NULL;
-    if (!l) { /* no loop (fuzzing) or ENOMEM: in place */
-        lsp_reply(s, id, pyproc_list(s->root_path, getpid()));
+    int n = 0;
+    for (struct lsp_list *l = f->lists; l; l = l->next)
+        n++;
+    if (s->loop && n + f->nstuck >= LIST_MAX_THREADS) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED,
+                        "too many process listings in flight or blocked: try again later");
         return;
     }
-    l->req.data = l;
-    l->srv = s;
-    l->id = json_deep_copy(id);
-    l->root = s->root_path ? strdup(s->root_path) : NULL;
-    l->self = getpid();
-    if (!l->id || (s->root_path && !l->root) ||
-        uv_queue_work(s->loop, &l->req, list_work, list_after)) {
-        json_decref(l->id);
-        free(l->root);
+    struct lsp_list *l = s->loop ? calloc(1, sizeof *l) : NULL;
+    struct list_job *j = l ? calloc(1, sizeof *j) : NULL;
+    if (!j) { /* no loop (fuzzing) or ENOMEM: in place */
         free(l);
         lsp_reply(s, id, pyproc_list(s->root_path, getpid()));
         return;
     }
-    l->next = f->lists;
-    f->lists = l;
+    pthread_mutex_init(&j->sh.mu, NULL);
+    j->sh.out = json_array();
+    j->root = s->root_path ? strdup(s->root_path) : NULL;
+    j->self = getpid();
+    memcpy(j->sh.skip, f->blocked, sizeof j->sh.skip);
+    j->sh.nskip = f->nblocked;
+    j->wake = &l->wake;
+    l->srv = s;
+    l->id = json_deep_copy(id);
+    l->job = j;
+    pthread_attr_t at;
+    pthread_t t;
+    int ok = l->id && j->sh.out && (!s->root_path || j->root) && !pthread_attr_init(&at);
+    if (ok) {
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        uv_async_init(s->loop, &l->wake, list_woken);
+        uv_timer_init(s->loop, &l->timer);
+        l->wake.data = l->timer.data = l;
+        ok = !pthread_create(&t, &at, list_thread, j);
+        pthread_attr_destroy(&at);
+        if (!ok) {
+            j->finished = 1; /* no thread: list_release frees the job */
+            l->next = f->lists;
+            f->lists = l;
+            list_release(l);
+            lsp_reply_error(s, id, LSP_REQUEST_FAILED, "cannot list the processes");
+            return;
+        }
+        uv_timer_start(&l->timer, list_timeout, LIST_BOUND_MS, 0);
+        l->next = f->lists;
+        f->lists = l;
+        return;
+    }
+    json_decref(l->id);
+    free(l);
+    job_free(j);
+    lsp_reply(s, id, pyproc_list(s->root_path, getpid()));
 }
 
 static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
@@ -1076,7 +1198,9 @@ static void run_close(struct server *s, void *self)
     struct run_state *f = self;
     if (!f) return;
     f->exiting = 1;
-    load_cancel(f); /* the loop waits for the worker, which now ends at once */
+    load_cancel(f);  /* the loop waits for the worker, which now ends at once */
+    while (f->lists) /* unanswered; a thread still blocked keeps only its job */
+        list_release(f->lists);
     if (f->run) {
         lsp_log(s, LSP_MSG_INFO, "stopping pid %d: the server is exiting", f->run->sess.pid);
         run_retire(s, f->run);
@@ -1112,7 +1236,7 @@ static void run_free_state(struct server *s, void *self)
     if (f->load) f->load->srv = NULL;
     if (f->save) f->save->srv = NULL; /* lands on its own, freed in save_after */
     for (struct lsp_list *l = f->lists; l; l = l->next)
-        l->srv = NULL; /* freed in list_after */
+        l->srv = NULL; /* closed by run_close */
     if (f->save_next) save_free(f->save_next);
     free(f);
 }

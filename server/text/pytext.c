@@ -6,6 +6,7 @@
  * in 3.12 f-strings) the whole-file compile check after an edit catches. */
 #include "text/pytext.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,4 +274,177 @@ char *pytext_splice(struct doc *d, uint32_t l0, uint32_t l1, const char *code)
     memcpy(out + b0 + cl, d->text + b1, d->len - b1);
     out[b0 + cl + d->len - b1] = 0;
     return out;
+}
+
+/* The name after `def ` / `async def ` / `class ` at t (len bytes, leading
+ * whitespace skipped): its length, its start in *name; 0 when t is not one. */
+static size_t def_name(const char *t, size_t len, const char **name)
+{
+    size_t i = pytext_lead_ws(t, len);
+    if (starts_kw(t, len, "async")) {
+        i += 5;
+        while (i < len && (t[i] == ' ' || t[i] == '\t'))
+            i++;
+        t += i, len -= i, i = 0;
+    }
+    size_t k;
+    if (starts_kw(t, len, "def"))
+        k = 3;
+    else if (starts_kw(t, len, "class"))
+        k = 5;
+    else
+        return 0;
+    i += k;
+    while (i < len && (t[i] == ' ' || t[i] == '\t'))
+        i++;
+    size_t b = i;
+    while (i < len &&
+           (t[i] == '_' || (t[i] >= 'a' && t[i] <= 'z') || (t[i] >= 'A' && t[i] <= 'Z') ||
+            (t[i] >= '0' && t[i] <= '9') || (unsigned char)t[i] >= 0x80))
+        i++;
+    *name = t + b;
+    return i - b;
+}
+
+/* 1 when the name (len bytes) is one of names ("a b c ", pytext_top_defs). */
+static int name_in(const char *names, const char *name, size_t len)
+{
+    for (const char *p = names; p && *p;) {
+        const char *sp = strchr(p, ' ');
+        size_t l = sp ? (size_t)(sp - p) : strlen(p);
+        if (l == len && !strncmp(p, name, len)) return 1;
+        p = sp ? sp + 1 : NULL;
+    }
+    return 0;
+}
+
+int pytext_top_defs(const char *code, char *names, size_t n)
+{
+    size_t clen = strlen(code), lines = 1, common = (size_t)-1, k = 0, used = 0;
+    int count = 0;
+    for (const char *q = code; *q; q++)
+        lines += *q == '\n';
+    if (n) names[0] = 0;
+    unsigned char *st = pytext_logical_starts(code, clen, lines, NULL);
+    if (!st) return 0;
+    for (const char *l = code; *l; k++) { /* the least indentation: the top level */
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        if (st[k] && !blank_or_comment(l, len) && pytext_lead_ws(l, len) < common)
+            common = pytext_lead_ws(l, len);
+        l += len + (e ? 1 : 0);
+    }
+    k = 0;
+    for (const char *l = code; *l; k++) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        const char *name;
+        size_t nl = st[k] && pytext_lead_ws(l, len) == common ? def_name(l, len, &name) : 0;
+        if (nl && used + nl + 2 <= n) {
+            memcpy(names + used, name, nl);
+            used += nl;
+            names[used++] = ' ';
+            names[used] = 0;
+            count++;
+        }
+        l += len + (e ? 1 : 0);
+    }
+    free(st);
+    return count;
+}
+
+/* The enclosing headers of line, innermost first: calls visit(header line)
+ * for each logical line of less indentation above it, until visit returns
+ * non-zero (that value is returned) or the top level is passed (0). */
+static int outward(struct doc *d, const unsigned char *st, uint32_t line,
+                   int (*visit)(struct doc *d, uint32_t l, void *ud), void *ud)
+{
+    size_t len;
+    while (line > 0 && !st[line])
+        line--;
+    const char *t = doc_line(d, line, &len);
+    if (!t) return 0;
+    size_t cur = blank_or_comment(t, len) ? (size_t)-1 : pytext_lead_ws(t, len);
+    for (uint32_t l = line; l-- > 0;) {
+        const char *u = doc_line(d, l, &len);
+        if (!u || !st[l] || blank_or_comment(u, len)) continue;
+        size_t ind = pytext_lead_ws(u, len);
+        if (ind >= cur) continue;
+        cur = ind;
+        int rc = visit(d, l, ud);
+        if (rc) return rc;
+        if (ind == 0) break;
+    }
+    return 0;
+}
+
+struct want_def {
+    const char *names;
+    uint32_t head;
+};
+
+static int visit_def(struct doc *d, uint32_t l, void *ud)
+{
+    struct want_def *w = ud;
+    size_t len;
+    const char *t = doc_line(d, l, &len), *name;
+    size_t nl = def_name(t, len, &name);
+    if (nl && name_in(w->names, name, nl) && !starts_kw(t, len, "class")) {
+        w->head = l;
+        return 1;
+    }
+    return 0;
+}
+
+int pytext_enclosing_def(struct doc *d, const unsigned char *st, uint32_t line, const char *names,
+                         int with_decorators, uint32_t *l0, uint32_t *l1)
+{
+    struct want_def w = {names, 0};
+    size_t len;
+    if (line >= d->nlines) return -ENOENT;
+    while (line > 0 && !st[line])
+        line--;
+    if (!visit_def(d, line, &w) && !outward(d, st, line, visit_def, &w)) return -ENOENT;
+    const char *t = doc_line(d, w.head, &len);
+    size_t hind = pytext_lead_ws(t, len);
+    uint32_t first = w.head, last = w.head;
+    while (with_decorators && first > 0) { /* `@deco` lines at its indentation */
+        const char *u = doc_line(d, first - 1, &len);
+        size_t i = u ? pytext_lead_ws(u, len) : 0;
+        if (!u || !st[first - 1] || i != hind || i >= len || u[i] != '@') break;
+        first--;
+    }
+    for (uint32_t l = w.head + 1; l < d->nlines; l++) {
+        const char *u = doc_line(d, l, &len);
+        if (!st[l]) { /* the rest of a string or call: part of its statement */
+            last = l;
+            continue;
+        }
+        if (blank_or_comment(u, len)) continue;
+        if (pytext_lead_ws(u, len) <= hind) break;
+        last = l;
+    }
+    *l0 = first;
+    *l1 = last + 1;
+    return 0;
+}
+
+static int visit_loop(struct doc *d, uint32_t l, void *ud)
+{
+    (void)ud;
+    size_t len;
+    const char *t = doc_line(d, l, &len), *name;
+    if (starts_kw(t, len, "for") || starts_kw(t, len, "while")) return 1;
+    if (starts_kw(t, len, "async")) {
+        size_t i = pytext_lead_ws(t, len) + 5;
+        while (i < len && (t[i] == ' ' || t[i] == '\t'))
+            i++;
+        if (starts_kw(t + i, len - i, "for")) return 1;
+    }
+    return def_name(t, len, &name) ? -1 : 0; /* a function: stop, no loop */
+}
+
+int pytext_in_loop(struct doc *d, const unsigned char *st, uint32_t line)
+{
+    return outward(d, st, line, visit_loop, NULL) == 1;
 }

@@ -29,6 +29,19 @@ void pytext_imports(struct doc *d, const unsigned char *st, char **imports, char
 /* code re-indented to indent (new): its common indentation replaced on
  * lines outside strings; a multi-line string's inside is kept as it is. */
 char *pytext_reindent(const char *code, const char *indent, int want_final_nl);
+/* The names of code's top-level `def` / `async def` / `class` statements
+ * (those at its least indentation), each followed by a space, into names
+ * (cap n, cut at a whole name): the count. */
+int pytext_top_defs(const char *code, char *names, size_t n);
+/* The innermost function around line (line itself when it is a `def`) whose
+ * name is one of names (pytext_top_defs' form): its lines [*l0, *l1), from
+ * its first decorator when with_decorators, to the end of its body. 0, or
+ * -ENOENT when no such function encloses line. st: pytext_logical_starts. */
+int pytext_enclosing_def(struct doc *d, const unsigned char *st, uint32_t line, const char *names,
+                         int with_decorators, uint32_t *l0, uint32_t *l1);
+/* 1 when a `for` / `while` loop encloses line (the line itself not counted)
+ * inside its innermost function, or at the top level when none. */
+int pytext_in_loop(struct doc *d, const unsigned char *st, uint32_t line);
 /* d's text with lines [l0, l1) replaced by code (new), or NULL. */
 char *pytext_splice(struct doc *d, uint32_t l0, uint32_t l1, const char *code);
 

@@ -23,6 +23,10 @@ plus these lines, which this driver takes out before running it:
                                  that the leak check covers that variable too)
     no-file P                    at the end, ${WORK}/P does not exist (a marker
                                  that workspace code would have written)
+    edited-run P EXPR WANT       at the end: ${WORK}/P (as the case wrote it)
+                                 with every workspace/applyEdit the server sent
+                                 for it applied, then `print(repr(EXPR))`, run
+                                 by python3, prints WANT: the edit works
 
 In llm-expect lines ${PY_VERSION} is the version of python3 on PATH (regex-
 escaped, for "re:" patterns). Substitutions: ${LLM_URL} (http://127.0.0.1:PORT), ${KEY} (a fresh secret the
@@ -46,6 +50,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -119,7 +124,7 @@ def make_handler(fake):
 
 def run(hotline, case):
     script, expects, count, rest = None, [], None, []
-    not_expects, env_names, no_files = [], [], []
+    not_expects, env_names, no_files, edited_runs = [], [], [], []
     for line, _ in transcript.logical_lines(case):
         op, _, arg = line.strip().partition(" ")
         if op == "llm-script":
@@ -132,6 +137,8 @@ def run(hotline, case):
             env_names.append(arg.strip())
         elif op == "no-file":
             no_files.append(arg.strip())
+        elif op == "edited-run":
+            edited_runs.append(arg.strip().split(" ", 2))
         elif op == "llm-requests":
             count = int(arg)
         else:
@@ -162,6 +169,8 @@ def run(hotline, case):
     for name in no_files:
         if os.path.exists(os.path.join(work, name)):
             raise transcript.Failure("%s exists: workspace code ran" % name)
+    for name, expr, want in edited_runs:
+        edited_run(info, work, name, expr, want)
     subst = {"WORK": work, "LLM_URL": url, "KEY": key, "PY_VERSION": python_version()}
     for e in expects:
         for k, v in subst.items():
@@ -179,6 +188,40 @@ def run(hotline, case):
     if count is not None and len(fake.requests) != count:
         raise transcript.Failure("%d requests reached the endpoint, expected %d" %
                                  (len(fake.requests), count))
+
+
+def apply_edits(text, edits):
+    """text with LSP TextEdits applied (positions in characters: the cases
+    are ASCII), last first so that earlier ranges stay where they are."""
+    lines = text.split("\n")
+
+    def offset(pos):
+        return sum(len(l) + 1 for l in lines[:pos["line"]]) + pos["character"]
+    for e in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        a, b = offset(e["range"]["start"]), offset(e["range"]["end"])
+        text = text[:a] + e["newText"] + text[b:]
+    return text
+
+
+def edited_run(info, work, name, expr, want):
+    path = os.path.join(work, name)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    n = 0
+    for m in info.get("seen", []):
+        if m.get("method") != "workspace/applyEdit":
+            continue
+        for dc in m["params"]["edit"].get("documentChanges", []):
+            if urllib.parse.unquote(dc["textDocument"]["uri"]).endswith("/" + name):
+                text = apply_edits(text, dc["edits"])
+                n += 1
+    if not n:
+        raise transcript.Failure("edited-run: no edit of %s was sent" % name)
+    r = subprocess.run(["python3", "-I", "-c", text + "\nprint(repr(%s))\n" % expr],
+                       capture_output=True, text=True, timeout=30, cwd=work)
+    if r.stdout.strip() != want:
+        raise transcript.Failure("edited-run: %s after the edit gives %r (want %s); the file:\n%s%s"
+                                 % (expr, r.stdout.strip(), want, text, r.stderr))
 
 
 def python_version():

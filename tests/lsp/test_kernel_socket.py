@@ -119,6 +119,13 @@ class Client:
         self.send({"id": i, "method": method, "params": params})
         return self.wait(lambda m: m.get("id") == i and "method" not in m, method)
 
+    def wait_request(self, method, timeout, params=None):
+        """The answer to one request, waited for at most timeout seconds."""
+        self.ids += 1
+        i = self.ids
+        self.send({"id": i, "method": method, "params": params})
+        return self.wait(lambda m: m.get("id") == i and "method" not in m, method, timeout)
+
     def start(self, work):
         r = self.request("initialize", {
             "processId": None, "rootUri": uri(work),

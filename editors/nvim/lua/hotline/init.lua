@@ -204,10 +204,11 @@ end
 
 -- <root>/.venv/bin/python when it is a virtual environment's link to an
 -- interpreter outside the project (python -m venv, virtualenv and uv make
--- such links), else nil. The server executes this interpreter (runs, and
--- the probe and check of "Optimize this"): a file inside the project could
--- be anything a repository checked in, so it is used only when named in
--- `python`.
+-- such links), else nil. The server executes this interpreter for the runs
+-- the user starts; the probe and check of "Optimize this" use it only after
+-- such a run (its pyvenv.cfg and .pth files are the repository's). A file
+-- inside the project could be anything a repository checked in, so it is
+-- used only when named in `python`.
 function M.venv_python(root)
   local p = root .. '/.venv/bin/python'
   if vim.fn.executable(p) ~= 1 then
