@@ -10,6 +10,9 @@ under test against mem_target.py started as a non-child (setsid):
     fake gdb that reports it), a target that reaches no safe point in time
     (blocked in a read: gdb is stopped and must take its breakpoints out);
     Ctrl-C while gdb waits for a safe point: exit 130, the target unchanged;
+    as root, a target of another user (setpriv): what gdb runs is nowhere
+    that user can write (it tries to rename its own file over it, and to
+    add one to the socket's folder), and the attach works;
   - 3.14+ (PEP 768, no gdb: the attach runs with no gdb on PATH): a target
     with remote debugging off (-X disable-remote-debug,
     PYTHON_DISABLE_REMOTE_DEBUG) is refused, exit 7, nothing written; a
@@ -33,6 +36,7 @@ usage: python test_attach_memory.py  (env: HOTLINE_BUILD)"""
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -461,6 +465,94 @@ def other_user_attach(tmp, d, ref_out, ref_rc):
           % (got_out, got_err, got_rc))
 
 
+def as_nobody(*argv):
+    """argv run as the target's user of the other-user cases: its status"""
+    return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+                          + list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          timeout=60).returncode
+
+
+def other_user_gdb(tmp, ref_out, ref_rc):
+    """3.9-3.13, as root: a target of another user. Nothing root's gdb reads
+    may be where that user can write: while gdb waits (the target blocked
+    in a read), the user tries to rename its own file over gdb's script (the
+    file after -x, or what gdb's descriptor names) and to add a file to the
+    folder of the socket; both must fail, the socket is the user's (it must
+    connect), and once woken the target connects and runs on unchanged.
+    Before the fix the folder (gdb's script in it) was handed to the user:
+    the rename worked, and won before gdb read it, gdb ran it as root."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        print("not run: the other-user attach needs root and setpriv")
+        return
+    d = tempfile.mkdtemp(dir=tmp)
+    os.chmod(tmp, 0o755)  # the target, as nobody, looks for go/exit here
+    os.chmod(d, 0o755)
+    tmpdir = tempfile.mkdtemp(dir=tmp)  # attach's TMPDIR: its folder is the one there
+    os.chmod(tmpdir, 0o755)
+    evil_dir = tempfile.mkdtemp(dir=tmp)  # the user's own file, to put over gdb's
+    marker = os.path.join(evil_dir, "ran-as-root")
+    evil = os.path.join(evil_dir, "evil.gdb")
+    with open(evil, "w") as f:
+        f.write("shell touch %s\nquit\n" % marker)
+    os.chown(evil_dir, 65534, 65534)
+    os.chown(evil, 65534, 65534)
+    opened = open_to_others([sys.executable, TARGET, os.path.join(BUILD, "python"), d])
+    try:
+        p, pid, out = start_target(d, "idle", prefix=("setpriv", "--reuid=65534",
+                                                     "--regid=65534", "--clear-groups"))
+        h = subprocess.Popen([HOTLINE, "attach", str(pid), "--memory", "--duration", "1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=dict(os.environ, TMPDIR=tmpdir, HOTLINE_INJECT_TIMEOUT="30"))
+        err = Lines(h.stderr)
+        check(wait_until(lambda: tracer(pid) != 0, 30), "other user, gdb: gdb is attached")
+        gdb = tracer(pid)
+        try:
+            with open("/proc/%d/cmdline" % gdb, "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+            script = argv[argv.index("-x") + 1]
+            fd = re.match(r"/(?:proc/self|dev)/fd/(\d+)$", script)
+            where = os.readlink("/proc/%d/fd/%s" % (gdb, fd.group(1))) if fd else script
+        except (OSError, ValueError) as e:
+            script = where = "(not found: %s)" % e
+        print("other user, gdb: gdb -x %s, that is %s" % (script, where))
+        if where.startswith("/memfd:"):
+            replaced = False  # in no folder at all
+        else:
+            replaced = as_nobody(sys.executable, "-c", "import os, sys; os.rename(*sys.argv[1:])",
+                                 evil, where) == 0
+        check(not replaced and where.startswith("/"),
+              "other user, gdb: the user cannot put its own file over gdb's script (%s)" % where)
+        folders = [os.path.join(tmpdir, n) for n in os.listdir(tmpdir)]
+        check(len(folders) == 1, "other user, gdb: attach made one folder in TMPDIR (%s)" % folders)
+        for folder in folders:
+            st = os.stat(folder)
+            added = as_nobody(sys.executable, "-c", "open(__import__('sys').argv[1], 'x')",
+                              os.path.join(folder, "x")) == 0
+            check(st.st_uid == 0 and not st.st_mode & 0o022 and not added,
+                  "other user, gdb: the socket's folder is root's, the user cannot add to it "
+                  "(owner %d, mode %o, added: %s)" % (st.st_uid, st.st_mode & 0o777, added))
+            sock = os.path.join(folder, "agent.sock")
+            check(os.path.exists(sock) and os.stat(sock).st_uid == 65534,
+                  "other user, gdb: the socket is handed to the target's user")
+        p.stdin.write(b"\n")  # wake it: gdb finds its safe point, the agent connects
+        p.stdin.flush()
+        rc = h.wait(timeout=60)
+        msg = err.rest()
+        check(rc == 0 and "agent connected" in msg,
+              "other user, gdb: root attaches, the agent connects (%d, %s)"
+              % (rc, msg.strip()[-200:]))
+        check(not os.path.exists(marker), "other user, gdb: nothing of the user's ran as root")
+        check(out.wait_for("started", 30), "other user, gdb: the target goes on")
+        touch(d, "go")
+        got_out, got_rc, got_err = finish(p, out, d)
+        check(got_out == ref_out and got_rc == ref_rc and got_err == "",
+              "other user, gdb: target output, stderr and status unchanged (%r, %r, %s)"
+              % (got_out, got_err, got_rc))
+    finally:
+        for path, mode in reversed(opened):
+            os.chmod(path, mode)
+
+
 def gdb_failures(tmp, ref_out, ref_rc):
     """3.9-3.13: every way the gdb injection can fail"""
     nogdb = tempfile.mkdtemp(dir=tmp)  # a PATH with no gdb in it
@@ -476,6 +568,7 @@ def gdb_failures(tmp, ref_out, ref_rc):
     failed(tmp, ref_out, ref_rc, "no safe point", {"HOTLINE_INJECT_TIMEOUT": "2"},
            "reached no safe point", mode=("idle",))
     ctrl_c_while_waiting(tmp, ref_out, ref_rc)
+    other_user_gdb(tmp, ref_out, ref_rc)
 
 
 def main():
