@@ -51,6 +51,7 @@
 #define AM_TIMEOUT_S 10.0 /* default wait for a safe point, then for the agent */
 #define AM_RELEASE_S 5.0  /* stop sent: the agent's last delta and `end` */
 #define AM_EXIT_INJECT 7  /* the injection failed (gdb missing, timeout, ...) */
+#define AM_EXIT_STOPPED 8 /* the target is stopped: nothing done */
 
 /* --connect: the relay's caps */
 #define AM_RELAY_READ 65536            /* one read of either side of the relay */
@@ -1023,6 +1024,38 @@ static int find_rexec(pid_t pid, struct rexec *rx)
     return rc == REXEC_EDISABLED || rc == ATTACH_ERACE ? AM_EXIT_INJECT : 1;
 }
 
+/* A stopped target runs no queued call and takes no request until it is
+ * continued: attach would wait out its timeout and then blame the target.
+ * Said before anything touches it: 0, or the exit status with the reason
+ * printed. */
+static int refuse_stopped(pid_t pid)
+{
+    char st = attach__proc_state(pid);
+    if (st == 'T') {
+        fprintf(stderr,
+                "hotline attach: process %d is stopped (state T in /proc/%d/stat: SIGSTOP, or "
+                "Ctrl-Z in its terminal): it would run none of the agent's loading until "
+                "continued. Nothing was done; continue it (kill -CONT %d or fg) and attach "
+                "again\n",
+                (int)pid, (int)pid, (int)pid);
+        return AM_EXIT_STOPPED;
+    }
+    if (st != 't') return 0;
+    char path[64], line[256];
+    long tracer = 0;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "TracerPid: %ld", &tracer) == 1) break;
+    if (f) fclose(f);
+    fprintf(stderr,
+            "hotline attach: process %d is stopped under a debugger (state t: tracing stop, "
+            "traced by process %ld): it runs nothing, and no second debugger may attach, "
+            "until that one lets it go. Nothing was done\n",
+            (int)pid, tracer);
+    return AM_EXIT_STOPPED;
+}
+
 int cmd_attach_memory(const struct attach_mem_opts *o)
 {
     struct inject_target t;
@@ -1037,6 +1070,7 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
                 (int)o->pid, t.version);
         return 5;
     }
+    if ((rc = refuse_stopped(o->pid)) != 0) return rc;
     char agent_dir[PATH_MAX + 64], real[PATH_MAX], have[128];
     if (session_agent_dir(agent_dir, sizeof agent_dir) || !realpath(agent_dir, real)) {
         fprintf(stderr,

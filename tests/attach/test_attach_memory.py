@@ -28,6 +28,8 @@ under test against mem_target.py started as a non-child (setsid):
     is charged to json's lines, not the loop's; patterns too big for the
     injected code (gdb's 4 KiB page; 3.14+: our 60000-byte cap) are
     refused with exit 2, naming the limit, nothing injected;
+  - a stopped target (SIGSTOP: state T; under a debugger: state t) is
+    refused at once, exit 8, saying so, nothing done;
   - a target already profiled (`hotline run`) is refused, exit status 1;
     no agent build for its version: 5; another user (as root: setpriv): 6.
 Fails on 3.9-3.13 when gdb is not installed (.ci/install-deps installs it).
@@ -287,6 +289,59 @@ def failed(tmp, ref_out, ref_rc, what, env, expect, mode=(), flags=(), target_en
     check(got_out == ref_out and got_rc == ref_rc and err_ok,
           "%s: target output, stderr and status unchanged (%r, %r, %s)"
           % (what, got_out, got_err, got_rc))
+
+
+def proc_state(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def ptrace(req, pid):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    return libc.ptrace(req, pid, None, None)
+
+
+def stopped(tmp, ref_out, ref_rc):
+    """A target stopped by SIGSTOP (state T), then one stopped under a
+    debugger (state t: this test ptrace-attaches it): refused at once, exit
+    8, the message says so, nothing done (no tracer left, no agent); once
+    continued it runs on unchanged. Before, attach waited its whole timeout
+    (gdb attached) and then blamed the target."""
+    d = tempfile.mkdtemp(dir=tmp)
+    p, pid, out = start_target(d)
+    check(out.wait_for("started", 30), "stopped: target started")
+    env = dict(os.environ, HOTLINE_INJECT_TIMEOUT="5")
+    if PEP768:
+        env["PATH"] = tempfile.mkdtemp(dir=tmp)
+    os.kill(pid, signal.SIGSTOP)
+    check(wait_until(lambda: proc_state(pid) == "T", 15), "stopped: the target is in state T")
+    for what in ("SIGSTOP", "debugger"):
+        if what == "debugger":
+            os.kill(pid, signal.SIGCONT)
+            check(ptrace(16, pid) == 0, "stopped: PTRACE_ATTACH")  # it stops: state t
+            os.waitpid(pid, 0x40000000)  # __WALL: the stop of the attach
+            check(proc_state(pid) == "t", "stopped: the target is in state t")
+        t0 = time.monotonic()
+        r = subprocess.run([HOTLINE, "attach", str(pid), "--memory"], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        took, msg = time.monotonic() - t0, r.stderr.decode()
+        print("stopped (%s): %.1f s, %d, %s" % (what, took, r.returncode, msg.strip()))
+        says = "is stopped (state T" if what == "SIGSTOP" else "stopped under a debugger"
+        check(r.returncode == 8 and says in msg and "--memory:" not in msg and took < 4,
+              "stopped (%s): exit 8 at once, says %r, nothing done (%d, %.1f s)"
+              % (what, says, r.returncode, took))
+        check(sampler_threads(pid) == 0 and tracer(pid) == (os.getpid() if what == "debugger"
+                                                             else 0),
+              "stopped (%s): no gdb or agent left in it" % what)
+    check(ptrace(17, pid) == 0, "stopped: PTRACE_DETACH")  # and it runs on
+    check(wait_until(lambda: proc_state(pid) != "t", 15), "stopped: the target runs again")
+    touch(d, "go")
+    got_out, got_rc, got_err = finish(p, out, d)
+    check(got_out == ref_out and got_rc == ref_rc and got_err == "",
+          "stopped: target output, stderr and status unchanged (%r, %r, %s)"
+          % (got_out, got_err, got_rc))
 
 
 def tracer(pid):
@@ -583,6 +638,7 @@ def main():
               "reference run (%s, %r)" % (ref_rc, ref_err))
         attached(tmp, ref_out, ref_rc)
         include_patterns(tmp)
+        stopped(tmp, ref_out, ref_rc)
         if PEP768:
             pep768_failures(tmp, ref_out, ref_rc)
         else:
