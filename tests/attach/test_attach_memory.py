@@ -28,6 +28,8 @@ under test against mem_target.py started as a non-child (setsid):
     is charged to json's lines, not the loop's; patterns too big for the
     injected code (gdb's 4 KiB page; 3.14+: our 60000-byte cap) are
     refused with exit 2, naming the limit, nothing injected;
+  - the multiprocessing 'spawn' child of a program in a venv with 100
+    files mapped (a marimo kernel's shape) is attached;
   - a stopped target (SIGSTOP: state T; under a debugger: state t) is
     refused at once, exit 8, saying so, nothing done;
   - a target already profiled (`hotline run`) is refused, exit status 1;
@@ -261,6 +263,56 @@ def include_patterns(tmp):
     finally:
         p.kill()
         p.wait()
+
+
+SPAWN_CHILD = ("import mmap, multiprocessing, os, sys, time\n"
+               "def child(d):\n"
+               "    maps = []  # a kernel's many extension modules: mapped files\n"
+               "    for i in range(100):\n"
+               "        path = os.path.join(d, 'f%d' % i)\n"
+               "        with open(path, 'wb') as f:\n"
+               "            f.write(b'x' * 4096)\n"
+               "        with open(path, 'rb') as f:\n"
+               "            maps.append(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))\n"
+               "    sys.stderr.write('%d\\n' % os.getpid()); sys.stderr.flush()\n"
+               "    while not os.path.exists(os.path.join(d, 'exit')):\n"
+               "        junk = bytearray(4096); time.sleep(0.002)\n"
+               "if __name__ == '__main__':\n"
+               "    multiprocessing.set_start_method('spawn')\n"
+               "    p = multiprocessing.Process(target=child, args=(sys.argv[1],))\n"
+               "    p.start(); p.join(); sys.exit(p.exitcode)\n")
+
+
+def spawn_child(tmp):
+    """What a `marimo edit` kernel is (issue 20): the multiprocessing
+    'spawn' child of a program in a venv, with many mapped files (here 100
+    mmapped ones; the kernel's extension modules). They sit below libc in
+    the address space: inject_find read the first 64 mapped files only and
+    said "no mmap found in its C library". Attach must work."""
+    venv = os.path.join(tmp, "venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True, timeout=120)
+    script = os.path.join(tmp, "spawner.py")
+    with open(script, "w") as f:
+        f.write(SPAWN_CHILD)
+    d = tempfile.mkdtemp(dir=tmp)
+    p = subprocess.Popen([os.path.join(venv, "bin", "python"), script, d],
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        pid = int(p.stderr.readline())  # the child is up, its files mapped
+        r = subprocess.run([HOTLINE, "attach", str(pid), "--memory", "--duration", "1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                           env=no_gdb_env(tmp))
+        msg = r.stderr.decode()
+        check(r.returncode == 0 and "agent connected" in msg,
+              "spawn child in a venv, 100 files mapped: attach --memory works (%d, %s)"
+              % (r.returncode, msg.strip()[-200:]))
+        check(wait_until(lambda: sampler_threads(pid) == 0, 15), "spawn child: unloaded after")
+        touch(d, "exit")
+        check(p.wait(timeout=60) == 0, "spawn child: the program ends as it would")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def failed(tmp, ref_out, ref_rc, what, env, expect, mode=(), flags=(), target_env=None,
@@ -639,6 +691,7 @@ def main():
         attached(tmp, ref_out, ref_rc)
         include_patterns(tmp)
         stopped(tmp, ref_out, ref_rc)
+        spawn_child(tmp)
         if PEP768:
             pep768_failures(tmp, ref_out, ref_rc)
         else:
