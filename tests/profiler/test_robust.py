@@ -1,6 +1,7 @@
 """The agent must not change the program: signals, EINTR, fork and
 multiprocessing, exit codes, crashes, stdout bytes, odd paths/args, the
-bootstrap chain, server requests (now/stop), and the standalone entry points."""
+bootstrap chain, server requests (now/stop), the standalone entry points, and
+the allocators put back after hotline.stop() in the wrappers mode."""
 import json
 import os
 import shutil
