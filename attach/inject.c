@@ -27,6 +27,19 @@ static int is_libc(const char *path)
     return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) || !strncmp(b, "ld-musl", 7);
 }
 
+/* The mapped files that may hold what inject_find looks for (attach__mappings'
+ * keep): the executable (a static python, or a program that embeds one),
+ * any libpython or python binary, and libc. Only those: a program with many
+ * extension modules and mapped files (marimo's kernel) maps more than
+ * INJECT_MAX_FILES, and libc, mapped before them and so above them in the
+ * address space, came after the cap: "no mmap found in its C library". */
+static int may_hold(const char *path, const char *exe)
+{
+    const char *b = base_name(path);
+    return !strcmp(path, exe) || is_libc(path) || !strncmp(b, "libpython", 9) ||
+           !strncmp(b, "python", 6);
+}
+
 /* names[0..k) of one mapped file, as addresses in the target (0: absent) */
 static int lookup(pid_t pid, const struct attach__mapping *m, const char *const *names,
                   uint64_t *vals, int k)
@@ -68,7 +81,7 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n)
     }
     struct attach__mapping *m = calloc(INJECT_MAX_FILES, sizeof *m);
     if (!m) return -ENOMEM;
-    int nm = attach__mappings(pid, m, INJECT_MAX_FILES, NULL);
+    int nm = attach__mappings(pid, m, INJECT_MAX_FILES, may_hold);
     if (nm < 0) {
         free(m);
         if (nm == -EACCES || nm == -EPERM) return attach__perm_message(pid, why, n);

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -50,6 +51,7 @@
 #define AM_TIMEOUT_S 10.0 /* default wait for a safe point, then for the agent */
 #define AM_RELEASE_S 5.0  /* stop sent: the agent's last delta and `end` */
 #define AM_EXIT_INJECT 7  /* the injection failed (gdb missing, timeout, ...) */
+#define AM_EXIT_STOPPED 8 /* the target is stopped: nothing done */
 
 /* --connect: the relay's caps */
 #define AM_RELAY_READ 65536            /* one read of either side of the relay */
@@ -81,6 +83,7 @@ struct am {
     char gdb_last[256]; /* gdb's last line that is not ours (its error) */
     char reason[64];
     char dir[256], sockpath[300], script[300];
+    int script_fd;   /* gdb's script (a memfd), or -1 */
     int rexec;       /* 3.14+: PEP 768, no gdb */
     struct rexec rx; /* where the request goes (rexec) */
     /* --connect: the relay (private listener, the agent, the server) */
@@ -561,7 +564,7 @@ static void on_relay_connection(uv_stream_t *srv, int status)
     uv_close((uv_handle_t *)&a->rl_listen, NULL);
 }
 
-/* The private socket (a->sockpath, in our 0700 folder): 0 or -1 (failed). */
+/* The private socket (a->sockpath, in our private folder: setup): 0 or -1 (failed). */
 static int relay_listen(struct am *a)
 {
     int rc = uv_pipe_init(&a->loop, &a->rl_listen, 0);
@@ -785,8 +788,43 @@ static void set_program(struct profile *p, pid_t pid)
     profile_set_str(&p->meta.program, main_path);
 }
 
-/* private dir (0700), the socket, the script; for a root attach to another
- * user's process, both are handed to that user so that it can connect */
+/* The owner of the target when root attaches to another user's process:
+ * 1 with *uid, *gid (what the socket and the 3.14+ script are handed to),
+ * else 0 (ours already: nothing to hand over) */
+static int other_owner(pid_t pid, uid_t *uid, gid_t *gid)
+{
+    struct stat st;
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
+    if (geteuid() != 0 || stat(proc, &st) != 0 || st.st_uid == 0) return 0;
+    *uid = st.st_uid;
+    *gid = st.st_gid;
+    return 1;
+}
+
+/* fd (borrowed) gets all of buf's len bytes: 0 or -1 */
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        buf += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The private folder (0700, ours) with the socket, and the script: 3.14+'s
+ * agent.py in that folder (the target opens it), or gdb's commands in a
+ * memfd that gdb reads as /proc/self/fd/3 (spawn_gdb). When root attaches
+ * to another user's process, that user must connect to the socket and
+ * read agent.py: those two files are chowned to it, and the folder, still
+ * root's, becomes 0711 (reach the names, never create, rename or remove
+ * one). Nothing root's gdb reads is anywhere that user can write: the
+ * folder was once handed over whole with gdb's script in it, and a user
+ * who renamed its own file over inject.gdb before gdb read it ran its
+ * commands as root. */
 static int setup(struct am *a, const struct inject_target *t, const char *agent_dir)
 {
     const char *base = getenv("TMPDIR");
@@ -798,7 +836,10 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
         return -1;
     }
     snprintf(a->sockpath, sizeof a->sockpath, "%s/agent.sock", a->dir);
-    snprintf(a->script, sizeof a->script, "%s/%s", a->dir, a->rexec ? "agent.py" : "inject.gdb");
+    if (a->rexec)
+        snprintf(a->script, sizeof a->script, "%s/agent.py", a->dir);
+    else /* the memfd, as gdb sees it (spawn_gdb puts it at 3) */
+        snprintf(a->script, sizeof a->script, "/proc/self/fd/3");
     struct agentsock_cbs cbs = {
         .on_accept = on_accept, .on_hello = on_hello, .on_error = on_error, .on_gone = on_gone};
     char err[256];
@@ -809,14 +850,6 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
         return -1;
     } else {
         a->sock_open = 1;
-    }
-    struct stat st;
-    char proc[64];
-    snprintf(proc, sizeof proc, "/proc/%d", (int)t->pid);
-    if (geteuid() == 0 && stat(proc, &st) == 0 && st.st_uid != 0 &&
-        (chown(a->dir, st.st_uid, st.st_gid) || chown(a->sockpath, st.st_uid, st.st_gid))) {
-        fail(a, 1, "cannot hand the socket to the target's user: %s", strerror(errno));
-        return -1;
     }
     /* gdb writes the code into one page; 3.14+ reads it from a file */
     size_t max = a->rexec ? REXEC_CODE_MAX : INJECT_CODE_MAX, need = 0;
@@ -844,22 +877,31 @@ static int setup(struct am *a, const struct inject_target *t, const char *agent_
         fail(a, rc == -E2BIG && (a->o->ninclude || a->o->nexclude) ? 2 : 1, "%s", msg);
         return -1;
     }
-    /* 3.14+: the Python itself is the script the target reads (as its own
-     * user: handed over like the socket); else gdb's script that queues it */
+    /* 3.14+: the Python itself is the script the target reads; else gdb's
+     * script that queues it */
     char *script = a->rexec ? code : malloc(INJECT_SCRIPT_MAX);
     int len = -ENOMEM;
     if (script)
         len = a->rexec ? (int)strlen(script) : inject_script(t, code, script, INJECT_SCRIPT_MAX);
-    int fd = len > 0 ? open(a->script, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
-    int ok = fd >= 0 && write(fd, script, (size_t)len) == len;
-    if (fd >= 0 && close(fd)) ok = 0;
+    int fd = -1;
+    if (len > 0 && a->rexec)
+        fd = open(a->script, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    else if (len > 0)
+        fd = a->script_fd = memfd_create("hotline-inject.gdb", MFD_CLOEXEC);
+    int ok = fd >= 0 && write_all(fd, script, (size_t)len) == 0;
+    if (fd >= 0 && a->rexec && close(fd)) ok = 0;
     free(script);
     if (script != code) free(code);
-    if (ok && a->rexec && geteuid() == 0 && stat(proc, &st) == 0 && st.st_uid != 0 &&
-        chown(a->script, st.st_uid, st.st_gid))
-        ok = 0;
     if (!ok) {
-        fail(a, 1, "cannot write %s", a->script);
+        fail(a, 1, "cannot write %s", a->rexec ? a->script : "gdb's script (a memfd)");
+        return -1;
+    }
+    uid_t uid;
+    gid_t gid;
+    if (other_owner(t->pid, &uid, &gid) &&
+        (chown(a->sockpath, uid, gid) || (a->rexec && chown(a->script, uid, gid)) ||
+         chmod(a->dir, 0711))) {
+        fail(a, 1, "cannot hand the socket to the target's user: %s", strerror(errno));
         return -1;
     }
     return 0;
@@ -915,7 +957,7 @@ static int spawn_gdb(struct am *a, const char *gdb)
                     "-p",
                     pid,
                     "-x",
-                    a->script,
+                    a->script, /* the memfd (setup), at 3 below */
                     NULL};
     /* stdout and stderr both into one pipe: its lines in order */
     int fds[2];
@@ -927,16 +969,17 @@ static int spawn_gdb(struct am *a, const char *gdb)
     a->gdb_out.data = a;
     uv_pipe_open(&a->gdb_out, fds[0]);
     a->out_open = 1;
-    uv_stdio_container_t io[3];
+    uv_stdio_container_t io[4];
     io[0].flags = UV_IGNORE;
-    io[1].flags = io[2].flags = UV_INHERIT_FD;
+    io[1].flags = io[2].flags = io[3].flags = UV_INHERIT_FD;
     io[1].data.fd = io[2].data.fd = fds[1];
+    io[3].data.fd = a->script_fd;
     uv_process_options_t po;
     memset(&po, 0, sizeof po);
     po.file = gdb;
     po.args = args;
     po.exit_cb = on_gdb_exit;
-    po.stdio_count = 3;
+    po.stdio_count = 4;
     po.stdio = io;
     /* gdb gets a session of its own: a Ctrl-C in our terminal must not
      * reach it. A SIGINT at the wrong moment (in its attach or its script)
@@ -982,6 +1025,38 @@ static int find_rexec(pid_t pid, struct rexec *rx)
     return rc == REXEC_EDISABLED || rc == ATTACH_ERACE ? AM_EXIT_INJECT : 1;
 }
 
+/* A stopped target runs no queued call and takes no request until it is
+ * continued: attach would wait out its timeout and then blame the target.
+ * Said before anything touches it: 0, or the exit status with the reason
+ * printed. */
+static int refuse_stopped(pid_t pid)
+{
+    char st = attach__proc_state(pid);
+    if (st == 'T') {
+        fprintf(stderr,
+                "hotline attach: process %d is stopped (state T in /proc/%d/stat: SIGSTOP, or "
+                "Ctrl-Z in its terminal): it would run none of the agent's loading until "
+                "continued. Nothing was done; continue it (kill -CONT %d or fg) and attach "
+                "again\n",
+                (int)pid, (int)pid, (int)pid);
+        return AM_EXIT_STOPPED;
+    }
+    if (st != 't') return 0;
+    char path[64], line[256];
+    long tracer = 0;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "TracerPid: %ld", &tracer) == 1) break;
+    if (f) fclose(f);
+    fprintf(stderr,
+            "hotline attach: process %d is stopped under a debugger (state t: tracing stop, "
+            "traced by process %ld): it runs nothing, and no second debugger may attach, "
+            "until that one lets it go. Nothing was done\n",
+            (int)pid, tracer);
+    return AM_EXIT_STOPPED;
+}
+
 int cmd_attach_memory(const struct attach_mem_opts *o)
 {
     struct inject_target t;
@@ -996,6 +1071,7 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
                 (int)o->pid, t.version);
         return 5;
     }
+    if ((rc = refuse_stopped(o->pid)) != 0) return rc;
     char agent_dir[PATH_MAX + 64], real[PATH_MAX], have[128];
     if (session_agent_dir(agent_dir, sizeof agent_dir) || !realpath(agent_dir, real)) {
         fprintf(stderr,
@@ -1026,6 +1102,7 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
     struct am *a = calloc(1, sizeof *a);
     if (!a) return 1;
     a->o = o;
+    a->script_fd = -1;
     a->rexec = t.minor >= 14;
     if (a->rexec) a->rx = rx;
     const char *to = getenv("HOTLINE_INJECT_TIMEOUT");
@@ -1088,7 +1165,8 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
         uv_close((uv_handle_t *)&a->gdb_out, NULL);
     uv_run(&a->loop, UV_RUN_DEFAULT);
     uv_loop_close(&a->loop);
-    if (a->script[0]) unlink(a->script);
+    if (a->script_fd >= 0) close(a->script_fd);
+    if (a->rexec && a->script[0]) unlink(a->script);
     if (a->sockpath[0]) unlink(a->sockpath);
     if (a->dir[0]) rmdir(a->dir);
     int status = a->status;

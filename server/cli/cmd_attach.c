@@ -90,7 +90,8 @@ static const char attach_usage[] =
     "\n"
     "exit status: 0 done, 2 usage, 3 no such process, 4 not a Python process,\n"
     "5 unsupported Python version, 6 permission denied, 7 --memory injection failed\n"
-    "(the target left as it was), 1 other errors\n";
+    "(the target left as it was), 8 --memory on a stopped target (nothing done),\n"
+    "1 other errors\n";
 
 static volatile sig_atomic_t att_stop; /* signal-safe: set by the handler only */
 

@@ -6,8 +6,10 @@ exists, says whether Hotline still runs in it, and exits with status 3.
 With "idle" it first blocks in a read of stdin (no allocator call at all)
 until a line arrives, then does the same. With "audit" an audit hook
 refuses PEP 768's remote scripts (the event cpython.remote_debugger_script).
+With "allocators" it also says at exit whether the MEM and OBJ allocators
+(PyMem_GetAllocator, through ctypes) are those it had at start.
 
-usage: python mem_target.py DIR [idle|audit]"""
+usage: python mem_target.py DIR [idle|audit|allocators]"""
 import os
 import sys
 import time
@@ -23,6 +25,28 @@ if sys.argv[2:] == ["audit"]:
             raise PermissionError("no remote scripts here")
 
     sys.addaudithook(refuse)
+
+
+
+def allocators():
+    """(ctx, malloc, calloc, realloc, free) of PYMEM_DOMAIN_MEM and _OBJ"""
+    import ctypes
+
+    class Alloc(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_void_p) for n in ("ctx", "malloc", "calloc", "realloc", "free")]
+
+    get = ctypes.pythonapi.PyMem_GetAllocator
+    get.argtypes = [ctypes.c_int, ctypes.POINTER(Alloc)]
+    get.restype = None
+    out = []
+    for domain in (1, 2):
+        a = Alloc()
+        get(domain, ctypes.byref(a))
+        out.append(tuple(getattr(a, n) for n, _ in Alloc._fields_))
+    return out
+
+
+at_start = allocators() if sys.argv[2:] == ["allocators"] else None
 
 
 def until(name):
@@ -41,4 +65,6 @@ print("grown", len(keep), flush=True)
 until("exit")
 h = sys.modules.get("_hotline_agent")
 print("hotline running at exit:", bool(h and h.running()), flush=True)
+if at_start is not None:
+    print("python allocators as at start:", allocators() == at_start, flush=True)
 sys.exit(3)

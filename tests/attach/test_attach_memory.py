@@ -2,7 +2,9 @@
 under test against mem_target.py started as a non-child (setsid):
   - the agent is injected and connects; the 100 MiB the target keeps on its
     KEEP line after that are reported within 10%; on detach the agent
-    unloads (no hotline-sampler thread, hotline.running() False); the
+    unloads (no hotline-sampler thread, hotline.running() False) and the
+    MEM and OBJ allocators in effect are the target's own again (ctypes'
+    PyMem_GetAllocator in the target, after two attach/detach cycles); the
     target's stdout, stderr and exit status are those of an unattached run;
   - 3.9-3.13 (gdb): failed injections leave the target running and
     unchanged, with a clear message and exit status 7: no gdb on PATH, gdb
@@ -10,6 +12,9 @@ under test against mem_target.py started as a non-child (setsid):
     fake gdb that reports it), a target that reaches no safe point in time
     (blocked in a read: gdb is stopped and must take its breakpoints out);
     Ctrl-C while gdb waits for a safe point: exit 130, the target unchanged;
+    as root, a target of another user (setpriv): what gdb runs is nowhere
+    that user can write (it tries to rename its own file over it, and to
+    add one to the socket's folder), and the attach works;
   - 3.14+ (PEP 768, no gdb: the attach runs with no gdb on PATH): a target
     with remote debugging off (-X disable-remote-debug,
     PYTHON_DISABLE_REMOTE_DEBUG) is refused, exit 7, nothing written; a
@@ -27,6 +32,10 @@ under test against mem_target.py started as a non-child (setsid):
     refused with exit 2, naming the limit, nothing injected;
   - the target's own `import hotline` is unchanged by an attach (its own
     hotline.py, or none);
+  - the multiprocessing 'spawn' child of a program in a venv with 100
+    files mapped (a marimo kernel's shape) is attached;
+  - a stopped target (SIGSTOP: state T; under a debugger: state t) is
+    refused at once, exit 8, saying so, nothing done;
   - a target already profiled (`hotline run`) is refused, exit status 1;
     no agent build for its version: 5; another user (as root: setpriv): 6.
 Fails on 3.9-3.13 when gdb is not installed (.ci/install-deps installs it).
@@ -35,6 +44,7 @@ usage: python test_attach_memory.py  (env: HOTLINE_BUILD)"""
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -152,7 +162,7 @@ def reference(tmp):
 
 def attached(tmp, ref_out, ref_rc):
     d = tempfile.mkdtemp(dir=tmp)
-    p, pid, out = start_target(d)
+    p, pid, out = start_target(d, "allocators")
     check(out.wait_for("started", 30), "target started")
     js = os.path.join(tmp, "mem.json")
     t0 = time.monotonic()
@@ -196,6 +206,11 @@ def attached(tmp, ref_out, ref_rc):
           "a second attach ends after --duration (%d, %.1f s)" % (r.returncode, took))
     check(wait_until(lambda: sampler_threads(pid) == 0, 15), "and unloads again")
     got_out, got_rc, got_err = finish(p, out, d)
+    # after both detaches the runtime calls the allocators it had before the
+    # first attach, not wrappers that forward to them (issue 20: 27% slower)
+    check("python allocators as at start: True" in got_out,
+          "after detach the MEM and OBJ allocators are the target's own again")
+    got_out = got_out.replace("python allocators as at start: True\n", "")
     check(got_out == ref_out, "target stdout unchanged (%r)" % got_out)
     check(got_rc == ref_rc, "target exit status unchanged (%s)" % got_rc)
     check(got_err == "", "target stderr unchanged (%r)" % got_err)
@@ -259,6 +274,56 @@ def include_patterns(tmp):
         p.wait()
 
 
+SPAWN_CHILD = ("import mmap, multiprocessing, os, sys, time\n"
+               "def child(d):\n"
+               "    maps = []  # a kernel's many extension modules: mapped files\n"
+               "    for i in range(100):\n"
+               "        path = os.path.join(d, 'f%d' % i)\n"
+               "        with open(path, 'wb') as f:\n"
+               "            f.write(b'x' * 4096)\n"
+               "        with open(path, 'rb') as f:\n"
+               "            maps.append(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))\n"
+               "    sys.stderr.write('%d\\n' % os.getpid()); sys.stderr.flush()\n"
+               "    while not os.path.exists(os.path.join(d, 'exit')):\n"
+               "        junk = bytearray(4096); time.sleep(0.002)\n"
+               "if __name__ == '__main__':\n"
+               "    multiprocessing.set_start_method('spawn')\n"
+               "    p = multiprocessing.Process(target=child, args=(sys.argv[1],))\n"
+               "    p.start(); p.join(); sys.exit(p.exitcode)\n")
+
+
+def spawn_child(tmp):
+    """What a `marimo edit` kernel is (issue 20): the multiprocessing
+    'spawn' child of a program in a venv, with many mapped files (here 100
+    mmapped ones; the kernel's extension modules). They sit below libc in
+    the address space: inject_find read the first 64 mapped files only and
+    said "no mmap found in its C library". Attach must work."""
+    venv = os.path.join(tmp, "venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True, timeout=120)
+    script = os.path.join(tmp, "spawner.py")
+    with open(script, "w") as f:
+        f.write(SPAWN_CHILD)
+    d = tempfile.mkdtemp(dir=tmp)
+    p = subprocess.Popen([os.path.join(venv, "bin", "python"), script, d],
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        pid = int(p.stderr.readline())  # the child is up, its files mapped
+        r = subprocess.run([HOTLINE, "attach", str(pid), "--memory", "--duration", "1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                           env=no_gdb_env(tmp))
+        msg = r.stderr.decode()
+        check(r.returncode == 0 and "agent connected" in msg,
+              "spawn child in a venv, 100 files mapped: attach --memory works (%d, %s)"
+              % (r.returncode, msg.strip()[-200:]))
+        check(wait_until(lambda: sampler_threads(pid) == 0, 15), "spawn child: unloaded after")
+        touch(d, "exit")
+        check(p.wait(timeout=60) == 0, "spawn child: the program ends as it would")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 def failed(tmp, ref_out, ref_rc, what, env, expect, mode=(), flags=(), target_env=None,
            status=7, within=None, target_err=""):
     d = tempfile.mkdtemp(dir=tmp)
@@ -285,6 +350,59 @@ def failed(tmp, ref_out, ref_rc, what, env, expect, mode=(), flags=(), target_en
     check(got_out == ref_out and got_rc == ref_rc and err_ok,
           "%s: target output, stderr and status unchanged (%r, %r, %s)"
           % (what, got_out, got_err, got_rc))
+
+
+def proc_state(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def ptrace(req, pid):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    return libc.ptrace(req, pid, None, None)
+
+
+def stopped(tmp, ref_out, ref_rc):
+    """A target stopped by SIGSTOP (state T), then one stopped under a
+    debugger (state t: this test ptrace-attaches it): refused at once, exit
+    8, the message says so, nothing done (no tracer left, no agent); once
+    continued it runs on unchanged. Before, attach waited its whole timeout
+    (gdb attached) and then blamed the target."""
+    d = tempfile.mkdtemp(dir=tmp)
+    p, pid, out = start_target(d)
+    check(out.wait_for("started", 30), "stopped: target started")
+    env = dict(os.environ, HOTLINE_INJECT_TIMEOUT="5")
+    if PEP768:
+        env["PATH"] = tempfile.mkdtemp(dir=tmp)
+    os.kill(pid, signal.SIGSTOP)
+    check(wait_until(lambda: proc_state(pid) == "T", 15), "stopped: the target is in state T")
+    for what in ("SIGSTOP", "debugger"):
+        if what == "debugger":
+            os.kill(pid, signal.SIGCONT)
+            check(ptrace(16, pid) == 0, "stopped: PTRACE_ATTACH")  # it stops: state t
+            os.waitpid(pid, 0x40000000)  # __WALL: the stop of the attach
+            check(proc_state(pid) == "t", "stopped: the target is in state t")
+        t0 = time.monotonic()
+        r = subprocess.run([HOTLINE, "attach", str(pid), "--memory"], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        took, msg = time.monotonic() - t0, r.stderr.decode()
+        print("stopped (%s): %.1f s, %d, %s" % (what, took, r.returncode, msg.strip()))
+        says = "is stopped (state T" if what == "SIGSTOP" else "stopped under a debugger"
+        check(r.returncode == 8 and says in msg and "--memory:" not in msg and took < 4,
+              "stopped (%s): exit 8 at once, says %r, nothing done (%d, %.1f s)"
+              % (what, says, r.returncode, took))
+        check(sampler_threads(pid) == 0 and tracer(pid) == (os.getpid() if what == "debugger"
+                                                             else 0),
+              "stopped (%s): no gdb or agent left in it" % what)
+    check(ptrace(17, pid) == 0, "stopped: PTRACE_DETACH")  # and it runs on
+    check(wait_until(lambda: proc_state(pid) != "t", 15), "stopped: the target runs again")
+    touch(d, "go")
+    got_out, got_rc, got_err = finish(p, out, d)
+    check(got_out == ref_out and got_rc == ref_rc and got_err == "",
+          "stopped: target output, stderr and status unchanged (%r, %r, %s)"
+          % (got_out, got_err, got_rc))
 
 
 def tracer(pid):
@@ -517,6 +635,94 @@ def other_user_attach(tmp, d, ref_out, ref_rc):
           % (got_out, got_err, got_rc))
 
 
+def as_nobody(*argv):
+    """argv run as the target's user of the other-user cases: its status"""
+    return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+                          + list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          timeout=60).returncode
+
+
+def other_user_gdb(tmp, ref_out, ref_rc):
+    """3.9-3.13, as root: a target of another user. Nothing root's gdb reads
+    may be where that user can write: while gdb waits (the target blocked
+    in a read), the user tries to rename its own file over gdb's script (the
+    file after -x, or what gdb's descriptor names) and to add a file to the
+    folder of the socket; both must fail, the socket is the user's (it must
+    connect), and once woken the target connects and runs on unchanged.
+    Before the fix the folder (gdb's script in it) was handed to the user:
+    the rename worked, and won before gdb read it, gdb ran it as root."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        print("not run: the other-user attach needs root and setpriv")
+        return
+    d = tempfile.mkdtemp(dir=tmp)
+    os.chmod(tmp, 0o755)  # the target, as nobody, looks for go/exit here
+    os.chmod(d, 0o755)
+    tmpdir = tempfile.mkdtemp(dir=tmp)  # attach's TMPDIR: its folder is the one there
+    os.chmod(tmpdir, 0o755)
+    evil_dir = tempfile.mkdtemp(dir=tmp)  # the user's own file, to put over gdb's
+    marker = os.path.join(evil_dir, "ran-as-root")
+    evil = os.path.join(evil_dir, "evil.gdb")
+    with open(evil, "w") as f:
+        f.write("shell touch %s\nquit\n" % marker)
+    os.chown(evil_dir, 65534, 65534)
+    os.chown(evil, 65534, 65534)
+    opened = open_to_others([sys.executable, TARGET, os.path.join(BUILD, "python"), d])
+    try:
+        p, pid, out = start_target(d, "idle", prefix=("setpriv", "--reuid=65534",
+                                                     "--regid=65534", "--clear-groups"))
+        h = subprocess.Popen([HOTLINE, "attach", str(pid), "--memory", "--duration", "1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=dict(os.environ, TMPDIR=tmpdir, HOTLINE_INJECT_TIMEOUT="30"))
+        err = Lines(h.stderr)
+        check(wait_until(lambda: tracer(pid) != 0, 30), "other user, gdb: gdb is attached")
+        gdb = tracer(pid)
+        try:
+            with open("/proc/%d/cmdline" % gdb, "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+            script = argv[argv.index("-x") + 1]
+            fd = re.match(r"/(?:proc/self|dev)/fd/(\d+)$", script)
+            where = os.readlink("/proc/%d/fd/%s" % (gdb, fd.group(1))) if fd else script
+        except (OSError, ValueError) as e:
+            script = where = "(not found: %s)" % e
+        print("other user, gdb: gdb -x %s, that is %s" % (script, where))
+        if where.startswith("/memfd:"):
+            replaced = False  # in no folder at all
+        else:
+            replaced = as_nobody(sys.executable, "-c", "import os, sys; os.rename(*sys.argv[1:])",
+                                 evil, where) == 0
+        check(not replaced and where.startswith("/"),
+              "other user, gdb: the user cannot put its own file over gdb's script (%s)" % where)
+        folders = [os.path.join(tmpdir, n) for n in os.listdir(tmpdir)]
+        check(len(folders) == 1, "other user, gdb: attach made one folder in TMPDIR (%s)" % folders)
+        for folder in folders:
+            st = os.stat(folder)
+            added = as_nobody(sys.executable, "-c", "open(__import__('sys').argv[1], 'x')",
+                              os.path.join(folder, "x")) == 0
+            check(st.st_uid == 0 and not st.st_mode & 0o022 and not added,
+                  "other user, gdb: the socket's folder is root's, the user cannot add to it "
+                  "(owner %d, mode %o, added: %s)" % (st.st_uid, st.st_mode & 0o777, added))
+            sock = os.path.join(folder, "agent.sock")
+            check(os.path.exists(sock) and os.stat(sock).st_uid == 65534,
+                  "other user, gdb: the socket is handed to the target's user")
+        p.stdin.write(b"\n")  # wake it: gdb finds its safe point, the agent connects
+        p.stdin.flush()
+        rc = h.wait(timeout=60)
+        msg = err.rest()
+        check(rc == 0 and "agent connected" in msg,
+              "other user, gdb: root attaches, the agent connects (%d, %s)"
+              % (rc, msg.strip()[-200:]))
+        check(not os.path.exists(marker), "other user, gdb: nothing of the user's ran as root")
+        check(out.wait_for("started", 30), "other user, gdb: the target goes on")
+        touch(d, "go")
+        got_out, got_rc, got_err = finish(p, out, d)
+        check(got_out == ref_out and got_rc == ref_rc and got_err == "",
+              "other user, gdb: target output, stderr and status unchanged (%r, %r, %s)"
+              % (got_out, got_err, got_rc))
+    finally:
+        for path, mode in reversed(opened):
+            os.chmod(path, mode)
+
+
 def gdb_failures(tmp, ref_out, ref_rc):
     """3.9-3.13: every way the gdb injection can fail"""
     nogdb = tempfile.mkdtemp(dir=tmp)  # a PATH with no gdb in it
@@ -532,6 +738,7 @@ def gdb_failures(tmp, ref_out, ref_rc):
     failed(tmp, ref_out, ref_rc, "no safe point", {"HOTLINE_INJECT_TIMEOUT": "2"},
            "reached no safe point", mode=("idle",))
     ctrl_c_while_waiting(tmp, ref_out, ref_rc)
+    other_user_gdb(tmp, ref_out, ref_rc)
 
 
 def main():
@@ -546,6 +753,8 @@ def main():
               "reference run (%s, %r)" % (ref_rc, ref_err))
         attached(tmp, ref_out, ref_rc)
         include_patterns(tmp)
+        stopped(tmp, ref_out, ref_rc)
+        spawn_child(tmp)
         if PEP768:
             pep768_failures(tmp, ref_out, ref_rc)
         else:

@@ -1,6 +1,7 @@
 """The agent must not change the program: signals, EINTR, fork and
 multiprocessing, exit codes, crashes, stdout bytes, odd paths/args, the
-bootstrap chain, server requests (now/stop), and the standalone entry points."""
+bootstrap chain, server requests (now/stop), the standalone entry points, and
+the allocators put back after hotline.stop() in the wrappers mode."""
 import json
 import os
 import shutil
@@ -199,8 +200,32 @@ def case_standalone():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def case_unwrap():
+    """hotline.start(memory) then stop in-process (the wrappers mode of an
+    attached target): the original allocators are back after stop, unless
+    tracemalloc wrapped ours since (targets/unwrap.py says how)."""
+    d = tempfile.mkdtemp(prefix="hl-unwrap-")
+    try:
+        env = dict(os.environ, PYTHONPATH=harness.AGENT_DIR, HOTLINE_OUT=os.path.join(d, "o.jsonl"))
+        for k in ("HOTLINE_SOCKET", "HOTLINE_BOOT", "HOTLINE_CONFIG", "LD_PRELOAD"):
+            env.pop(k, None)
+        p = subprocess.run([harness.PY, T("unwrap.py")], env=env, cwd=d, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        c.check(p.returncode == 0, "unwrap: rc %r %s" % (p.returncode, p.stderr[-500:]))
+        res = json.loads(p.stdout.decode().strip().splitlines()[-1]) if p.returncode == 0 else {}
+        print("unwrap:", res)
+        c.check(res.get("mode") == "wrappers", "unwrap: memory in the wrappers mode (%r)"
+                % res.get("mode"))
+        for key in ("wrapped_while_on", "restored_after_stop", "freed_after",
+                    "under_tracemalloc_kept", "tracemalloc_sees", "ours_back_from_tracemalloc",
+                    "restored_at_last"):
+            c.check(res.get(key) is True, "unwrap: %s" % key)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 for case in (case_signals, case_churn, case_fork, case_endings, case_stdout, case_paths, case_chain,
-             case_missing_agent, case_requests, case_standalone):
+             case_missing_agent, case_requests, case_standalone, case_unwrap):
     try:
         case()
     except Exception as e:  # one broken case must not hide the others

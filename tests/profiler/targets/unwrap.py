@@ -1,0 +1,56 @@
+"""hotline.start(); hotline.stop() in-process, memory on with no shim (the
+`wrappers` mode, as in a target of `hotline attach --memory`): after stop
+the MEM and OBJ allocators in effect (PyMem_GetAllocator, through ctypes)
+are the ones from before start; blocks allocated through the wrappers are
+freed after it by the original; under tracemalloc, started while profiled,
+the wrappers stay (tracemalloc is not cut off) until tracemalloc has put
+them back and a later stop finds them on top. Prints one JSON line."""
+import ctypes
+import json
+import tracemalloc
+
+import hotline
+from _hotline_agent import _agent
+
+
+class Alloc(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_void_p) for n in ("ctx", "malloc", "calloc", "realloc", "free")]
+
+
+def allocators():
+    get = ctypes.pythonapi.PyMem_GetAllocator
+    get.argtypes = [ctypes.c_int, ctypes.POINTER(Alloc)]
+    get.restype = None
+    out = []
+    for domain in (1, 2):  # PYMEM_DOMAIN_MEM, PYMEM_DOMAIN_OBJ
+        a = Alloc()
+        get(domain, ctypes.byref(a))
+        out.append(tuple(getattr(a, n) for n, _ in Alloc._fields_))
+    return out
+
+
+res = {}
+before = allocators()
+hotline.start(interval_ms=5, memory=True)
+res["mode"] = _agent.stats()["mem_mode"]
+wrapped = allocators()
+res["wrapped_while_on"] = wrapped != before
+kept = [bytearray(i % 700 + 1) for i in range(20000)] + ["x%d" % i for i in range(20000)]
+hotline.stop()
+res["restored_after_stop"] = allocators() == before
+del kept  # allocated through the wrappers, freed by the original
+res["freed_after"] = True
+
+hotline.start(interval_ms=5, memory=True)
+tracemalloc.start()
+kept = [bytearray(i % 700 + 1) for i in range(20000)]
+hotline.stop()
+res["under_tracemalloc_kept"] = allocators() not in (before, wrapped)
+res["tracemalloc_sees"] = tracemalloc.get_traced_memory()[0] > 0
+tracemalloc.stop()
+res["ours_back_from_tracemalloc"] = allocators() == wrapped
+del kept
+hotline.start(interval_ms=5, memory=True)
+hotline.stop()
+res["restored_at_last"] = allocators() == before
+print(json.dumps(res))
