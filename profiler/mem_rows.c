@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "keys.h"
 #include "memhooks.h"
+#include "memread.h"
 #include "walk.h"
 
 static int row_get(uint32_t file, uint32_t line)
@@ -156,13 +157,31 @@ static int dead_row_late(agent_t *a, const mem_rawfr_t *fr, uint64_t seq)
     return row;
 }
 
+/* The innermost code of e, now gone, was compiled with the code of the
+ * frame that called it (the same co_filename object, its first line inside
+ * that code's lines): a comprehension or nested function, whose caller's
+ * line is where it was written. An exec'd string or a notebook cell is
+ * compiled apart: its first line is its own text's (1, or on 3.9 its first
+ * statement's), outside the caller's function. */
+static int nested_in_caller(agent_t *a, const mem_ev_t *e)
+{
+    if (!e->file0 || e->nfr < 2) return 0;
+    PyCodeObject co;
+    agent_frame_t f;
+    if (mem_read(e->fr[1].code, &co, sizeof co) != 0 || (uintptr_t)co.co_filename != e->file0 ||
+        walk_frame(a, e->fr[1].code, e->fr[1].instr, &f) != 0)
+        return 0;
+    return e->first0 >= f.first && e->first0 <= f.last;
+}
+
 /* Innermost profiled line of an event: row index, or -1. A frame whose
  * code is gone with no copy of it (3.9-3.11 have no code watcher; on 3.12+
- * the copies are capped) ends the search: the event is lost, not charged
- * to the caller. Why: the dead code may well have been the program's (an
- * exec'd string, a notebook cell), and its caller's line (the `exec(...)`)
- * did not allocate that memory: a cell's 4 MB read on the exec line and 0
- * on the cell's own lines. A line is right or has nothing. */
+ * the copies are capped) ends the search, the event lost, unless that code
+ * was nested in its caller's (a module's list comprehension on 3.9-3.11).
+ * Why: the dead code may well have been the program's (an exec'd string, a
+ * notebook cell), and its caller's line (the `exec(...)`) did not allocate
+ * that memory: a cell's 4 MB read on the exec line and 0 on the cell's own
+ * lines. A line is right or has nothing. */
 static int resolve(agent_t *a, const mem_ev_t *e)
 {
     for (int i = 0; i < e->nfr; i++) {
@@ -170,7 +189,7 @@ static int resolve(agent_t *a, const mem_ev_t *e)
         int r = d ? dead_row(a, d, e->fr[i].instr) : frame_row(a, &e->fr[i]);
         if (r == -2) r = dead_row_late(a, &e->fr[i], e->seq);
         if (r >= 0) return r;
-        if (r == -2) return -1;
+        if (r == -2 && !(i == 0 && nested_in_caller(a, e))) return -1;
     }
     return -1;
 }

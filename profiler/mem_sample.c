@@ -222,6 +222,13 @@ void mem__record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_t 
     e->origin = (uint8_t)origin;
     e->nfr = (uint8_t)nfr;
     memcpy(e->fr, fr, (size_t)nfr * sizeof *fr);
+    e->file0 = 0;
+    e->first0 = 0;
+    if (nfr && direct) { /* our own frame's code: alive while we are in its allocation */
+        const PyCodeObject *co = (const PyCodeObject *)fr[0].code;
+        e->file0 = (uintptr_t)co->co_filename;
+        e->first0 = co->co_firstlineno;
+    }
     for (int i = 0; i < nfr; i++) {
         unsigned bit = code_bit(fr[i].code);
         g_mem.codebits[g_mem.cur][bit / 64] |= 1ull << (bit % 64);

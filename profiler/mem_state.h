@@ -75,6 +75,11 @@ typedef struct {
     double t;     /* clock_mono() when recorded */
     uint32_t win; /* window of a windowed Python sample (weight scaled later), else 0 */
     uint8_t kind, origin, nfr;
+    /* the innermost frame's code, as it was (mem_rows.c, resolve): its
+     * co_filename object and first line, to tell a nested code (a
+     * comprehension) from an exec'd one once it is gone */
+    int32_t first0;
+    uintptr_t file0;
     mem_rawfr_t fr[MEM_FRAMES];
 } mem_ev_t;
 
