@@ -44,6 +44,10 @@ struct pylist_share {
      * with why, as cur; set before the listing starts, read only */
     pid_t skip[PYLIST_MAX_SKIP];
     int nskip;
+    /* tests only (HOTLINE_TEST_LIST_HANG_PID): this pid's open never
+     * returns, as on a hung NFS or FUSE mount, which a test cannot make;
+     * 0: none */
+    pid_t hang_pid;
 };
 
 /* pyproc_list into sh (initialized: mu, out an empty array, cur NULL),

@@ -1065,6 +1065,8 @@ static void cmd_list_processes(struct server *s, void *self, json_t *id, json_t 
     j->self = getpid();
     memcpy(j->sh.skip, f->blocked, sizeof j->sh.skip);
     j->sh.nskip = f->nblocked;
+    const char *hang = getenv("HOTLINE_TEST_LIST_HANG_PID");
+    j->sh.hang_pid = hang ? (pid_t)atoi(hang) : 0;
     j->wake = &l->wake;
     l->srv = s;
     l->id = json_deep_copy(id);

@@ -4,13 +4,18 @@ process's image path blocks on open (issue 20, item 11).
 
 A copy of the interpreter runs from a temporary folder; then the copy is
 deleted and a FIFO is made at "<copy> (deleted)", the path /proc/PID/maps
-names for the deleted image (for real: a hung NFS or FUSE mount). Opening
-it blocks until a writer comes, which never happens here. Then:
+names for the deleted image. Opening that path blocks until a writer comes;
+the image is now read through /proc/PID/map_files or /proc/PID/exe with
+O_NONBLOCK (attach/attach.c), so this process must be listed at once, either
+way. A hung NFS or FUSE mount blocks even those opens, and a test cannot
+make one: a second target stands for it, named by HOTLINE_TEST_LIST_HANG_PID
+(the listing's open of that pid never returns). Then:
 
-1. hotline.listProcesses answers within ANSWER_S, and the blocked process
-   is in the answer with canAttach false and a reason;
+1. hotline.listProcesses answers within ANSWER_S, the FIFO'd process in it,
+   and the hung one with canAttach false and a reason;
 2. a second hotline.listProcesses answers too (nothing waits on the first);
-3. shutdown + exit: the server exits with status 0 within EXIT_S.
+3. shutdown + exit: the server exits with status 0 within EXIT_S, its
+   listing thread still stuck.
 
 Before the fix the listing waited on the FIFO in the thread pool: no answer,
 and the server never exited. The bounds are correctness bounds with a wide
@@ -43,6 +48,10 @@ def main():
     target = subprocess.Popen([exe, "-c", "import sys; sys.stdin.read()"],
                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
+    hung = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    os.environ["HOTLINE_TEST_LIST_HANG_PID"] = str(hung.pid)  # the server inherits it
     c = None
     try:
         deadline = time.monotonic() + 30
@@ -64,9 +73,12 @@ def main():
             dt = time.monotonic() - t0
             assert "result" in r, r
             mine = [p for p in r["result"] if p["pid"] == target.pid]
-            print("%d. listProcesses answered in %.2f s: %d processes, the blocked one: %s"
-                  % (k, dt, len(r["result"]), mine))
-            assert mine and mine[0]["canAttach"] is False and mine[0].get("why"), mine
+            stuck = [p for p in r["result"] if p["pid"] == hung.pid]
+            print("%d. listProcesses answered in %.2f s: %d processes, the FIFO'd one: %s,"
+                  " the hung one: %s" % (k, dt, len(r["result"]), mine, stuck))
+            # (the first answer lacks what /proc lists after the hung pid)
+            assert (mine or k == 1) and all(p["canAttach"] or p.get("why") for p in mine), mine
+            assert stuck and stuck[0]["canAttach"] is False and stuck[0].get("why"), stuck
         t0 = time.monotonic()
         c.request("shutdown", None)
         c.send({"method": "exit"})
@@ -85,8 +97,9 @@ def main():
         if c is not None:
             c.p.kill()
             c.p.wait()
-        target.kill()
-        target.wait()
+        for t in (target, hung):
+            t.kill()
+            t.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     print("ok")
 
