@@ -211,19 +211,32 @@ struct profile *profile_from_json(const json_t *root, char *err, size_t errlen);
 #define PROFILE_CANCEL_EVERY 1024
 struct profile *profile_from_json_cancellable(const json_t *root, const atomic_int *cancel,
                                               char *err, size_t errlen);
-/* Atomic save: a new temp file in the same directory (random name, created
- * with O_EXCL so that nothing already there, a symlink included, is
- * followed; mode 0600: the profile holds the program's argv), fsync, rename
- * over path. 0 or -errno. */
+/* Saving to a path the user named (--json, --html, ...). A regular file, or
+ * a path where nothing is yet, is written atomically: a new temp file in the
+ * same directory (random name, created with O_EXCL so that nothing already
+ * there, a symlink included, is followed; mode 0600: the profile holds the
+ * program's argv), fsync, rename over path. A symlink to a regular file
+ * has the file it resolves to replaced that way, the link kept. Anything
+ * else (a terminal, /dev/null, /dev/stdout, a FIFO, a symlink to one) is
+ * opened and written in place, never replaced. 0 or -errno. */
 /* How profile_save formats the file (for a profile_to_json snapshot saved
  * with profile_save_json elsewhere, e.g. on another thread). */
 #define PROFILE_SAVE_FLAGS (JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10))
 int profile_save(const struct profile *p, const char *path);
 /* The same for any JSON value (borrowed), dumped with jansson's flags. */
 int profile_save_json(const json_t *root, const char *path, size_t flags);
-/* The same for any content: fill(f, ud) writes it to the temp file's
- * buffered stream and returns 0 or -errno. The one atomic-save routine. */
+/* The same for any content: fill(f, ud) writes it to the file's buffered
+ * stream and returns 0 or -errno. */
 int profile_save_with(const char *path, int (*fill)(FILE *f, void *ud), void *ud);
+/* profile_write flags. PROFILE_WRITE_REPLACE: a file of ours in a folder we
+ * do not trust (<root>/.hotline): always the temp file renamed over path,
+ * so that whatever a repository placed there (a symlink, a FIFO that would
+ * block the write) is replaced, never followed nor opened. */
+#define PROFILE_WRITE_REPLACE 1
+/* The one writing routine: profile_save_with with PROFILE_WRITE_* flags. */
+int profile_write(const char *path, int wflags, int (*fill)(FILE *f, void *ud), void *ud);
+/* profile_save_json with PROFILE_WRITE_* flags. */
+int profile_write_json(const json_t *root, const char *path, size_t flags, int wflags);
 
 /* profile_read_file flags */
 #define PROFILE_READ_NOFOLLOW 1 /* refuse a symlink as the last component */

@@ -398,11 +398,22 @@ static int fill_json(FILE *f, void *ud)
 
 int profile_save_json(const json_t *root, const char *path, size_t flags)
 {
+    return profile_write_json(root, path, flags, 0);
+}
+
+int profile_write_json(const json_t *root, const char *path, size_t flags, int wflags)
+{
     struct json_fill j = {root, flags};
-    return profile_save_with(path, fill_json, &j);
+    return profile_write(path, wflags, fill_json, &j);
 }
 
 int profile_save_with(const char *path, int (*fill)(FILE *f, void *ud), void *ud)
+{
+    return profile_write(path, 0, fill, ud);
+}
+
+/* A new file beside path, renamed over it: a reader never sees half of it. */
+static int write_atomic(const char *path, int (*fill)(FILE *f, void *ud), void *ud)
 {
     size_t n = strlen(path);
     char *tmp = malloc(n + 16);
@@ -435,6 +446,42 @@ int profile_save_with(const char *path, int (*fill)(FILE *f, void *ud), void *ud
     if (!rc && rename(tmp, path)) rc = -errno;
     if (rc) unlink(tmp);
     free(tmp);
+    return rc;
+}
+
+/* Into what is at path, opened as it is (a terminal, /dev/null, a FIFO
+ * someone reads): never created, never truncated (a device or a FIFO has
+ * nothing to truncate), never fsynced (a FIFO refuses it). */
+static int write_in_place(const char *path, int (*fill)(FILE *f, void *ud), void *ud)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int rc = -errno;
+        close(fd);
+        return rc;
+    }
+    int rc = fill(f, ud);
+    errno = 0;
+    if (!rc && fflush(f)) rc = errno ? -errno : -EIO;
+    if (fclose(f) && !rc) rc = -errno;
+    return rc;
+}
+
+int profile_write(const char *path, int wflags, int (*fill)(FILE *f, void *ud), void *ud)
+{
+    if (wflags & PROFILE_WRITE_REPLACE) return write_atomic(path, fill, ud);
+    struct stat st, lst;
+    if (stat(path, &st)) return write_atomic(path, fill, ud); /* missing, or a dangling link */
+    if (!S_ISREG(st.st_mode)) return write_in_place(path, fill, ud);
+    if (lstat(path, &lst) || !S_ISLNK(lst.st_mode)) return write_atomic(path, fill, ud);
+    /* a symlink to a regular file: the file it names is replaced, the link
+     * stays (as a shell's `>` would keep it) */
+    char *real = realpath(path, NULL);
+    if (!real) return -errno;
+    int rc = write_atomic(real, fill, ud);
+    free(real);
     return rc;
 }
 

@@ -437,6 +437,100 @@ def fake_view_limits(c):
           v.stderr[-300:])
 
 
+class FifoReader:
+    """Reads a FIFO to its end on a thread, as `cat FIFO` would. Opened without
+    blocking (no writer needed yet); Linux reports no hangup before a first
+    writer came, so the wait is for the writer's data and its close."""
+
+    def __init__(self, path, timeout=30):
+        import threading
+        self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self.data, self.eof, self.deadline = b"", False, time.monotonic() + timeout
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        while time.monotonic() < self.deadline:
+            r, _, _ = select.select([self.fd], [], [], 0.2)
+            if not r:
+                continue
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                self.eof = True
+                break
+            self.data += chunk
+
+    def result(self):
+        self.t.join(max(0, self.deadline - time.monotonic()) + 1)
+        os.close(self.fd)
+        return self.data, self.eof
+
+
+@case
+def fake_output_specials(c):
+    """Outputs named on the command line that are not regular files are
+    written into, never replaced by a regular file: a FIFO being read, a
+    symlink to one, the terminal's /dev/stdout (here a link to
+    /proc/self/fd/1, what /dev/stdout is, so that old code could only
+    replace a link of the test's own), a character device (a mknod'ed
+    /dev/null in the temp dir, as root). A symlink to a regular file keeps
+    the link; the file it names gets the profile."""
+    import stat
+    prog = c.write("prog.py", PROG)
+    fifo, link = os.path.join(c.tmp, "fifo"), os.path.join(c.tmp, "link-to-fifo")
+    os.mkfifo(fifo)
+    os.symlink(fifo, link)
+    for target in (fifo, link):
+        rd = FifoReader(target)
+        rc, _, err = c.run(["--json", target, prog], timeout=60)
+        data, eof = rd.result()
+        check(rc == 0, "run --json %s: exit %d" % (target, rc), err)
+        check(stat.S_ISFIFO(os.stat(fifo).st_mode), "%s is still a FIFO" % fifo)
+        check(os.path.islink(link), "the symlink is still a symlink")
+        check(eof and json.loads(data)["samples"] == 100, "the reader got the profile: %r" % data[:200])
+    check(sorted(os.listdir(c.tmp)) == ["fifo", "link-to-fifo", "prog.py"],
+          "no temp file left: %r" % os.listdir(c.tmp))
+    # the pictures too (view), through the FIFO
+    saved = os.path.join(c.tmp, "saved.json")
+    rc, _, err = c.run(["--json", saved, prog])
+    check(rc == 0, "run", err)
+    for opt in ("--collapsed", "--speedscope", "--html", "--json"):
+        rd = FifoReader(fifo)
+        v = subprocess.run([c.hotline, "view", opt, link, saved], capture_output=True, timeout=60)
+        data, eof = rd.result()
+        check(v.returncode == 0, "view %s FIFO" % opt, v.stderr)
+        check(stat.S_ISFIFO(os.stat(fifo).st_mode) and eof and len(data) > 20,
+              "view %s: the FIFO got %d bytes" % (opt, len(data)))
+    # standard output, as /dev/stdout names it
+    out = os.path.join(c.tmp, "stdout")
+    os.symlink("/proc/self/fd/1", out)
+    rc, so, err = c.run(["--json", out, prog, "0"])
+    check(rc == 0, "run --json stdout", err)
+    check(so.startswith(b"out ['0']\n"), "program's output first: %r" % so[:100])
+    check(json.loads(so[len(b"out ['0']\n"):])["samples"] == 100, "then the profile: %r" % so[:300])
+    check(os.readlink(out) == "/proc/self/fd/1", "the link stays")
+    # a symlink to a regular file: the file is replaced, the link stays
+    real, rlink = os.path.join(c.tmp, "real.json"), os.path.join(c.tmp, "rlink.json")
+    with open(real, "w") as f:
+        f.write("old")
+    os.symlink(real, rlink)
+    rc, _, err = c.run(["--json", rlink, prog])
+    check(rc == 0 and os.path.islink(rlink) and load(real)["samples"] == 100, "through a link", err)
+    # a character device (as root: mknod; else not checked, and said so)
+    null = os.path.join(c.tmp, "null")
+    try:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError as e:
+        print("note: no character device checked (mknod: %s)" % e, file=sys.stderr)
+        return
+    for opt in ("--json", "--html", "--speedscope", "--collapsed"):
+        rc, _, err = c.run([opt, null, prog])
+        check(rc == 0 and "cannot write" not in err, "run %s %s" % (opt, null), err)
+        st = os.stat(null)
+        check(stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3),
+              "%s after %s is still the null device (mode %o)" % (null, opt, st.st_mode))
+
+
 @case
 def fake_module(c):
     c.write("mymod.py", "import sys\nprint('mod', sys.argv[1:])\n")
