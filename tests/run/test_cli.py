@@ -437,6 +437,41 @@ def fake_view_limits(c):
           v.stderr[-300:])
 
 
+@case
+def fake_view_escapes(c):
+    """A profile's names reach the terminal as text: ESC ] 0 ; ... BEL (the
+    window title), ESC [ 2 J (clear screen), a C1 CSI (U+009B) and a bidi
+    override in a function name, a file's path, its source lines, argv,
+    the Python version and the exit reason are shown escaped (\\x1b,
+    \\u009b), in the report and in view's error messages."""
+    bad = "\x1b]0;pwned\x07\x1b[2J\u009b31m\u202e"
+    src = c.write("e%s.py" % bad, "x = '%s'\ndef f():\n    return '\x1b[2J'\n" % bad)
+    prof = {"version": 1, "program": src, "argv": [bad, "plain"], "python_version": "3." + bad,
+            "elapsed_s": 1.0, "samples": 3,
+            "exit": {"status": 0, "signal": None, "reason": "exited " + bad},
+            "files": {src: {"lines": {"1": {"python_s": 0.2, "samples": 2},
+                                      "3": {"python_s": 0.1, "samples": 1, "alloc_mb": 5.0}},
+                            "functions": [{"name": "f" + bad, "first_line": 2, "last_line": 3,
+                                           "python_s": 0.1, "samples": 1}]}},
+            "peak_mb": 5.0, "peak_at": {"file": src, "line": 3}}
+    path = c.write("p.json", json.dumps(prof))
+    v = subprocess.run([c.hotline, "view", path], capture_output=True, timeout=30, cwd="/")
+    out = v.stdout + v.stderr
+    check(v.returncode == 0, "view", v.stderr)
+    for raw in (b"\x1b", b"\x07", b"\xc2\x9b", b"\xe2\x80\xae"):
+        check(raw not in out, "a raw %r reached the terminal" % raw, out.decode("utf-8", "replace"))
+    text = out.decode()
+    check("\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m\\u202e" in text, "shown escaped", text)
+    check(text.count("\\x1b[2J") >= 8, "every place: program, argv, version, reason, path, "
+          "source, function (%d)" % text.count("\\x1b[2J"), text)
+    check("plain" in text and "return '\\x1b[2J'" in text, "the rest as it was", text)
+    # an error message quotes the file's name
+    badjson = c.write("b%s.json" % bad, "{")
+    v = subprocess.run([c.hotline, "view", badjson], capture_output=True, timeout=30)
+    check(v.returncode == 1 and b"\x1b" not in v.stderr and b"\\x1b" in v.stderr,
+          "error message escaped", v.stderr)
+
+
 class FifoReader:
     """Reads a FIFO to its end on a thread, as `cat FIFO` would. Opened without
     blocking (no writer needed yet); Linux reports no hangup before a first
