@@ -465,6 +465,23 @@ def fake_view_escapes(c):
     check(text.count("\\x1b[2J") >= 8, "every place: program, argv, version, reason, path, "
           "source, function (%d)" % text.count("\\x1b[2J"), text)
     check("plain" in text and "return '\\x1b[2J'" in text, "the rest as it was", text)
+    # the source text of a line is read from a regular file only, and only
+    # 4 KiB of it: a FIFO (blocked the report) or /dev/zero (getline grew
+    # without end) named by a profile shows no text
+    fifo, zero = os.path.join(c.tmp, "fifo.py"), os.path.join(c.tmp, "zero.py")
+    os.mkfifo(fifo)
+    os.symlink("/dev/zero", zero)
+    prof = {"version": 1, "program": fifo, "files": {
+        p: {"lines": {"1": {"python_s": 0.2, "samples": 2}}} for p in (fifo, zero)}}
+    path = c.write("q.json", json.dumps(prof))
+
+    def small_as():
+        no_core()
+        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+    v = subprocess.run([c.hotline, "view", path], capture_output=True, timeout=30,
+                       preexec_fn=small_as)
+    check(v.returncode == 0 and b"fifo.py:1" in v.stdout and b"zero.py:1" in v.stdout,
+          "view with a FIFO and /dev/zero for sources", v.stdout + v.stderr)
     # an error message quotes the file's name
     badjson = c.write("b%s.json" % bad, "{")
     v = subprocess.run([c.hotline, "view", badjson], capture_output=True, timeout=30)
