@@ -273,7 +273,7 @@ static void load_read(struct lsp_load *ld)
     size_t len;
     if (profile_read_file(path, PROFILE_MAX_JSON_BYTES, PROFILE_READ_UNTRUSTED, &text, &len))
         return; /* no snapshots: every line shows as stale, nothing wrong is drawn */
-    json_t *j = json_loadb(text, len, 0, NULL);
+    json_t *j = profile_json_parse(text, len, &ld->cancel, NULL, 0); /* bounded like the profile */
     free(text);
     if (json_is_object(j)) anchor_snaps_from_json(&ld->snaps, j);
     json_decref(j);

@@ -45,6 +45,17 @@
  * and the store take several times the file's size. 30,000 files of one
  * line each make ~6 MB. */
 #define PROFILE_MAX_JSON_BYTES ((size_t)64 << 20)
+/* ... and so is one whose JSON tree would take more than this: what a file
+ * under the size cap builds depends on what it holds (57 MB of "[]," is 19
+ * million arrays, 2.7 GB in jansson; a 63 MB profile that hotline wrote,
+ * ~470 MB). Estimated by a scan of the text (profile_json_precheck). */
+#define PROFILE_MAX_JSON_TREE ((size_t)768 << 20)
+/* Every number in a saved profile is within +-PROFILE_MAX_NUMBER (a
+ * trillion seconds, MB or samples): then no sum of what a file under
+ * PROFILE_MAX_JSON_BYTES holds overflows a double or a long long, and every
+ * total, export and ratio stays finite (1e308 twice was +inf: speedscope
+ * and HTML failed with "Cannot allocate memory"). */
+#define PROFILE_MAX_NUMBER 1e12
 
 struct prof_func {
     const char *name; /* store-owned */
@@ -257,5 +268,18 @@ struct profile *profile_load(const char *path, int flags, char *err, size_t errl
  * the store's fill within PROFILE_CANCEL_EVERY records. */
 struct profile *profile_load_cancellable(const char *path, int flags, const atomic_int *cancel,
                                          char *err, size_t errlen);
+/* profile_load_cancellable from len bytes of text (borrowed) already read:
+ * the same checks (tree size, JSON, numbers, fields); err names no file. */
+struct profile *profile_load_text(const char *text, size_t len, const atomic_int *cancel, char *err,
+                                  size_t errlen);
+/* 0 when the JSON tree of len bytes of text (borrowed) would take at most
+ * PROFILE_MAX_JSON_TREE; -E2BIG with the estimate in err otherwise. A scan
+ * of the text that allocates nothing; the text need not be valid JSON. */
+int profile_json_precheck(const char *text, size_t len, char *err, size_t errlen);
+/* New JSON value parsed from len bytes of text (borrowed) once it passed
+ * profile_json_precheck; cancellable as profile_load_cancellable (*cancel
+ * borrowed, may be NULL). NULL with the reason in err. */
+json_t *profile_json_parse(const char *text, size_t len, const atomic_int *cancel, char *err,
+                           size_t errlen);
 
 #endif

@@ -489,6 +489,58 @@ def fake_view_escapes(c):
           "error message escaped", v.stderr)
 
 
+@case
+def fake_view_json_bounds(c):
+    """What a saved profile builds is bounded, not only its size: 57 MB of
+    empty arrays (under the 64 MB cap; 19 million jansson arrays, 2.7 GB)
+    is refused before parsing, cleanly, by a `view` held to 512 MB of
+    address space. Numbers whose sums overflow to infinity (1.7e308 twice)
+    are refused with a clear reason, not "Cannot allocate memory" from the
+    exports that could not write an infinite total."""
+    arrays = os.path.join(c.tmp, "arrays.json")
+    with open(arrays, "w") as f:
+        f.write('{"version":1,"files":{},"stacks":[' + "[]," * 19000000 + "[]]}")
+
+    def small_as():
+        no_core()
+        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+    v = subprocess.run([c.hotline, "view", arrays], capture_output=True, timeout=60,
+                       preexec_fn=small_as)
+    ve = v.stderr.decode("utf-8", "replace")
+    check(v.returncode == 1, "refused, not crashed: exit %d" % v.returncode, ve[-500:])
+    check(re.search(r"holds too many JSON values to load \(their tree would take about "
+                    r"\d+ MB; at most 768 MB\)", ve), "the reason", ve[-500:])
+    prog = c.write("prog.py", "x = 1\ny = 2\n")
+    huge = 1.7e308
+    prof = {"version": 1, "program": prog, "elapsed_s": 1.0, "samples": 2,
+            "files": {prog: {"lines": {"1": {"python_s": huge, "samples": 1},
+                                       "2": {"python_s": huge, "samples": 1}},
+                             "functions": [{"name": "f", "first_line": 1, "last_line": 2,
+                                            "python_s": huge, "samples": 1}]}},
+            "stacks": [{"frames": [{"file": prog, "name": "f", "line": n}], "samples": 1,
+                        "seconds": huge} for n in (1, 2)],
+            "threads": [{"pid": 1, "tid": t, "name": "T", "python_s": huge} for t in (1, 2)]}
+    path = c.write("inf.json", json.dumps(prof))
+    for opts in ([], ["--speedscope", os.path.join(c.tmp, "s.json")],
+                 ["--html", os.path.join(c.tmp, "h.html")], ["--json", os.path.join(c.tmp, "j.json")]):
+        v = subprocess.run([c.hotline, "view"] + opts + [path], capture_output=True, timeout=30)
+        ve = v.stderr.decode("utf-8", "replace")
+        check(v.returncode == 1 and "a number out of range (1.7e+308" in ve, "view %r" % opts, ve)
+        check(b"inf" not in v.stdout and b"nan" not in v.stdout, "no report of infinities",
+              v.stdout)
+    # the bound: 1e12 passes, just past it does not
+    prof["files"][prog]["lines"]["1"]["python_s"] = 1e12
+    del prof["stacks"], prof["threads"], prof["files"][prog]["functions"]
+    prof["files"][prog]["lines"]["2"]["python_s"] = 1.0
+    v = subprocess.run([c.hotline, "view", c.write("ok.json", json.dumps(prof))],
+                       capture_output=True, timeout=30)
+    check(v.returncode == 0, "1e12 is in range", v.stderr)
+    prof["files"][prog]["lines"]["2"]["samples"] = 10 ** 12 + 1
+    v = subprocess.run([c.hotline, "view", c.write("no.json", json.dumps(prof))],
+                       capture_output=True, timeout=30)
+    check(v.returncode == 1 and b"out of range" in v.stderr, "an integer past it", v.stderr)
+
+
 class FifoReader:
     """Reads a FIFO to its end on a thread, as `cat FIFO` would. Opened without
     blocking (no writer needed yet); Linux reports no hangup before a first
