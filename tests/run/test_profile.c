@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -540,8 +541,30 @@ static void test_cancel(void)
     CHECK(rmdir(dir) == 0);
 }
 
+/* A program's agent sends counts of LLONG_MAX (fuzz_agent_wire): the sums
+ * stop there instead of overflowing (undefined behaviour; in practice a
+ * negative sample count). */
+static void test_count_saturates(void)
+{
+    struct profile *p = profile_new();
+    struct prof_conn *c = profile_conn_new(p);
+    CHECK(feed(c, "{\"t\":\"hello\",\"v\":1,\"pid\":7}") == 0);
+    CHECK(feed(c, "{\"t\":\"str\",\"id\":1,\"s\":\"/p/a.py\"}") == 0);
+    CHECK(feed(c, "{\"t\":\"stack\",\"id\":1,\"fr\":[[1,1,1]]}") == 0);
+    const char *d = "{\"t\":\"delta\",\"ts\":1,\"samples\":9223372036854775807,"
+                    "\"stacks\":[[1,9223372036854775807,1.0,7]]}";
+    CHECK(feed(c, d) == 0);
+    CHECK(feed(c, d) == 0);
+    CHECK(p->meta.samples == LLONG_MAX);
+    CHECK(p->nstacks == 1 && p->stacks[0]->samples == LLONG_MAX);
+    CHECK(p->stacks[0]->nparts == 1 && p->stacks[0]->parts[0].samples == LLONG_MAX);
+    profile_conn_free(c);
+    profile_free(p);
+}
+
 int main(void)
 {
+    test_count_saturates();
     test_cancel();
     test_roundtrip();
     test_exit_text();
