@@ -15,13 +15,13 @@
 #      transcript harness fails a case whose server prints a sanitizer or
 #      leak report);
 #   3. libFuzzer targets over their seed corpora, HOTLINE_FUZZ_SECONDS each
-#      (default 60).
+#      (default 36).
 # Build folders: build/, build-release/, build-sid/, build-asan/, build-fuzz/ at the
 # repository root (and the sid tree in .py-sid/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
-fuzz_seconds=${HOTLINE_FUZZ_SECONDS:-60}
+fuzz_seconds=${HOTLINE_FUZZ_SECONDS:-36}  # 5 targets: the step stays about 3 minutes
 step() { printf '\n=== %s ===\n' "$*"; }
 
 step "format (.clang-format, tests/format-check.sh)"
@@ -58,5 +58,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 step "fuzz (${fuzz_seconds}s per target)"
 cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DHOTLINE_FUZZ=ON \
   -DHOTLINE_WERROR=ON -DHOTLINE_FUZZ_SECONDS="$fuzz_seconds" >/dev/null
-cmake --build "$root/build-fuzz" -j"$jobs" --target fuzz_framing fuzz_lsp
+cmake --build "$root/build-fuzz" -j"$jobs" --target fuzz_framing fuzz_lsp fuzz_agent_wire \
+  fuzz_profile_load
 ctest --test-dir "$root/build-fuzz" --output-on-failure -L fuzz
