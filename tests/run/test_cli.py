@@ -74,6 +74,21 @@ def no_core():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def small_as_for(hotline):
+    """preexec_fn holding a child to 512 MB of address space, so that a
+    regression that reads without bound fails the test rather than the
+    machine; None for a sanitized build (ASan reserves terabytes of shadow
+    address space: it could not start), where the case runs unbounded."""
+    with open(hotline, "rb") as f:
+        if b"__asan_init" in f.read():
+            return None
+
+    def lim():
+        no_core()
+        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+    return lim
+
+
 def load(path):
     with open(path, encoding="utf-8") as f:
         return json.load(f)
@@ -474,12 +489,8 @@ def fake_view_escapes(c):
     prof = {"version": 1, "program": fifo, "files": {
         p: {"lines": {"1": {"python_s": 0.2, "samples": 2}}} for p in (fifo, zero)}}
     path = c.write("q.json", json.dumps(prof))
-
-    def small_as():
-        no_core()
-        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
     v = subprocess.run([c.hotline, "view", path], capture_output=True, timeout=30,
-                       preexec_fn=small_as)
+                       preexec_fn=small_as_for(c.hotline))
     check(v.returncode == 0 and b"fifo.py:1" in v.stdout and b"zero.py:1" in v.stdout,
           "view with a FIFO and /dev/zero for sources", v.stdout + v.stderr)
     # an error message quotes the file's name
@@ -500,14 +511,12 @@ def fake_view_json_bounds(c):
     arrays = os.path.join(c.tmp, "arrays.json")
     with open(arrays, "w") as f:
         f.write('{"version":1,"files":{},"stacks":[' + "[]," * 19000000 + "[]]}")
-
-    def small_as():
-        no_core()
-        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
     v = subprocess.run([c.hotline, "view", arrays], capture_output=True, timeout=60,
-                       preexec_fn=small_as)
+                       preexec_fn=small_as_for(c.hotline))
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     ve = v.stderr.decode("utf-8", "replace")
     check(v.returncode == 1, "refused, not crashed: exit %d" % v.returncode, ve[-500:])
+    check(peak_mb < 400, "peak RSS %.0f MB (the tree took 2.6 GB)" % peak_mb)
     check(re.search(r"holds too many JSON values to load \(their tree would take about "
                     r"\d+ MB; at most 768 MB\)", ve), "the reason", ve[-500:])
     prog = c.write("prog.py", "x = 1\ny = 2\n")
