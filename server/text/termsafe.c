@@ -46,12 +46,15 @@ size_t termsafe_char(const char *s, size_t len, char *out, size_t *outlen)
     const unsigned char *u = (const unsigned char *)s;
     uint32_t cp = 0;
     size_t n = utf8_seq(u, len, &cp);
+    char esc[TERMSAFE_CHAR_MAX + 1]; /* snprintf's NUL stays here: out gets none */
     if (n == 0 || (n == 1 && (cp < 0x20 || cp == 0x7f))) { /* a control or a stray byte */
-        *outlen = (size_t)snprintf(out, TERMSAFE_CHAR_MAX + 1, "\\x%02x", u[0]);
+        *outlen = (size_t)snprintf(esc, sizeof esc, "\\x%02x", u[0]);
+        memcpy(out, esc, *outlen);
         return 1;
     }
     if ((cp >= 0x80 && cp <= 0x9f) || is_bidi(cp)) {
-        *outlen = (size_t)snprintf(out, TERMSAFE_CHAR_MAX + 1, "\\u%04x", (unsigned)cp);
+        *outlen = (size_t)snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
+        memcpy(out, esc, *outlen);
         return n;
     }
     memcpy(out, s, n);

@@ -46,5 +46,15 @@ int main(void)
         termsafe_str(buf, TERMSAFE_SIZE(strlen(worst[i])), worst[i]);
         CHECK(strstr(buf, "...") == NULL);
     }
+    /* termsafe_char fills exactly TERMSAFE_CHAR_MAX bytes at most, no NUL
+     * (the report's buffers are that size: ASan caught a NUL written past) */
+    const char *one[] = {"\xc2\x9b", "\x1b", "\xe2\x80\xae", "a"};
+    const size_t want[] = {6, 4, 6, 1};
+    for (size_t i = 0; i < 4; i++) {
+        char out[TERMSAFE_CHAR_MAX];
+        size_t ol = 0;
+        CHECK(termsafe_char(one[i], strlen(one[i]), out, &ol) == strlen(one[i]) || i == 1);
+        CHECK(ol == want[i]);
+    }
     return check_exit("termsafe");
 }
