@@ -90,6 +90,7 @@ size_t agent_reader_pending(const struct agent_reader *r)
 
 static int reader_append(struct agent_reader *r, const char *p, size_t n)
 {
+    if (n == 0) return 0; /* an empty line before any buffer: no r->buf + 0 on NULL (UB) */
     if (r->len + n > r->cap) {
         size_t cap = r->cap ? r->cap : 4096;
         while (cap < r->len + n)

@@ -88,7 +88,7 @@ EOF
     pythons="$pythons;$venv/bin/python"
 done
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DHOTLINE_PYTHONS=${pythons#;}" >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOTLINE_WERROR=ON "-DHOTLINE_PYTHONS=${pythons#;}" >/dev/null
 cmake --build "$build" -j"$jobs" --target hotline hotline_agents hotline_spin_all hotline_memtest
 for v in $versions; do
     ls "$build"/python/_hotline_agent/_agent.cpython-"${v/./}"-*.so >/dev/null ||

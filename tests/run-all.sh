@@ -3,6 +3,9 @@
 #   0. every C file follows .clang-format (tests/format-check.sh);
 #   1. normal build (RelWithDebInfo), every ctest, then the editor
 #      end-to-end tests (real Neovim, real VS Code in code-server);
+#   1a. Release build (what packagers and pip build: -O2, whose extra
+#      analysis finds warnings the others do not); every build here has
+#      -Werror (HOTLINE_WERROR=ON), which a user's build does not;
 #   1b. Python 3.14 and 3.15 from a Debian sid root file system
 #      (tests/py-sid.sh, build-sid/ and .py-sid/): the agent built against
 #      their headers, every test that spawns a real interpreter (a loud
@@ -12,21 +15,24 @@
 #      transcript harness fails a case whose server prints a sanitizer or
 #      leak report);
 #   3. libFuzzer targets over their seed corpora, HOTLINE_FUZZ_SECONDS each
-#      (default 60).
-# Build folders: build/, build-sid/, build-asan/, build-fuzz/ at the
+#      (default 36).
+# Build folders: build/, build-release/, build-sid/, build-asan/, build-fuzz/ at the
 # repository root (and the sid tree in .py-sid/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
-fuzz_seconds=${HOTLINE_FUZZ_SECONDS:-60}
+fuzz_seconds=${HOTLINE_FUZZ_SECONDS:-36}  # 5 targets: the step stays about 3 minutes
 step() { printf '\n=== %s ===\n' "$*"; }
 
 step "format (.clang-format, tests/format-check.sh)"
 bash "$root/tests/format-check.sh"
 
 step "build"
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOTLINE_WERROR=ON >/dev/null
 cmake --build "$root/build" -j"$jobs"
+step "build (Release, -Werror)"
+cmake -S "$root" -B "$root/build-release" -DCMAKE_BUILD_TYPE=Release -DHOTLINE_WERROR=ON >/dev/null
+cmake --build "$root/build-release" -j"$jobs"
 step "tests"
 ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
 
@@ -37,7 +43,8 @@ step "editors (Neovim, VS Code in code-server)"
 bash "$root/tests/editors/run.sh" "$root/build"
 
 step "build (ASan+UBSan)"
-cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DHOTLINE_SANITIZE=ON >/dev/null
+cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DHOTLINE_SANITIZE=ON \
+  -DHOTLINE_WERROR=ON >/dev/null
 cmake --build "$root/build-asan" -j"$jobs"
 step "tests (ASan+UBSan)"
 # Label `profiler` is left out here: those tests run the agent (which is never
@@ -50,6 +57,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 
 step "fuzz (${fuzz_seconds}s per target)"
 cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DHOTLINE_FUZZ=ON \
-  -DHOTLINE_FUZZ_SECONDS="$fuzz_seconds" >/dev/null
-cmake --build "$root/build-fuzz" -j"$jobs" --target fuzz_framing fuzz_lsp fuzz_elfsym
+  -DHOTLINE_WERROR=ON -DHOTLINE_FUZZ_SECONDS="$fuzz_seconds" >/dev/null
+cmake --build "$root/build-fuzz" -j"$jobs" --target fuzz_framing fuzz_lsp fuzz_elfsym \
+  fuzz_agent_wire fuzz_profile_load
 ctest --test-dir "$root/build-fuzz" --output-on-failure -L fuzz

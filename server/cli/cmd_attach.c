@@ -36,6 +36,7 @@
 #include "cli/outputs.h"
 #include "cli/report.h"
 #include "store/profile.h"
+#include "text/termsafe.h"
 
 #define ATT_PROBE_PAIRS 400 /* probes per window at most */
 #define ATT_PROBE_GAP 20e-6 /* sleep between two probes */
@@ -244,7 +245,8 @@ static void att_apply(struct att *a, struct att_proc *pr, json_t *msg)
  * it (a `log` of level "notice" on the attached process's connection). */
 static void att_tell(struct att *a, const char *msg)
 {
-    fprintf(stderr, "hotline: %s\n", msg);
+    char safe[TERMSAFE_SIZE(1000)]; /* names from the target: its user chose them */
+    fprintf(stderr, "hotline: %s\n", termsafe_str(safe, sizeof safe, msg));
     if (a->procs[0]->sock < 0 || a->told > ATT_MAX_TOLD) return;
     if (++a->told > ATT_MAX_TOLD)
         msg = a->children ? "more children are followed (not named again)"
@@ -1213,7 +1215,9 @@ int cmd_attach(int argc, char **argv)
     root->start = ps.start;
     int rc = attach_open(&root->ap, (pid_t)d, why, sizeof why);
     if (rc) {
-        fprintf(stderr, "hotline attach: %s\n", why[0] ? why : strerror(-rc));
+        char safe[TERMSAFE_SIZE(sizeof why)];
+        fprintf(stderr, "hotline attach: %s\n",
+                termsafe_str(safe, sizeof safe, why[0] ? why : strerror(-rc)));
         if (root->sock >= 0) /* the editor shows it (an `error` alone on its connection) */
             att_apply(a, root,
                       json_pack("{s:s,s:s}", "t", "error", "msg", why[0] ? why : strerror(-rc)));
@@ -1240,8 +1244,10 @@ int cmd_attach(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     /* 3.9/3.10 code objects have no co_qualname: functions go by co_name */
+    char sv[TERMSAFE_SIZE(sizeof root->ap.version)], sb[TERMSAFE_SIZE(sizeof root->ap.binary)];
     fprintf(stderr, "hotline: attached to process %d (Python %s, %s)%s%s%s\n", (int)root->ap.pid,
-            root->ap.version, root->ap.binary,
+            termsafe_str(sv, sizeof sv, root->ap.version),
+            termsafe_str(sb, sizeof sb, root->ap.binary),
             root->ap.lay.frame_object ? "; function names without their class (no qualified "
                                         "names before 3.11)"
                                       : "",

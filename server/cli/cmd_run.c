@@ -18,6 +18,7 @@
 #include "store/profile.h"
 #include "cli/report.h"
 #include "proc/session.h"
+#include "text/termsafe.h"
 
 #define RUN_MAX_GLOBS 64
 
@@ -61,7 +62,8 @@ static void on_error(struct session *s, const char *msg, void *ud)
 {
     (void)s;
     struct run_ctx *c = ud;
-    if (c->errors++ < 20) fprintf(stderr, "hotline: %s\n", msg);
+    char safe[TERMSAFE_SIZE(1024)]; /* the agent's words, the program's names in them */
+    if (c->errors++ < 20) fprintf(stderr, "hotline: %s\n", termsafe_str(safe, sizeof safe, msg));
 }
 
 static void on_exit_cb(struct session *s, void *ud)

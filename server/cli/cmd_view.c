@@ -16,6 +16,7 @@
 #include "cli/outputs.h"
 #include "store/profile.h"
 #include "cli/report.h"
+#include "text/termsafe.h"
 
 static const char view_usage[] =
     "usage: hotline view [--top N] [--json OUT] [--collapsed OUT] [--speedscope OUT]\n"
@@ -161,8 +162,9 @@ int cmd_view(int argc, char **argv)
     }
     char err[512];
     struct profile *p = load_any(path, err, sizeof err);
-    if (!p) {
-        fprintf(stderr, "hotline view: %s\n", err);
+    if (!p) { /* err quotes the file's name and maybe its text */
+        char safe[TERMSAFE_SIZE(sizeof err)];
+        fprintf(stderr, "hotline view: %s\n", termsafe_str(safe, sizeof safe, err));
         return 1;
     }
     char cwd[PATH_MAX];

@@ -1,62 +1,98 @@
 /* report: render a profile as text (see report.h). */
 #include "cli/report.h"
 #include "store/memprof.h"
+#include "text/termsafe.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define BAR_WIDTH 10
+
+/* Up to n - 1 bytes of line `line` (1-based) of the regular file at path
+ * into buf; the rest of a longer line is skipped, so that a file without a
+ * newline (or /dev/zero behind a symlink: a profile names any path) costs
+ * no more memory than buf. */
+static int read_line(const char *path, int line, char *buf, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block */
+    if (fd < 0) return -errno;
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -EINVAL;
+    }
+    char chunk[65536];
+    size_t k = 0;
+    int ln = 1, rc = -ENOENT;
+    ssize_t r;
+    while (rc == -ENOENT && (r = read(fd, chunk, sizeof chunk)) > 0) {
+        for (size_t i = 0; i < (size_t)r;) {
+            const char *nl = memchr(chunk + i, '\n', (size_t)r - i);
+            size_t end = nl ? (size_t)(nl - chunk) : (size_t)r;
+            if (ln == line) {
+                size_t take = end - i < n - 1 - k ? end - i : n - 1 - k;
+                memcpy(buf + k, chunk + i, take);
+                k += take;
+            }
+            if (!nl) break;
+            if (ln++ == line) {
+                rc = 0;
+                break;
+            }
+            i = end + 1;
+        }
+    }
+    if (rc == -ENOENT && ln == line && k) rc = 0; /* the last line, without a newline */
+    close(fd);
+    buf[k] = 0;
+    return rc;
+}
 
 int report_source_line(const char *path, int line, int width, char *buf, size_t n)
 {
     buf[0] = 0;
     if (n == 0 || line < 1) return -EINVAL;
-    FILE *f = fopen(path, "re");
-    if (!f) return -errno;
-    char *l = NULL;
-    size_t cap = 0;
-    ssize_t len = -1;
-    for (int i = 0; i < line; i++)
-        if ((len = getline(&l, &cap, f)) < 0) break;
-    fclose(f);
-    if (len < 0) {
-        free(l);
-        return -ENOENT;
-    }
+    char l[4096];
+    int rc = read_line(path, line, l, sizeof l);
+    if (rc) return rc;
     char *s = l;
     while (*s == ' ' || *s == '\t')
         s++;
     size_t sl = strlen(s);
     while (sl && (s[sl - 1] == '\n' || s[sl - 1] == '\r' || s[sl - 1] == ' ' || s[sl - 1] == '\t'))
         s[--sl] = 0;
-    /* cut at width code points, never inside a UTF-8 sequence */
+    /* cut at width characters, never inside a UTF-8 sequence; controls
+     * (an ESC sequence in the source) shown escaped (text/termsafe.h) */
     size_t out = 0;
     int cps = 0;
     for (size_t i = 0; i < sl;) {
-        size_t cl = 1;
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0xf0)
-            cl = 4;
-        else if (c >= 0xe0)
-            cl = 3;
-        else if (c >= 0xc0)
-            cl = 2;
-        if (i + cl > sl || out + cl + 4 > n) break;
+        char one[TERMSAFE_CHAR_MAX];
+        size_t ol, used = termsafe_char(s + i, sl - i, one, &ol);
+        if (out + ol + 4 > n) break;
         if (cps == width) {
             memcpy(buf + out, "...", 3);
             out += 3;
             break;
         }
-        memcpy(buf + out, s + i, cl);
-        out += cl;
-        i += cl;
+        memcpy(buf + out, one, ol);
+        out += ol;
+        i += used;
         cps++;
     }
     buf[out] = 0;
-    free(l);
     return 0;
 }
+
+/* Every text from the profile is printed through SAFE (text/termsafe.h): a
+ * saved profile may come from a cloned repository, an attached process may
+ * be another user's, and their names must not drive the terminal. */
+#define SAFE_SIZE TERMSAFE_SIZE(PATH_MAX)
+#define SAFE(buf, s) termsafe_str(buf, sizeof buf, s)
 
 static const char *shown_path(const char *path, const char *cwd)
 {
@@ -88,17 +124,18 @@ static void bar(char *b, const struct agent_stats *st, double total)
 static void header(FILE *out, const struct profile *p, const char *cwd)
 {
     const struct prof_meta *m = &p->meta;
-    fprintf(out, "hotline: %s", m->program ? shown_path(m->program, cwd) : "?");
+    char sb[SAFE_SIZE];
+    fprintf(out, "hotline: %s", m->program ? SAFE(sb, shown_path(m->program, cwd)) : "?");
     for (size_t i = 0; m->argv && i < json_array_size(m->argv); i++)
-        fprintf(out, " %s", json_string_value(json_array_get(m->argv, i)));
+        fprintf(out, " %s", SAFE(sb, json_string_value(json_array_get(m->argv, i))));
     fputc('\n', out);
     char reason[64];
     if (m->reason)
-        snprintf(reason, sizeof reason, "%s", m->reason);
+        termsafe_str(reason, sizeof reason, m->reason);
     else
         profile_describe_exit(m->exit_status, m->exit_signal, reason, sizeof reason);
     fprintf(out, "  python %s, %.2f s elapsed, %lld samples",
-            m->python_version ? m->python_version : "?", m->elapsed_s, m->samples);
+            m->python_version ? SAFE(sb, m->python_version) : "?", m->elapsed_s, m->samples);
     if (p->nprocs > 1) fprintf(out, ", %zu processes", p->nprocs);
     fprintf(out, ", %s\n", reason);
     const struct agent_stats *t = &p->total;
@@ -144,8 +181,9 @@ static void memory_section(FILE *out, const struct profile *p, int top, const ch
         free(v);
         return;
     }
+    char sb[SAFE_SIZE];
     fprintf(out, "\n  memory: peak %.1f MB", peak);
-    if (ppath) fprintf(out, " (reached at %s:%d)", shown_path(ppath, cwd), pline);
+    if (ppath) fprintf(out, " (reached at %s:%d)", SAFE(sb, shown_path(ppath, cwd)), pline);
     fputc('\n', out);
     if (n) qsort(v, n, sizeof *v, cmp_alloc);
     if (n)
@@ -153,12 +191,12 @@ static void memory_section(FILE *out, const struct profile *p, int top, const ch
                 "peak MB", "py%", "copy MB", "line");
     for (size_t i = 0; i < n && i < (size_t)top; i++) {
         const double *x = v[i].st->v;
-        char src[REPORT_SOURCE_WIDTH * 4 + 8];
+        char src[REPORT_SOURCE_WIDTH * TERMSAFE_CHAR_MAX + 8];
         report_source_line(v[i].file->path, v[i].line, REPORT_SOURCE_WIDTH, src, sizeof src);
         fprintf(out, "  %9.1f %9.1f %9.1f %9.1f %4.0f%% %9.1f  %s:%d  %s\n", x[AGENT_STAT_ALLOC],
                 x[AGENT_STAT_FREED], x[AGENT_STAT_KEPT], x[AGENT_STAT_PEAK],
-                100 * x[AGENT_STAT_PYFRAC], x[AGENT_STAT_COPY], shown_path(v[i].file->path, cwd),
-                v[i].line, src);
+                100 * x[AGENT_STAT_PYFRAC], x[AGENT_STAT_COPY],
+                SAFE(sb, shown_path(v[i].file->path, cwd)), v[i].line, src);
     }
     free(v);
     int first = 1;
@@ -169,8 +207,8 @@ static void memory_section(FILE *out, const struct profile *p, int top, const ch
             if (first) fprintf(out, "\n  likely leaks\n");
             first = 0;
             fprintf(out, "  %s:%d  keeps %.1f MB/s, %.1f MB kept at the end (likelihood %.0f%%)\n",
-                    shown_path(p->files[i]->path, cwd), lk[j].line, lk[j].rate_mb_s, lk[j].kept_mb,
-                    100 * lk[j].likelihood);
+                    SAFE(sb, shown_path(p->files[i]->path, cwd)), lk[j].line, lk[j].rate_mb_s,
+                    lk[j].kept_mb, 100 * lk[j].likelihood);
         }
     }
 }
@@ -192,14 +230,14 @@ void report_print(FILE *out, const struct profile *p, int top, const char *cwd)
             "", "line");
     for (size_t i = 0; i < nl; i++) {
         const struct agent_stats *st = lines[i].st;
-        char b[BAR_WIDTH + 1], src[REPORT_SOURCE_WIDTH * 4 + 8];
+        char b[BAR_WIDTH + 1], src[REPORT_SOURCE_WIDTH * TERMSAFE_CHAR_MAX + 8], sb[SAFE_SIZE];
         bar(b, st, total);
         report_source_line(lines[i].file->path, lines[i].line, REPORT_SOURCE_WIDTH, src,
                            sizeof src);
         fprintf(out, "  %5.1f%% %8.3f %8.3f %8.3f  %s  %s:%d  %s\n",
                 total > 0 ? 100 * agent_stats_time(st) / total : 0.0, st->v[AGENT_STAT_PY],
                 st->v[AGENT_STAT_NAT], st->v[AGENT_STAT_SYS], b,
-                shown_path(lines[i].file->path, cwd), lines[i].line, src);
+                SAFE(sb, shown_path(lines[i].file->path, cwd)), lines[i].line, src);
     }
     free(lines);
 
@@ -210,10 +248,11 @@ void report_print(FILE *out, const struct profile *p, int top, const char *cwd)
         fprintf(out, "  %6s %8s %8s %8s  %s\n", "time%", "python", "native", "system", "function");
         for (size_t i = 0; i < nf; i++) {
             const struct agent_stats *st = &fns[i].fn->st;
+            char sn[SAFE_SIZE], sb[SAFE_SIZE];
             fprintf(out, "  %5.1f%% %8.3f %8.3f %8.3f  %s  (%s:%d-%d)\n",
                     total > 0 ? 100 * agent_stats_time(st) / total : 0.0, st->v[AGENT_STAT_PY],
-                    st->v[AGENT_STAT_NAT], st->v[AGENT_STAT_SYS], fns[i].fn->name,
-                    shown_path(fns[i].file->path, cwd), fns[i].fn->first_line,
+                    st->v[AGENT_STAT_NAT], st->v[AGENT_STAT_SYS], SAFE(sn, fns[i].fn->name),
+                    SAFE(sb, shown_path(fns[i].file->path, cwd)), fns[i].fn->first_line,
                     fns[i].fn->last_line);
         }
     }

@@ -103,7 +103,8 @@ static void send_refresh(struct server *s);
  * caps what they hold. Loading runs on the thread pool so that initialize
  * answers at once, whatever the files are. What we write there holds the
  * program's argv and source: the directory is 0700, the files 0600, and a
- * .gitignore of `*` keeps it out of commits. */
+ * .gitignore of `*` keeps it out of commits. A save replaces whatever is
+ * at the name (PROFILE_WRITE_REPLACE), never writes through it. */
 
 /* One save of <root>/.hotline. The snapshot is taken on the loop thread
  * (profile_to_json and the sources' JSON: trees that share nothing with the
@@ -134,10 +135,14 @@ static void save_write(struct lsp_save *sv)
 {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/profile.json", sv->dir);
-    sv->rc = sv->profile ? profile_save_json(sv->profile, path, PROFILE_SAVE_FLAGS) : -ENOMEM;
+    sv->rc = sv->profile
+                 ? profile_write_json(sv->profile, path, PROFILE_SAVE_FLAGS, PROFILE_WRITE_REPLACE)
+                 : -ENOMEM;
     if (!sv->rc) { /* the sources as profiled, for stale detection after a restart */
         snprintf(path, sizeof path, "%s/sources.json", sv->dir);
-        sv->rc = sv->sources ? profile_save_json(sv->sources, path, JSON_COMPACT) : -ENOMEM;
+        sv->rc = sv->sources
+                     ? profile_write_json(sv->sources, path, JSON_COMPACT, PROFILE_WRITE_REPLACE)
+                     : -ENOMEM;
     }
     if (sv->rc) snprintf(sv->failed, sizeof sv->failed, "%s", path);
 }
@@ -273,7 +278,7 @@ static void load_read(struct lsp_load *ld)
     size_t len;
     if (profile_read_file(path, PROFILE_MAX_JSON_BYTES, PROFILE_READ_UNTRUSTED, &text, &len))
         return; /* no snapshots: every line shows as stale, nothing wrong is drawn */
-    json_t *j = json_loadb(text, len, 0, NULL);
+    json_t *j = profile_json_parse(text, len, &ld->cancel, NULL, 0); /* bounded like the profile */
     free(text);
     if (json_is_object(j)) anchor_snaps_from_json(&ld->snaps, j);
     json_decref(j);

@@ -47,12 +47,12 @@ void export_frame_name(const struct prof_frame *fr, int escape, char *buf, size_
  * one profile, "PROGRAM (all threads)". */
 json_t *export_speedscope(const struct profile *p, const char *exporter, int flags);
 
-/* Write the collapsed stacks or the speedscope file to path (a new file,
- * replaced atomically like profile_save). 0 or -errno. */
+/* Write the collapsed stacks or the speedscope file to path (as
+ * profile_save writes: a regular file replaced atomically, a device or a
+ * FIFO written in place). 0 or -errno. */
 int export_collapsed_save(const struct profile *p, const char *path);
 int export_speedscope_save(const struct profile *p, const char *exporter, const char *path);
-/* Writes len bytes of buf (borrowed) to path atomically, through
- * profile_save_with (a new 0600 temp file beside it, then rename). */
+/* Writes len bytes of buf (borrowed) to path through profile_save_with. */
 int export_save_text(const char *path, const char *buf, size_t len);
 
 #endif

@@ -45,6 +45,17 @@
  * and the store take several times the file's size. 30,000 files of one
  * line each make ~6 MB. */
 #define PROFILE_MAX_JSON_BYTES ((size_t)64 << 20)
+/* ... and so is one whose JSON tree would take more than this: what a file
+ * under the size cap builds depends on what it holds (57 MB of "[]," is 19
+ * million arrays, 2.7 GB in jansson; a 63 MB profile that hotline wrote,
+ * ~470 MB). Estimated by a scan of the text (profile_json_precheck). */
+#define PROFILE_MAX_JSON_TREE ((size_t)768 << 20)
+/* Every number in a saved profile is within +-PROFILE_MAX_NUMBER (a
+ * trillion seconds, MB or samples): then no sum of what a file under
+ * PROFILE_MAX_JSON_BYTES holds overflows a double or a long long, and every
+ * total, export and ratio stays finite (1e308 twice was +inf: speedscope
+ * and HTML failed with "Cannot allocate memory"). */
+#define PROFILE_MAX_NUMBER 1e12
 
 struct prof_func {
     const char *name; /* store-owned */
@@ -211,19 +222,32 @@ struct profile *profile_from_json(const json_t *root, char *err, size_t errlen);
 #define PROFILE_CANCEL_EVERY 1024
 struct profile *profile_from_json_cancellable(const json_t *root, const atomic_int *cancel,
                                               char *err, size_t errlen);
-/* Atomic save: a new temp file in the same directory (random name, created
- * with O_EXCL so that nothing already there, a symlink included, is
- * followed; mode 0600: the profile holds the program's argv), fsync, rename
- * over path. 0 or -errno. */
+/* Saving to a path the user named (--json, --html, ...). A regular file, or
+ * a path where nothing is yet, is written atomically: a new temp file in the
+ * same directory (random name, created with O_EXCL so that nothing already
+ * there, a symlink included, is followed; mode 0600: the profile holds the
+ * program's argv), fsync, rename over path. A symlink to a regular file
+ * has the file it resolves to replaced that way, the link kept. Anything
+ * else (a terminal, /dev/null, /dev/stdout, a FIFO, a symlink to one) is
+ * opened and written in place, never replaced. 0 or -errno. */
 /* How profile_save formats the file (for a profile_to_json snapshot saved
  * with profile_save_json elsewhere, e.g. on another thread). */
 #define PROFILE_SAVE_FLAGS (JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10))
 int profile_save(const struct profile *p, const char *path);
 /* The same for any JSON value (borrowed), dumped with jansson's flags. */
 int profile_save_json(const json_t *root, const char *path, size_t flags);
-/* The same for any content: fill(f, ud) writes it to the temp file's
- * buffered stream and returns 0 or -errno. The one atomic-save routine. */
+/* The same for any content: fill(f, ud) writes it to the file's buffered
+ * stream and returns 0 or -errno. */
 int profile_save_with(const char *path, int (*fill)(FILE *f, void *ud), void *ud);
+/* profile_write flags. PROFILE_WRITE_REPLACE: a file of ours in a folder we
+ * do not trust (<root>/.hotline): always the temp file renamed over path,
+ * so that whatever a repository placed there (a symlink, a FIFO that would
+ * block the write) is replaced, never followed nor opened. */
+#define PROFILE_WRITE_REPLACE 1
+/* The one writing routine: profile_save_with with PROFILE_WRITE_* flags. */
+int profile_write(const char *path, int wflags, int (*fill)(FILE *f, void *ud), void *ud);
+/* profile_save_json with PROFILE_WRITE_* flags. */
+int profile_write_json(const json_t *root, const char *path, size_t flags, int wflags);
 
 /* profile_read_file flags */
 #define PROFILE_READ_NOFOLLOW 1 /* refuse a symlink as the last component */
@@ -244,5 +268,18 @@ struct profile *profile_load(const char *path, int flags, char *err, size_t errl
  * the store's fill within PROFILE_CANCEL_EVERY records. */
 struct profile *profile_load_cancellable(const char *path, int flags, const atomic_int *cancel,
                                          char *err, size_t errlen);
+/* profile_load_cancellable from len bytes of text (borrowed) already read:
+ * the same checks (tree size, JSON, numbers, fields); err names no file. */
+struct profile *profile_load_text(const char *text, size_t len, const atomic_int *cancel, char *err,
+                                  size_t errlen);
+/* 0 when the JSON tree of len bytes of text (borrowed) would take at most
+ * PROFILE_MAX_JSON_TREE; -E2BIG with the estimate in err otherwise. A scan
+ * of the text that allocates nothing; the text need not be valid JSON. */
+int profile_json_precheck(const char *text, size_t len, char *err, size_t errlen);
+/* New JSON value parsed from len bytes of text (borrowed) once it passed
+ * profile_json_precheck; cancellable as profile_load_cancellable (*cancel
+ * borrowed, may be NULL). NULL with the reason in err. */
+json_t *profile_json_parse(const char *text, size_t len, const atomic_int *cancel, char *err,
+                           size_t errlen);
 
 #endif

@@ -148,6 +148,7 @@ int doc_close(struct doc_store *s, const char *uri)
 
 const char *doc_line(const struct doc *d, uint32_t line, size_t *len)
 {
+    *len = 0;
     if (line >= d->nlines) return NULL;
     size_t start = d->lines[line], end = d->len;
     if (line + 1 < d->nlines) { /* drop the break: "\n", "\r\n" or "\r" */
@@ -190,7 +191,7 @@ static size_t line_end(const struct doc *d, uint32_t line)
 {
     size_t n;
     const char *t = doc_line(d, line, &n);
-    return (size_t)(t - d->text) + n;
+    return t ? (size_t)(t - d->text) + n : d->len;
 }
 
 /* Describe how replacing [b0, b1) of d (still the old text) by text moves
@@ -208,7 +209,7 @@ static void describe_edit(const struct doc *d, size_t b0, size_t b1, const char 
     int at_start0 = d->lines[l0] == b0, at_start1 = d->lines[l1] == b1;
     size_t n0;
     const char *t0 = doc_line(d, l0, &n0);
-    size_t end0 = (size_t)(t0 - d->text) + n0;
+    size_t end0 = t0 ? (size_t)(t0 - d->text) + n0 : d->len;
     e->whole = 0;
     if (!joins && at_start0 && at_start1 && (len == 0 || last == '\n' || last == '\r')) {
         /* whole lines replaced, inserted or deleted */

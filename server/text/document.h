@@ -71,7 +71,7 @@ int doc_apply_change(struct doc *d, int has_range, uint32_t l0, uint32_t c0, uin
                      struct doc_edit *edit);
 
 /* Borrowed pointer to line `line` (without its line terminator); *len gets
- * its length in bytes. NULL if the line does not exist. */
+ * its length in bytes. NULL (and *len 0) if the line does not exist. */
 const char *doc_line(const struct doc *d, uint32_t line, size_t *len);
 
 #endif

@@ -88,6 +88,10 @@ def main():
     ap.add_argument("--lines", type=int, default=20000)
     ap.add_argument("--requests", type=int, default=300)
     a = ap.parse_args()
+    # the server starts in the temporary workspace: a relative path given
+    # from here (docs/lsp.md's build/hotline) must not be looked up there
+    if os.sep in a.hotline:
+        a.hotline = os.path.abspath(a.hotline)
     root = tempfile.mkdtemp(prefix="hotline-bench-")
     path = os.path.join(root, "big.py")
     src = []

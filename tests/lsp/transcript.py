@@ -17,6 +17,9 @@ A transcript (tests/lsp/*.lsp) is a readable list of steps, one per line:
     exit N              wait for the server to exit and check its status
     write-file P TEXT   create a file P (relative to the case's work dir),
                         TEXT as a JSON string literal
+    write-repeat P N {"head": H, "piece": X, "tail": T}
+                        create a file P of H, then X N times, then T (a big
+                        file no transcript line could hold)
     args A B ...        extra arguments for `hotline lsp` (first step only)
     reply {json}        answer the last server request matched by `<--` (its id
                         is filled in), e.g. reply {"result": null}
@@ -282,6 +285,14 @@ def run_case(hotline, path, extra_subst=None, extra_env=None, info=None):
                 os.makedirs(os.path.dirname(full), exist_ok=True)
                 with open(full, "w", encoding="utf-8") as f:
                     f.write(json.loads(text))
+            elif op == "write-repeat":
+                name, _, rest2 = rest.partition(" ")
+                count, _, spec = rest2.partition(" ")
+                spec = json.loads(spec)
+                full = os.path.join(work, name)
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                with open(full, "w", encoding="utf-8") as f:
+                    f.write(spec.get("head", "") + spec["piece"] * int(count) + spec.get("tail", ""))
             elif op == "reply":
                 if not last_matched or "id" not in last_matched or "method" not in last_matched:
                     raise Failure("%s: reply without a matched server request" % where)

@@ -53,6 +53,11 @@ static void test_splits(void)
     }
     struct agent_reader r;
     struct collect c = {0};
+    agent_reader_init(&r); /* empty lines before any other: nothing buffered yet */
+    CHECK(agent_reader_feed(&r, "\n\n", 2, on_line, &c) == 0);
+    CHECK(c.n == 2 && c.lens[0] == 0 && c.lens[1] == 0);
+    agent_reader_free(&r);
+    memset(&c, 0, sizeof c);
     agent_reader_init(&r);
     for (size_t i = 0; i < n; i++)
         agent_reader_feed(&r, stream + i, 1, on_line, &c);
@@ -77,6 +82,12 @@ static void test_oversize(void)
     CHECK(c.n == 2);
     CHECK_STR(c.lines[0], "short");
     CHECK_STR(c.lines[1], "after");
+    /* an empty line right after the drop freed the buffer (fuzz_agent_wire:
+     * r->buf + 0 on NULL, undefined behaviour that UBSan reports) */
+    CHECK(agent_reader_feed(&r, "0123456789abcdefXYZ\n\n", 21, on_line, &c) == 0);
+    CHECK(c.oversize == 2 && c.n == 3 && c.lens[2] == 0);
+    c.oversize = 1;
+    c.n = 2;
     /* exactly at the cap is fine */
     CHECK(agent_reader_feed(&r, "0123456789abcdef\n", 17, on_line, &c) == 0);
     CHECK(c.n == 3 && c.oversize == 1);

@@ -74,6 +74,21 @@ def no_core():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def small_as_for(hotline):
+    """preexec_fn holding a child to 512 MB of address space, so that a
+    regression that reads without bound fails the test rather than the
+    machine; None for a sanitized build (ASan reserves terabytes of shadow
+    address space: it could not start), where the case runs unbounded."""
+    with open(hotline, "rb") as f:
+        if b"__asan_init" in f.read():
+            return None
+
+    def lim():
+        no_core()
+        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+    return lim
+
+
 def load(path):
     with open(path, encoding="utf-8") as f:
         return json.load(f)
@@ -435,6 +450,198 @@ def fake_view_limits(c):
     v = subprocess.run([c.hotline, "view", big], capture_output=True, timeout=60)
     check(v.returncode == 1 and b"bigger than a profile may be" in v.stderr, "size cap",
           v.stderr[-300:])
+
+
+@case
+def fake_view_escapes(c):
+    """A profile's names reach the terminal as text: ESC ] 0 ; ... BEL (the
+    window title), ESC [ 2 J (clear screen), a C1 CSI (U+009B) and a bidi
+    override in a function name, a file's path, its source lines, argv,
+    the Python version and the exit reason are shown escaped (\\x1b,
+    \\u009b), in the report and in view's error messages."""
+    bad = "\x1b]0;pwned\x07\x1b[2J\u009b31m\u202e"
+    src = c.write("e%s.py" % bad, "x = '%s'\ndef f():\n    return '\x1b[2J'\n" % bad)
+    prof = {"version": 1, "program": src, "argv": [bad, "plain"], "python_version": "3." + bad,
+            "elapsed_s": 1.0, "samples": 3,
+            "exit": {"status": 0, "signal": None, "reason": "exited " + bad},
+            "files": {src: {"lines": {"1": {"python_s": 0.2, "samples": 2},
+                                      "3": {"python_s": 0.1, "samples": 1, "alloc_mb": 5.0}},
+                            "functions": [{"name": "f" + bad, "first_line": 2, "last_line": 3,
+                                           "python_s": 0.1, "samples": 1}]}},
+            "peak_mb": 5.0, "peak_at": {"file": src, "line": 3}}
+    path = c.write("p.json", json.dumps(prof))
+    v = subprocess.run([c.hotline, "view", path], capture_output=True, timeout=30, cwd="/")
+    out = v.stdout + v.stderr
+    check(v.returncode == 0, "view", v.stderr)
+    for raw in (b"\x1b", b"\x07", b"\xc2\x9b", b"\xe2\x80\xae"):
+        check(raw not in out, "a raw %r reached the terminal" % raw, out.decode("utf-8", "replace"))
+    text = out.decode()
+    check("\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m\\u202e" in text, "shown escaped", text)
+    check(text.count("\\x1b[2J") >= 8, "every place: program, argv, version, reason, path, "
+          "source, function (%d)" % text.count("\\x1b[2J"), text)
+    check("plain" in text and "return '\\x1b[2J'" in text, "the rest as it was", text)
+    # the source text of a line is read from a regular file only, and only
+    # 4 KiB of it: a FIFO (blocked the report) or /dev/zero (getline grew
+    # without end) named by a profile shows no text
+    fifo, zero = os.path.join(c.tmp, "fifo.py"), os.path.join(c.tmp, "zero.py")
+    os.mkfifo(fifo)
+    os.symlink("/dev/zero", zero)
+    prof = {"version": 1, "program": fifo, "files": {
+        p: {"lines": {"1": {"python_s": 0.2, "samples": 2}}} for p in (fifo, zero)}}
+    path = c.write("q.json", json.dumps(prof))
+    v = subprocess.run([c.hotline, "view", path], capture_output=True, timeout=30,
+                       preexec_fn=small_as_for(c.hotline))
+    check(v.returncode == 0 and b"fifo.py:1" in v.stdout and b"zero.py:1" in v.stdout,
+          "view with a FIFO and /dev/zero for sources", v.stdout + v.stderr)
+    # an error message quotes the file's name
+    badjson = c.write("b%s.json" % bad, "{")
+    v = subprocess.run([c.hotline, "view", badjson], capture_output=True, timeout=30)
+    check(v.returncode == 1 and b"\x1b" not in v.stderr and b"\\x1b" in v.stderr,
+          "error message escaped", v.stderr)
+
+
+@case
+def fake_view_json_bounds(c):
+    """What a saved profile builds is bounded, not only its size: 57 MB of
+    empty arrays (under the 64 MB cap; 19 million jansson arrays, 2.7 GB)
+    is refused before parsing, cleanly, by a `view` held to 512 MB of
+    address space. Numbers whose sums overflow to infinity (1.7e308 twice)
+    are refused with a clear reason, not "Cannot allocate memory" from the
+    exports that could not write an infinite total."""
+    arrays = os.path.join(c.tmp, "arrays.json")
+    with open(arrays, "w") as f:
+        f.write('{"version":1,"files":{},"stacks":[' + "[]," * 19000000 + "[]]}")
+    v = subprocess.run([c.hotline, "view", arrays], capture_output=True, timeout=60,
+                       preexec_fn=small_as_for(c.hotline))
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    ve = v.stderr.decode("utf-8", "replace")
+    check(v.returncode == 1, "refused, not crashed: exit %d" % v.returncode, ve[-500:])
+    check(peak_mb < 400, "peak RSS %.0f MB (the tree took 2.6 GB)" % peak_mb)
+    check(re.search(r"holds too many JSON values to load \(their tree would take about "
+                    r"\d+ MB; at most 768 MB\)", ve), "the reason", ve[-500:])
+    prog = c.write("prog.py", "x = 1\ny = 2\n")
+    huge = 1.7e308
+    prof = {"version": 1, "program": prog, "elapsed_s": 1.0, "samples": 2,
+            "files": {prog: {"lines": {"1": {"python_s": huge, "samples": 1},
+                                       "2": {"python_s": huge, "samples": 1}},
+                             "functions": [{"name": "f", "first_line": 1, "last_line": 2,
+                                            "python_s": huge, "samples": 1}]}},
+            "stacks": [{"frames": [{"file": prog, "name": "f", "line": n}], "samples": 1,
+                        "seconds": huge} for n in (1, 2)],
+            "threads": [{"pid": 1, "tid": t, "name": "T", "python_s": huge} for t in (1, 2)]}
+    path = c.write("inf.json", json.dumps(prof))
+    for opts in ([], ["--speedscope", os.path.join(c.tmp, "s.json")],
+                 ["--html", os.path.join(c.tmp, "h.html")], ["--json", os.path.join(c.tmp, "j.json")]):
+        v = subprocess.run([c.hotline, "view"] + opts + [path], capture_output=True, timeout=30)
+        ve = v.stderr.decode("utf-8", "replace")
+        check(v.returncode == 1 and "a number out of range (1.7e+308" in ve, "view %r" % opts, ve)
+        check(b"inf" not in v.stdout and b"nan" not in v.stdout, "no report of infinities",
+              v.stdout)
+    # the bound: 1e12 passes, just past it does not
+    prof["files"][prog]["lines"]["1"]["python_s"] = 1e12
+    del prof["stacks"], prof["threads"], prof["files"][prog]["functions"]
+    prof["files"][prog]["lines"]["2"]["python_s"] = 1.0
+    v = subprocess.run([c.hotline, "view", c.write("ok.json", json.dumps(prof))],
+                       capture_output=True, timeout=30)
+    check(v.returncode == 0, "1e12 is in range", v.stderr)
+    prof["files"][prog]["lines"]["2"]["samples"] = 10 ** 12 + 1
+    v = subprocess.run([c.hotline, "view", c.write("no.json", json.dumps(prof))],
+                       capture_output=True, timeout=30)
+    check(v.returncode == 1 and b"out of range" in v.stderr, "an integer past it", v.stderr)
+
+
+class FifoReader:
+    """Reads a FIFO to its end on a thread, as `cat FIFO` would. Opened without
+    blocking (no writer needed yet); Linux reports no hangup before a first
+    writer came, so the wait is for the writer's data and its close."""
+
+    def __init__(self, path, timeout=30):
+        import threading
+        self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self.data, self.eof, self.deadline = b"", False, time.monotonic() + timeout
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        while time.monotonic() < self.deadline:
+            r, _, _ = select.select([self.fd], [], [], 0.2)
+            if not r:
+                continue
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                self.eof = True
+                break
+            self.data += chunk
+
+    def result(self):
+        self.t.join(max(0, self.deadline - time.monotonic()) + 1)
+        os.close(self.fd)
+        return self.data, self.eof
+
+
+@case
+def fake_output_specials(c):
+    """Outputs named on the command line that are not regular files are
+    written into, never replaced by a regular file: a FIFO being read, a
+    symlink to one, the terminal's /dev/stdout (here a link to
+    /proc/self/fd/1, what /dev/stdout is, so that old code could only
+    replace a link of the test's own), a character device (a mknod'ed
+    /dev/null in the temp dir, as root). A symlink to a regular file keeps
+    the link; the file it names gets the profile."""
+    import stat
+    prog = c.write("prog.py", PROG)
+    fifo, link = os.path.join(c.tmp, "fifo"), os.path.join(c.tmp, "link-to-fifo")
+    os.mkfifo(fifo)
+    os.symlink(fifo, link)
+    for target in (fifo, link):
+        rd = FifoReader(target)
+        rc, _, err = c.run(["--json", target, prog], timeout=60)
+        data, eof = rd.result()
+        check(rc == 0, "run --json %s: exit %d" % (target, rc), err)
+        check(stat.S_ISFIFO(os.stat(fifo).st_mode), "%s is still a FIFO" % fifo)
+        check(os.path.islink(link), "the symlink is still a symlink")
+        check(eof and json.loads(data)["samples"] == 100, "the reader got the profile: %r" % data[:200])
+    check(sorted(os.listdir(c.tmp)) == ["fifo", "link-to-fifo", "prog.py"],
+          "no temp file left: %r" % os.listdir(c.tmp))
+    # the pictures too (view), through the FIFO
+    saved = os.path.join(c.tmp, "saved.json")
+    rc, _, err = c.run(["--json", saved, prog])
+    check(rc == 0, "run", err)
+    for opt in ("--collapsed", "--speedscope", "--html", "--json"):
+        rd = FifoReader(fifo)
+        v = subprocess.run([c.hotline, "view", opt, link, saved], capture_output=True, timeout=60)
+        data, eof = rd.result()
+        check(v.returncode == 0, "view %s FIFO" % opt, v.stderr)
+        check(stat.S_ISFIFO(os.stat(fifo).st_mode) and eof and len(data) > 20,
+              "view %s: the FIFO got %d bytes" % (opt, len(data)))
+    # standard output, as /dev/stdout names it
+    out = os.path.join(c.tmp, "stdout")
+    os.symlink("/proc/self/fd/1", out)
+    rc, so, err = c.run(["--json", out, prog, "0"])
+    check(rc == 0, "run --json stdout", err)
+    check(so.startswith(b"out ['0']\n"), "program's output first: %r" % so[:100])
+    check(json.loads(so[len(b"out ['0']\n"):])["samples"] == 100, "then the profile: %r" % so[:300])
+    check(os.readlink(out) == "/proc/self/fd/1", "the link stays")
+    # a symlink to a regular file: the file is replaced, the link stays
+    real, rlink = os.path.join(c.tmp, "real.json"), os.path.join(c.tmp, "rlink.json")
+    with open(real, "w") as f:
+        f.write("old")
+    os.symlink(real, rlink)
+    rc, _, err = c.run(["--json", rlink, prog])
+    check(rc == 0 and os.path.islink(rlink) and load(real)["samples"] == 100, "through a link", err)
+    # a character device (as root: mknod; else not checked, and said so)
+    null = os.path.join(c.tmp, "null")
+    try:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError as e:
+        print("note: no character device checked (mknod: %s)" % e, file=sys.stderr)
+        return
+    for opt in ("--json", "--html", "--speedscope", "--collapsed"):
+        rc, _, err = c.run([opt, null, prog])
+        check(rc == 0 and "cannot write" not in err, "run %s %s" % (opt, null), err)
+        st = os.stat(null)
+        check(stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3),
+              "%s after %s is still the null device (mode %o)" % (null, opt, st.st_mode))
 
 
 @case

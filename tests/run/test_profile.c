@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -385,8 +386,11 @@ static size_t dir_entries(const char *dir)
 }
 
 /* Someone placed symlinks where the saver writes: at the name the temp file
- * used to have (path.tmp.<pid>, predictable) and at the profile itself.
- * Neither target is written; the profile ends up a regular 0600 file. */
+ * used to have (path.tmp.<pid>, predictable) and, in a folder of ours
+ * (PROFILE_WRITE_REPLACE: <root>/.hotline), at the profile itself, or a
+ * FIFO there. No target is written, no FIFO opened; the profile ends up a
+ * regular 0600 file. A path the user named that is a symlink to a regular
+ * file has that file replaced, the link kept. */
 static void test_save_no_follow(void)
 {
     char dir[] = "/tmp/hotline-test-save-XXXXXX";
@@ -411,9 +415,35 @@ static void test_save_no_follow(void)
     /* a symlink at the profile itself is replaced, its target untouched */
     unlink(path);
     CHECK(symlink(target, path) == 0);
-    CHECK(profile_save(p, path) == 0);
+    json_t *pj = profile_to_json(p);
+    CHECK(profile_write_json(pj, path, PROFILE_SAVE_FLAGS, PROFILE_WRITE_REPLACE) == 0);
     CHECK(file_is(target, "precious\n"));
     CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+    /* so is a FIFO (a reader is there: opening it would not block, and the
+     * reader would get the bytes) */
+    unlink(path);
+    CHECK(mkfifo(path, 0600) == 0);
+    int rd = open(path, O_RDONLY | O_NONBLOCK);
+    CHECK(rd >= 0);
+    CHECK(profile_write_json(pj, path, PROFILE_SAVE_FLAGS, PROFILE_WRITE_REPLACE) == 0);
+    char byte;
+    CHECK(read(rd, &byte, 1) <= 0);
+    close(rd);
+    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+    json_decref(pj);
+    /* a path the user named: the link stays, the file it names is replaced */
+    char ulink[160];
+    snprintf(ulink, sizeof ulink, "%s/user-link.json", dir);
+    CHECK(symlink(target, ulink) == 0);
+    CHECK(profile_save(p, ulink) == 0);
+    CHECK(lstat(ulink, &st) == 0 && S_ISLNK(st.st_mode));
+    struct profile *back = profile_load(target, 0, NULL, 0);
+    CHECK(back && back->meta.samples == p->meta.samples);
+    profile_free(back);
+    unlink(ulink);
+    f = fopen(target, "w");
+    fputs("precious\n", f);
+    fclose(f);
     json_t *j = json_pack("{s:i}", "x", 1);
     CHECK(profile_save_json(j, src, JSON_COMPACT) == 0);
     json_decref(j);
@@ -511,8 +541,30 @@ static void test_cancel(void)
     CHECK(rmdir(dir) == 0);
 }
 
+/* A program's agent sends counts of LLONG_MAX (fuzz_agent_wire): the sums
+ * stop there instead of overflowing (undefined behaviour; in practice a
+ * negative sample count). */
+static void test_count_saturates(void)
+{
+    struct profile *p = profile_new();
+    struct prof_conn *c = profile_conn_new(p);
+    CHECK(feed(c, "{\"t\":\"hello\",\"v\":1,\"pid\":7}") == 0);
+    CHECK(feed(c, "{\"t\":\"str\",\"id\":1,\"s\":\"/p/a.py\"}") == 0);
+    CHECK(feed(c, "{\"t\":\"stack\",\"id\":1,\"fr\":[[1,1,1]]}") == 0);
+    const char *d = "{\"t\":\"delta\",\"ts\":1,\"samples\":9223372036854775807,"
+                    "\"stacks\":[[1,9223372036854775807,1.0,7]]}";
+    CHECK(feed(c, d) == 0);
+    CHECK(feed(c, d) == 0);
+    CHECK(p->meta.samples == LLONG_MAX);
+    CHECK(p->nstacks == 1 && p->stacks[0]->samples == LLONG_MAX);
+    CHECK(p->stacks[0]->nparts == 1 && p->stacks[0]->parts[0].samples == LLONG_MAX);
+    profile_conn_free(c);
+    profile_free(p);
+}
+
 int main(void)
 {
+    test_count_saturates();
     test_cancel();
     test_roundtrip();
     test_exit_text();
