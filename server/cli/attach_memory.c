@@ -47,6 +47,7 @@
 #include "proc/agentsock.h"
 #include "proc/session.h"
 #include "store/profile.h"
+#include "text/termsafe.h"
 
 #define AM_TIMEOUT_S 10.0 /* default wait for a safe point, then for the agent */
 #define AM_RELEASE_S 5.0  /* stop sent: the agent's last delta and `end` */
@@ -108,9 +109,9 @@ static double mono(void)
 static void fail(struct am *a, int status, const char *fmt, const char *arg)
 {
     if (a->status == 0) {
-        fputs("hotline attach: ", stderr);
-        fprintf(stderr, fmt, arg);
-        fputc('\n', stderr);
+        char line[1024], safe[TERMSAFE_SIZE(1024)];
+        snprintf(line, sizeof line, fmt, arg); /* arg may name the target's files, gdb's words */
+        fprintf(stderr, "hotline attach: %s\n", termsafe_str(safe, sizeof safe, line));
         a->status = status;
     }
 }
@@ -244,7 +245,8 @@ static void on_error(struct agentsock *s, const char *msg, void *ud)
 {
     (void)s;
     struct am *a = ud;
-    fprintf(stderr, "hotline: %s\n", msg);
+    char safe[TERMSAFE_SIZE(512)]; /* the target's agent wrote it */
+    fprintf(stderr, "hotline: %s\n", termsafe_str(safe, sizeof safe, msg));
     if (strstr(msg, "already profiled")) { /* hotline._attach left it alone */
         a->status = 1;
         close_all(a);
@@ -1011,12 +1013,12 @@ static int spawn_gdb(struct am *a, const char *gdb)
 static int find_rexec(pid_t pid, struct rexec *rx)
 {
     struct attach_proc ap;
-    char why[640] = "";
+    char why[640] = "", safe_why[TERMSAFE_SIZE(640)]; /* why names the target's files */
     int rc = attach_open(&ap, pid, why, sizeof why);
     if (!rc) rc = rexec_find(&ap, rx, why, sizeof why);
     attach_close(&ap);
     if (!rc) return 0;
-    fprintf(stderr, "hotline attach: %s\n", why);
+    fprintf(stderr, "hotline attach: %s\n", termsafe_str(safe_why, sizeof safe_why, why));
     if (rc == -ESRCH) return 3;
     if (rc == ATTACH_ENOTPY) return 4;
     if (rc == ATTACH_EVERSION) return 5;
@@ -1060,10 +1062,10 @@ static int refuse_stopped(pid_t pid)
 int cmd_attach_memory(const struct attach_mem_opts *o)
 {
     struct inject_target t;
-    char why[512] = "";
+    char why[512] = "", safe_why[TERMSAFE_SIZE(512)];
     int rc = inject_find(o->pid, &t, why, sizeof why);
     if (rc) {
-        fprintf(stderr, "hotline attach: %s\n", why);
+        fprintf(stderr, "hotline attach: %s\n", termsafe_str(safe_why, sizeof safe_why, why));
         return rc == -ESRCH ? 3 : rc == ATTACH_ENOTPY ? 4 : rc == -EPERM ? 6 : 1;
     }
     if (t.major != 3 || t.minor < 9) {
