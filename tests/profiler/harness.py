@@ -406,8 +406,10 @@ STEAL_MAX = 0.05
 # (load 6-10): truth's C spin line read 54-100% Python, alternate's sleep
 # line 61-68% system, short_threads' lines 2.3-4.5x their CPU, at 30-60%
 # contention; the seconds of every line stayed within their bounds, and
-# those are always judged. Quiet (load ~1) the targets wait under 5%.
-CONTENTION_MAX = 0.10
+# those are always judged. Quiet (load 0.8, 4 Dec 2026) the single-threaded
+# targets waited 0.3-1.8%, and threads' and short_threads' 5.5-12%: their
+# own threads compete for the 2 cores; hence 15%, above that.
+CONTENTION_MAX = 0.15
 
 
 def accuracy(label, attempt, tries=3):
