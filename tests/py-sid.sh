@@ -70,7 +70,10 @@ fi
 # --argv0 makes sys.executable this wrapper, so the program's own children
 # (subprocess, multiprocessing) run the same way, and pyvenv.cfg points the
 # interpreter at the tree's standard library. Host programs it starts (sh)
-# see nothing of it: no LD_LIBRARY_PATH.
+# see nothing of it: no LD_LIBRARY_PATH. --library-path overrides
+# LD_LIBRARY_PATH for the tree's loader, so the caller's comes after the
+# tree's own, as a real interpreter would honour it (hotline run puts the
+# memory shim's folder there when its path has a space: docs/cli.md).
 ldso=$tree/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 [ -x "$ldso" ] || skip "no x86_64 loader in $tree (only x86_64 is supported)"
 pythons=""
@@ -81,7 +84,7 @@ for v in $versions; do
     printf 'home = %s/usr/bin\ninclude-system-site-packages = false\nversion = %s\n' "$tree" "$v" >"$venv/pyvenv.cfg"
     cat >"$venv/bin/python" <<EOF
 #!/bin/sh
-exec "$ldso" --library-path "$tree/usr/lib/x86_64-linux-gnu" --argv0 "\$0" "$tree/usr/bin/python$v" "\$@"
+exec "$ldso" --library-path "$tree/usr/lib/x86_64-linux-gnu\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" --argv0 "\$0" "$tree/usr/bin/python$v" "\$@"
 EOF
     chmod +x "$venv/bin/python"
     "$venv/bin/python" -c 'import sys; print("py-sid:", sys.executable, sys.version.split()[0])'
