@@ -28,6 +28,7 @@
 #include "aggregate.h"
 #include "buf.h"
 #include "ownfd.h"
+#include "charge.h"
 #include "probe.h"
 #include "walk.h"
 
@@ -61,8 +62,7 @@ typedef struct {
     int state_now; /* category of the latest sample */
     agent_fd_t schedfd, statfd;
     char name[40];
-    int cur_file, cur_line;
-    double since;
+    charge_pos_t pos; /* charged file (string id) and line, since when (charge.h) */
     int nfr;
     agent_frame_t fr[AGENT_MAX_DEPTH];
     /* probe window (probe.h) */

@@ -10,7 +10,7 @@
  * device, which compute processes run there; on devices where this process
  * appears, it reads the device utilisation (%) and this process's GPU memory.
  * The period's busy time (util x seconds) is split over the lines the
- * process's threads are on at that moment (agent_thread_t cur_file/line) and
+ * process's threads are on at that moment (agent_thread_t pos) and
  * sent as `gpu_busy_s` / `gpu_mb` in an extra delta. A device utilisation is
  * the whole device's: on a GPU shared with other processes it over-counts.
  *
@@ -138,7 +138,7 @@ void gpu_emit(agent_t *a, double ts)
     if (!seen || dt <= 0) return;
     int nl = 0;
     for (int i = 0; i < a->nth; i++)
-        if (a->th[i]->cur_file > 0) nl++;
+        if (a->th[i]->pos.file > 0) nl++;
     if (!nl) return;
     double busy = util / 100.0 * dt / nl, mb = mem / (1024.0 * 1024.0);
     buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":0,\"%s\":[", WK(T), WT(DELTA), WK(TS),
@@ -146,9 +146,9 @@ void gpu_emit(agent_t *a, double ts)
     int first = 1;
     for (int i = 0; i < a->nth; i++) {
         agent_thread_t *t = a->th[i];
-        if (t->cur_file <= 0) continue;
+        if (t->pos.file <= 0) continue;
         buf_printf(&a->out, "%s{\"%s\":%d,\"%s\":%d,\"%s\":%.6f,\"%s\":%.3f}", first ? "" : ",",
-                   WK(F), t->cur_file, WK(L), t->cur_line, WS(GPUBUSY), busy, WS(GPUMB), mb);
+                   WK(F), (int)t->pos.file, WK(L), t->pos.line, WS(GPUBUSY), busy, WS(GPUMB), mb);
         first = 0;
     }
     buf_printf(&a->out, "],\"%s\":{\"%s\":%.1f,\"%s\":%.3f}}\n", WK(GPU), WK(UTIL), util, WK(MB),

@@ -174,29 +174,16 @@ typedef struct {
 static void charge(agent_t *a, tick_t *k, double now)
 {
     agent_thread_t *t = k->t;
-    /* The whole interval goes to the state at the sample instant (a point
-     * estimate: sample instants are random, so each line gets its true
-     * time per category on average). Splitting the interval by its busy
-     * fraction u instead would charge the CPU burnt on one line to the line
-     * where the thread then blocked (a copy loop followed by a sleep showed
-     * its time on the sleep line). */
-    double run = k->running ? k->dw : 0, sysv = k->dw - run;
-    double py = t->run_cat == CAT_PY ? run : 0, nat = t->run_cat == CAT_NAT ? run : 0;
-    /* on-CPU part of running (the rest waited for a CPU) */
-    double cpu = k->running ? run * (k->busy > 1e-6 && k->dc < k->busy ? k->dc / k->busy : 1) : 0;
-    int p = -1;
-    for (int i = 0; i < t->nfr; i++)
-        if (t->fr[i].profiled) {
-            p = i;
-            break;
-        }
+    /* the rule (sampling/charge.h) that hotline attach applies too */
+    charge_in_t in = {
+        .dw = k->dw, .dc = k->dc, .busy = k->busy, .running = k->running, .cat = t->run_cat};
+    charge_t c;
+    charge_interval(&in, &c);
+    double py = c.py, nat = c.nat, sysv = c.sys, cpu = c.cpu;
+    int p = charge_frame(&t->fr[0].profiled, sizeof t->fr[0], t->nfr);
     int f = p >= 0 ? t->fr[p].file_id : 0, l = p >= 0 ? t->fr[p].line : 0;
-    if (f != t->cur_file || l != t->cur_line) {
-        t->cur_file = f;
-        t->cur_line = l;
-        t->since = now;
-    }
-    t->state_now = k->running ? t->run_cat : CAT_SYS;
+    charge_pos_at(&t->pos, f, l, now);
+    t->state_now = c.state;
     k->line_row = k->func_row = -1;
     k->natv = nat;
     if (!k->charge) return;
@@ -545,7 +532,7 @@ static void emit_now(agent_t *a, double now)
         buf_printf(b, "%s{\"%s\":%ld,\"%s\":", i ? "," : "", WK(TID), t->tid, WK(NAME));
         buf_json_str(b, t->name, strlen(t->name));
         buf_printf(b, ",\"%s\":\"%s\",\"%s\":%.6f,\"%s\":[", WK(STATE), cat_name(t->state_now),
-                   WK(SINCE_S), t->since > 0 ? now - t->since : 0.0, WK(FR));
+                   WK(SINCE_S), t->pos.since > 0 ? now - t->pos.since : 0.0, WK(FR));
         for (int j = 0; j < t->nfr; j++)
             buf_printf(b, "%s[%d,%d,%d]", j ? "," : "", t->fr[j].file_id, t->fr[j].name_id,
                        t->fr[j].line);

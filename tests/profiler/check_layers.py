@@ -8,7 +8,13 @@ Two graphs must have no cycle (profiler/README.md, "Layers"):
     agent, so a call through any header, or none, counts).
 A cycle is printed as X -> Y -> ... -> X and fails the test.
 
+With --pure (sampling/, the code the agent and attach share) the folder must
+also stand alone: a local include names a file of the folder itself (nothing
+of profiler/, protocol/, server/ or attach/), and a system include is a
+header of the C library (no Python.h, jansson or libuv).
+
 usage: check_layers.py --src profiler/ --objdir <CMakeFiles/hotline_agent*.dir>
+       check_layers.py --src sampling/ --objdir <CMakeFiles/hotline_sampling.dir> --pure
 """
 import argparse
 import os
@@ -63,6 +69,34 @@ def include_graph(src):
     return g
 
 
+# C11 and POSIX headers: what "libc only" allows
+LIBC = {
+    "assert.h", "ctype.h", "errno.h", "float.h", "inttypes.h", "limits.h", "math.h",
+    "stdalign.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h",
+    "string.h", "fnmatch.h", "strings.h",
+}
+
+
+def pure_errors(src):
+    """Includes of src's files that leave the folder or the C library."""
+    bad = []
+    for f in sorted(os.listdir(src)):
+        if not f.endswith((".c", ".h")):
+            continue
+        with open(os.path.join(src, f), encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                m = re.match(r'\s*#\s*include\s+([<"])([^">]+)[">]', line)
+                if not m:
+                    continue
+                name = m.group(2)
+                if m.group(1) == '"' and not os.path.exists(os.path.join(src, name)):
+                    bad.append('%s:%d: "%s" is not a file of %s' % (f, n, name, src))
+                elif m.group(1) == "<" and name not in LIBC:
+                    bad.append("%s:%d: <%s> is not a C library header (libc only; add a "
+                               "libc header to LIBC)" % (f, n, name))
+    return bad
+
+
 def call_graph(objdir):
     objs = {}
     for root, _, files in os.walk(objdir):
@@ -91,8 +125,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--src", required=True)
     ap.add_argument("--objdir", required=True)
+    ap.add_argument("--pure", action="store_true", help="libc and the folder's own files only")
     args = ap.parse_args()
     bad = 0
+    if args.pure:
+        for e in pure_errors(args.src):
+            print("FAIL: " + e)
+            bad = 1
     inc = include_graph(args.src)
     calls = call_graph(args.objdir)
     for name, g in (("include", inc), ("call", calls)):

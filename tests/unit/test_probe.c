@@ -1,4 +1,4 @@
-/* Unit tests for profiler/probe.h, the Python-or-C decision: synthetic probe
+/* Unit tests for sampling/probe.h, the Python-or-C decision: synthetic probe
  * windows for bytecode, C code with and without the GIL, a thread too
  * starved to decide, and the loaded-VM cases that misread a pure-Python
  * loop as native in CI (a stretched pair that ends on a repeated frame

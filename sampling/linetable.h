@@ -1,8 +1,9 @@
 /* linetable.h: instruction offset -> source line, decoded by us.
  *
- * The sampler cannot call PyCode_Addr2Line (it never holds the GIL), so it
- * keeps a copy of each code object's line table and decodes it here. Pure
- * functions, no Python headers: unit-testable with hand-made tables.
+ * The agent's sampler cannot call PyCode_Addr2Line (it never holds the
+ * GIL), and hotline attach reads another process, so both keep a copy of
+ * each code object's line table and decode it here. Pure functions, no
+ * Python headers: tests/unit/test_linetable.c feeds hand-made tables.
  */
 #ifndef HOTLINE_LINETABLE_H
 #define HOTLINE_LINETABLE_H

@@ -1,7 +1,8 @@
 /* probe.h: "is this thread running Python or C code?" from pairs of frame
  * probes (method and measurements: docs/sampling.md). Pure code, no I/O:
- * sampler.c feeds it what it read, tests/unit/test_probe.c feeds it
- * synthetic observations, including the ones a loaded VM produces.
+ * the agent's sampler (profiler/sampler.c) and hotline attach feed it what
+ * they read, tests/unit/test_probe.c feeds it synthetic observations,
+ * including the ones a loaded VM produces.
  *
  * One window per tick and thread: probe_start(), probe_pair() for each
  * later probe, then probe_verdict().
