@@ -6,11 +6,11 @@
  *   walk.c      reading thread states, frames and code objects without the GIL
  *   memread.c   safe reads of our own memory (process_vm_readv), str decoding
  *   aggregate.c string/stack tables and per-line/func/thread deltas
- *   buf.c       the bounded output buffer and JSON string quoting
+ *   (protocol/agent_buf.c, agent_emit.c: the bounded output buffer, the
+ *    messages written into it; sampling/: probe, charging, paths, line tables)
  *   wire.c      socket in/out, server liveness
  *   clock.h     monotonic and CPU clocks (header only)
  *   ownfd.c     descriptors checked before every use (the program may close them)
- *   linetable.c offset -> line decoders
  *   memhooks.c  memory profiling; nvml.c GPU
  * No Python headers here: only walk.c, module.c and memhooks.c include Python.h.
  * Everything mutable sits in struct agent; the sampler thread is the only
@@ -25,10 +25,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agent_buf.h"
 #include "aggregate.h"
-#include "buf.h"
-#include "ownfd.h"
 #include "charge.h"
+#include "ownfd.h"
 #include "probe.h"
 #include "walk.h"
 

@@ -11,8 +11,7 @@
 #include "aggregate.h"
 
 #include "agent.h"
-#include "buf.h"
-#include "keys.h"
+#include "agent_emit.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -154,9 +153,7 @@ int agg_intern(agent_t *a, const char *s, size_t n)
     st->bytes += n;
     st->slots[j] = i + 1;
     if (st->n * 2 > st->nslots) strs_rehash(st, st->nslots * 2);
-    buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%d,\"%s\":", WK(T), WT(STR), WK(ID), i + 1, WK(S));
-    buf_json_str(&a->out, copy, n);
-    buf_add(&a->out, "}\n", 2);
+    agent_emit_str(&a->out, i + 1, copy, n);
     return i + 1;
 }
 
@@ -179,14 +176,22 @@ int agg_stack_id(agent_t *a, const agent_frame_t *fr, int n)
     int row = agg_get(&a->stacks, h1, h2, (uint32_t)n, &created);
     if (row < 0) return row;
     if (created) {
-        buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%d,\"%s\":[", WK(T), WT(STACK), WK(ID), row + 1,
-                   WK(FR));
-        for (int i = 0; i < n; i++)
-            buf_printf(&a->out, "%s[%d,%d,%d]", i ? "," : "", fr[i].file_id, fr[i].name_id,
-                       fr[i].line);
-        buf_add(&a->out, "]}\n", 3);
+        struct agent_emit_frame ef[AGENT_MAX_DEPTH];
+        int m = agg_wire_frames(fr, n, ef, AGENT_MAX_DEPTH);
+        agent_emit_stack(&a->out, row + 1, ef, m);
     }
     return row + 1;
+}
+
+int agg_wire_frames(const agent_frame_t *fr, int n, struct agent_emit_frame *out, int cap)
+{
+    int m = n < cap ? n : cap;
+    for (int i = 0; i < m; i++) {
+        out[i].file = fr[i].file_id;
+        out[i].name = fr[i].name_id;
+        out[i].line = fr[i].line;
+    }
+    return m;
 }
 
 /* Charges one sample of dw seconds to stack sid (agg_stack_id) in thread tid
@@ -205,16 +210,16 @@ int agg_stack_add(agent_t *a, int sid, uint32_t tid, double dw)
     return 0;
 }
 
-static void emit_cats(agent_buf_t *b, const agg_row_t *r)
+/* py, nat, sys, cpu and n of a line or function row */
+static struct agent_stat_vals row_stats(const agg_row_t *r)
 {
-    buf_printf(b, ",\"%s\":%.6f,\"%s\":%.6f,\"%s\":%.6f", WS(PY), r->py, WS(NAT), r->nat, WS(SYS),
-               r->sys);
-}
-
-/* cpu and n of a line or function row */
-static void emit_cpu_n(agent_buf_t *b, const agg_row_t *r)
-{
-    buf_printf(b, ",\"%s\":%.6f,\"%s\":%u}", WS(CPU), r->cpu, WS(N), r->n);
+    struct agent_stat_vals st = {0};
+    agent_stat_put(&st, AGENT_STAT_PY, r->py);
+    agent_stat_put(&st, AGENT_STAT_NAT, r->nat);
+    agent_stat_put(&st, AGENT_STAT_SYS, r->sys);
+    agent_stat_put(&st, AGENT_STAT_CPU, r->cpu);
+    agent_stat_put(&st, AGENT_STAT_N, r->n);
+    return st;
 }
 
 static void clear_dirty(agg_table_t *t)
@@ -231,38 +236,31 @@ static void clear_dirty(agg_table_t *t)
 /* Appends one delta with every dirty row, then clears them. */
 int agg_emit_delta(agent_t *a, double ts)
 {
-    agent_buf_t *b = &a->out;
-    buf_printf(b, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":%u,\"%s\":[", WK(T), WT(DELTA), WK(TS), ts,
-               WK(SAMPLES), a->samples_delta, WK(LINES));
+    agent_delta_t d;
+    agent_delta_begin(&d, &a->out, ts, a->samples_delta);
+    agent_delta_part(&d, AGENT_DELTA_LINES); /* every array, empty ones too */
     for (int i = 0; i < a->lines.ndirty; i++) {
         agg_row_t *r = &a->lines.rows[a->lines.dirty[i]];
-        buf_printf(b, "%s{\"%s\":%u,\"%s\":%u", i ? "," : "", WK(F), r->k[0], WK(L), r->k[1]);
-        emit_cats(b, r);
-        emit_cpu_n(b, r);
+        struct agent_stat_vals st = row_stats(r);
+        agent_delta_line(&d, r->k[0], (int)r->k[1], &st);
     }
-    buf_printf(b, "],\"%s\":[", WK(FUNCS));
+    agent_delta_part(&d, AGENT_DELTA_FUNCS);
     for (int i = 0; i < a->funcs.ndirty; i++) {
         agg_row_t *r = &a->funcs.rows[a->funcs.dirty[i]];
-        buf_printf(b, "%s{\"%s\":%u,\"%s\":%u,\"%s\":%u,\"%s\":%u", i ? "," : "", WK(F), r->k[0],
-                   WK(FN), r->k[1], WK(FIRST), r->k[2], WK(LAST), r->extra);
-        emit_cats(b, r);
-        emit_cpu_n(b, r);
+        struct agent_stat_vals st = row_stats(r);
+        agent_delta_func(&d, r->k[0], r->k[1], (int)r->k[2], (int)r->extra, &st);
     }
-    buf_printf(b, "],\"%s\":[", WK(STACKS));
+    agent_delta_part(&d, AGENT_DELTA_STACKS);
     for (int i = 0; i < a->stack_w.ndirty; i++) {
         agg_row_t *r = &a->stack_w.rows[a->stack_w.dirty[i]];
-        buf_printf(b, "%s[%u,%u,%.6f,%u]", i ? "," : "", r->k[0], r->n, r->w, r->k[1]);
+        agent_delta_stack(&d, r->k[0], r->n, r->w, r->k[1]);
     }
-    buf_printf(b, "],\"%s\":[", WK(THREADS));
+    agent_delta_part(&d, AGENT_DELTA_THREADS);
     for (int i = 0; i < a->threads.ndirty; i++) {
         agg_row_t *r = &a->threads.rows[a->threads.dirty[i]];
-        const char *name = agg_string(a, (int)r->extra);
-        buf_printf(b, "%s{\"%s\":%u,\"%s\":", i ? "," : "", WK(TID), r->k[0], WK(NAME));
-        buf_json_str(b, name, strlen(name));
-        emit_cats(b, r);
-        buf_add(b, "}", 1);
+        agent_delta_thread(&d, r->k[0], agg_string(a, (int)r->extra), r->py, r->nat, r->sys);
     }
-    int rc = buf_add(b, "]}\n", 3);
+    int rc = agent_delta_end(&d);
     clear_dirty(&a->lines);
     clear_dirty(&a->funcs);
     clear_dirty(&a->stack_w);

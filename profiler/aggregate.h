@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 typedef struct agent agent_t;
+struct agent_emit_frame; /* protocol/agent_emit.h */
 
 /* One resolved frame: what walk.c produces and the tables key on. */
 typedef struct {
@@ -48,6 +49,8 @@ const char *agg_string(agent_t *a, int id);          /* borrowed */
 int agg_get(agg_table_t *t, uint32_t k0, uint32_t k1, uint32_t k2, int *created);
 void agg_mark(agg_table_t *t, int row);
 int agg_stack_id(agent_t *a, const agent_frame_t *fr, int n); /* id > 0 or <0 */
+/* fr[0..n) as the wire's frames into out (cap of them at most): the count. */
+int agg_wire_frames(const agent_frame_t *fr, int n, struct agent_emit_frame *out, int cap);
 int agg_stack_add(agent_t *a, int sid, uint32_t tid, double dw);
 void agg_free(agent_t *a);
 int agg_emit_delta(agent_t *a, double ts);

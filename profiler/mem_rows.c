@@ -12,8 +12,7 @@
 #include <string.h>
 
 #include "agent.h"
-#include "buf.h"
-#include "keys.h"
+#include "agent_emit.h"
 #include "memhooks.h"
 #include "memread.h"
 #include "walk.h"
@@ -318,38 +317,32 @@ void mem_emit(agent_t *a, double ts)
     g_ndead = 0;
     if (!g_mem.changed && !nev) return;
     g_mem.changed = 0;
-    buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":0,\"%s\":[", WK(T), WT(DELTA), WK(TS),
-               ts, WK(SAMPLES), WK(LINES));
-    int first = 1;
+    agent_delta_t d;
+    agent_delta_begin(&d, &a->out, ts, 0);
+    agent_delta_part(&d, AGENT_DELTA_LINES);
     for (int r = 0; r < g_mem.nrows; r++) {
         mem_row_t *row = &g_mem.rows[r];
         if (!row->dirty) continue;
-        buf_printf(&a->out,
-                   "%s{\"%s\":%u,\"%s\":%u,\"%s\":%.6f,\"%s\":%.6f,\"%s\":%.6f,\"%s\":%.6f,"
-                   "\"%s\":%.6f",
-                   first ? "" : ",", WK(F), row->file, WK(L), row->line, WS(ALLOC), row->alloc / MB,
-                   WS(FREED), row->freed / MB, WS(PYALLOC), row->pyalloc / MB, WS(COPY),
-                   row->copy / MB, WS(PEAK), row->peak / MB);
-        if (row->pt_first) {
-            /* kept MB inside the period, relative to the last emit (the
-             * server adds its own kept: a forked child's rows start at 0) */
-            buf_printf(&a->out, ",\"%s\":[", WK(KEPT_PTS));
-            for (int k = row->pt_first; k; k = g_mem.pts[k - 1].next)
-                buf_printf(&a->out, "%s[%.6f,%.6f]", k == row->pt_first ? "" : ",",
-                           g_mem.pts[k - 1].t, (g_mem.pts[k - 1].live - row->base) / MB);
-            buf_printf(&a->out, "]");
-        }
-        buf_printf(&a->out, "}");
-        first = 0;
+        struct agent_stat_vals st = {0};
+        agent_stat_put(&st, AGENT_STAT_ALLOC, row->alloc / MB);
+        agent_stat_put(&st, AGENT_STAT_FREED, row->freed / MB);
+        agent_stat_put(&st, AGENT_STAT_PYALLOC, row->pyalloc / MB);
+        agent_stat_put(&st, AGENT_STAT_COPY, row->copy / MB);
+        agent_stat_put(&st, AGENT_STAT_PEAK, row->peak / MB);
+        agent_delta_line(&d, row->file, (int)row->line, &st);
+        /* kept MB inside the period, relative to the last emit (the server
+         * adds its own kept: a forked child's rows start at 0) */
+        for (int k = row->pt_first; k; k = g_mem.pts[k - 1].next)
+            agent_delta_kept_pt(&d, g_mem.pts[k - 1].t, (g_mem.pts[k - 1].live - row->base) / MB);
         row->alloc = row->freed = row->pyalloc = row->copy = 0;
         row->base = row->live;
         row->pt_first = row->pt_last = 0;
         row->dirty = 0;
     }
-    buf_printf(&a->out, "],\"%s\":{\"%s\":%.6f,\"%s\":%.6f,\"%s\":%d,\"%s\":%d,\"%s\":%llu}}\n",
-               WK(MEM), WK(LIVE_MB), g_mem.total_live / MB, WK(PEAK_MB), g_mem.total_peak / MB,
-               WK(PEAK_F), g_mem.peak_file, WK(PEAK_L), g_mem.peak_line, WK(DROPPED),
-               (unsigned long long)g_mem.dropped);
+    struct agent_mem_totals mt = {g_mem.total_live / MB, g_mem.total_peak / MB, g_mem.peak_file,
+                                  g_mem.peak_line, (unsigned long long)g_mem.dropped};
+    agent_delta_mem(&d, &mt);
+    agent_delta_end(&d);
 }
 
 void mem__rows_reset(void)

@@ -13,8 +13,8 @@
 #include <Python.h>
 
 #include "agent.h"
+#include "agent_buf.h"
 #include "aggregate.h"
-#include "buf.h"
 #include "cells.h"
 #include "clock.h"
 #include "memhooks.h"
@@ -84,7 +84,7 @@ static void agent_free(agent_t *a)
 {
     agg_free(a);
     walk_free(a);
-    buf_free(&a->out);
+    agent_buf_free(&a->out);
     for (int i = 0; i < a->nth; i++) {
         ownfd_close(&a->th[i]->schedfd);
         ownfd_close(&a->th[i]->statfd);
@@ -250,8 +250,9 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
         goto fail;
     }
-    buf_add(&a->out, a->hello, strlen(a->hello));
-    buf_add(&a->out, "\n", 1);
+    /* hello: written by Python (_config.py), with the keys agent_emit_hello writes */
+    agent_buf_add(&a->out, a->hello, strlen(a->hello));
+    agent_buf_add(&a->out, "\n", 1);
     wire_flush(a);
     if (memory && mem_start(a, mem_kb) != 0) memory = 0; /* no tables: time profiling only */
     a->memory = memory;

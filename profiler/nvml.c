@@ -20,8 +20,7 @@
 #include "nvml.h"
 
 #include "agent.h"
-#include "buf.h"
-#include "keys.h"
+#include "agent_emit.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -141,16 +140,17 @@ void gpu_emit(agent_t *a, double ts)
         if (a->th[i]->pos.file > 0) nl++;
     if (!nl) return;
     double busy = util / 100.0 * dt / nl, mb = mem / (1024.0 * 1024.0);
-    buf_printf(&a->out, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":0,\"%s\":[", WK(T), WT(DELTA), WK(TS),
-               ts, WK(SAMPLES), WK(LINES));
-    int first = 1;
+    agent_delta_t d;
+    agent_delta_begin(&d, &a->out, ts, 0);
+    agent_delta_part(&d, AGENT_DELTA_LINES);
     for (int i = 0; i < a->nth; i++) {
         agent_thread_t *t = a->th[i];
         if (t->pos.file <= 0) continue;
-        buf_printf(&a->out, "%s{\"%s\":%d,\"%s\":%d,\"%s\":%.6f,\"%s\":%.3f}", first ? "" : ",",
-                   WK(F), (int)t->pos.file, WK(L), t->pos.line, WS(GPUBUSY), busy, WS(GPUMB), mb);
-        first = 0;
+        struct agent_stat_vals st = {0};
+        agent_stat_put(&st, AGENT_STAT_GPUBUSY, busy);
+        agent_stat_put(&st, AGENT_STAT_GPUMB, mb);
+        agent_delta_line(&d, t->pos.file, t->pos.line, &st);
     }
-    buf_printf(&a->out, "],\"%s\":{\"%s\":%.1f,\"%s\":%.3f}}\n", WK(GPU), WK(UTIL), util, WK(MB),
-               mb);
+    agent_delta_gpu(&d, util, mb);
+    agent_delta_end(&d);
 }

@@ -17,8 +17,8 @@
 #include "agent.h"
 #include "agent_config.h"
 #include "aggregate.h"
+#include "agent_emit.h"
 #include "clock.h"
-#include "keys.h"
 #include "memhooks.h"
 #include "nvml.h"
 #include "sampler.h"
@@ -330,11 +330,12 @@ static int pick_threads(agent_t *a, walk_thread_t *list, int n)
     int left = n - AGENT_MAX_THREADS;
     if (left > a->drop_warn_at) { /* loudly: once, and again when many more are left out */
         a->drop_warn_at = left * 2 > left + 16 ? left * 2 : left + 16;
-        buf_printf(&a->out,
-                   "{\"%s\":\"%s\",\"%s\":\"warn\",\"%s\":\"%d Python threads: %d not "
-                   "sampled (at most %d are each tick: the main thread and the ones using CPU "
-                   "are kept, idle ones left out)\"}\n",
-                   WK(T), WT(LOG), WK(LEVEL), WK(MSG), n, left, AGENT_MAX_THREADS);
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "%d Python threads: %d not sampled (at most %d are each tick: the main thread "
+                 "and the ones using CPU are kept, idle ones left out)",
+                 n, left, AGENT_MAX_THREADS);
+        agent_emit_log(&a->out, "warn", msg);
     }
     return AGENT_MAX_THREADS;
 }
@@ -517,28 +518,23 @@ static void tick(agent_t *a)
     a->ticks++;
 }
 
-static const char *cat_name(int c)
-{
-    return c == CAT_PY ? "python" : c == CAT_NAT ? "native" : "system";
-}
+/* the states of `now` are the categories of probe.h */
+_Static_assert((int)CAT_SYS == (int)AGENT_STATE_SYSTEM && (int)CAT_PY == (int)AGENT_STATE_PYTHON &&
+                   (int)CAT_NAT == (int)AGENT_STATE_NATIVE,
+               "probe.h's categories are agent_emit.h's states");
 
 static void emit_now(agent_t *a, double now)
 {
-    agent_buf_t *b = &a->out;
-    buf_printf(b, "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":[", WK(T), WT(NOW), WK(TS), now - a->t0,
-               WK(THREADS));
+    agent_now_t w;
+    agent_now_begin(&w, &a->out, now - a->t0);
     for (int i = 0; i < a->nth; i++) {
         agent_thread_t *t = a->th[i];
-        buf_printf(b, "%s{\"%s\":%ld,\"%s\":", i ? "," : "", WK(TID), t->tid, WK(NAME));
-        buf_json_str(b, t->name, strlen(t->name));
-        buf_printf(b, ",\"%s\":\"%s\",\"%s\":%.6f,\"%s\":[", WK(STATE), cat_name(t->state_now),
-                   WK(SINCE_S), t->pos.since > 0 ? now - t->pos.since : 0.0, WK(FR));
-        for (int j = 0; j < t->nfr; j++)
-            buf_printf(b, "%s[%d,%d,%d]", j ? "," : "", t->fr[j].file_id, t->fr[j].name_id,
-                       t->fr[j].line);
-        buf_add(b, "]}", 2);
+        struct agent_emit_frame fr[AGENT_MAX_DEPTH];
+        int n = agg_wire_frames(t->fr, t->nfr, fr, AGENT_MAX_DEPTH);
+        agent_now_thread(&w, t->tid, t->name, t->state_now,
+                         t->pos.since > 0 ? now - t->pos.since : 0.0, fr, n);
     }
-    buf_add(b, "]}\n", 3);
+    agent_now_end(&w);
 }
 
 /* Sleep until t (monotonic) or a stop request; 1 when stop was requested. */
@@ -633,13 +629,14 @@ static void *sampler_main(void *arg)
         agg_emit_delta(a, clock_mono() - a->t0);
         mem_emit(a, clock_mono() - a->t0);
         gpu_emit(a, clock_mono() - a->t0);
-        buf_printf(&a->out,
-                   "{\"%s\":\"%s\",\"%s\":%.6f,\"%s\":\"%s\",\"%s\":%llu,\"%s\":%.3f,"
-                   "\"%s\":%.3f}\n",
-                   WK(T), WT(END), WK(TS), clock_mono() - a->t0, WK(REASON), reason, WK(SAMPLES),
-                   (unsigned long long)a->thread_samples, WK(COST_US),
-                   a->thread_samples ? a->cost_s * 1e6 / (double)a->thread_samples : 0.0,
-                   WK(LATE_MAX_MS), a->late_max * 1e3);
+        struct agent_end e = {
+            .ts = clock_mono() - a->t0,
+            .reason = reason,
+            .stats = 1,
+            .samples = a->thread_samples,
+            .cost_us = a->thread_samples ? a->cost_s * 1e6 / (double)a->thread_samples : 0.0,
+            .late_max_ms = a->late_max * 1e3};
+        agent_emit_end(&a->out, &e);
         wire_drain(a, 2.0);
     }
     int ended_under_us = a->closed; /* by the server, a peer error or the program */

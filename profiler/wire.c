@@ -1,6 +1,6 @@
 /* wire.c: the agent's side of the wire (docs/agent-protocol.md).
  *
- * Sends the output buffer (buf.h, written by the sampler thread only) with
+ * Sends the output buffer (agent_buf.h, written by the sampler thread only) with
  * non-blocking writes: a slow or stuck server makes the buffer grow up to
  * AGENT_OUT_SOFT (then deltas are held back and keep aggregating) and never
  * blocks the program. Incoming lines ("now", "stop") are parsed by a small
@@ -17,9 +17,8 @@
 #include "wire.h"
 
 #include "agent.h"
-#include "buf.h"
+#include "agent_emit.h"
 #include "clock.h"
-#include "keys.h"
 #include "ownfd.h"
 
 #include <errno.h>
@@ -267,14 +266,15 @@ void wire_report_lost(agent_t *a, double ts)
     int fd = wire_connect(a->sock_path, 1);
     ownfd_set(&f, fd);
     agent_buf_t b = {0};
-    buf_printf(&b,
-               "{\"%s\":\"%s\",\"%s\":\"warn\",\"%s\":\"process %ld closed the "
-               "profiler's connection after %.1f s (for example with os.closerange); the rest "
-               "of its run is not profiled\"}\n",
-               WK(T), WT(LOG), WK(LEVEL), WK(MSG), (long)getpid(), ts);
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "process %ld closed the profiler's connection after %.1f s (for example with "
+             "os.closerange); the rest of its run is not profiled",
+             (long)getpid(), ts);
+    agent_emit_log(&b, "warn", msg);
     if ((fd = ownfd_get(&f)) >= 0 && b.p) (void)!send(fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
     ownfd_close(&f);
-    buf_free(&b);
+    agent_buf_free(&b);
 }
 
 void wire_close(agent_t *a)

@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#define AGENT_WIRE_VERSION 1 /* `v` of hello */
+
 /* ---- statistics table ---------------------------------------------------
  * X(ENUM, wire key in delta entries, key in the saved profile, merge rule)
  * merge rule: AGENT_MERGE_SUM adds deltas, AGENT_MERGE_MAX keeps the max. */

@@ -18,7 +18,6 @@
 
 #include "agent_keys.h"
 
-#define AGENT_WIRE_VERSION 1
 #define AGENT_WIRE_MAX_LINE (16u << 20) /* bytes, newline excluded */
 
 /* ---- statistics table ---------------------------------------------------
