@@ -32,9 +32,11 @@
 #include "probe.h"
 #include "walk.h"
 
-#define AGENT_MAX_THREADS 256  /* Python threads sampled per tick */
-#define AGENT_MAX_LISTED 4096  /* ... chosen from this many listed (walk.c's guard) */
-#define AGENT_MAX_DEPTH 128    /* frames kept per stack (innermost first) */
+#define AGENT_MAX_THREADS 256 /* Python threads sampled per tick */
+#define AGENT_MAX_LISTED 4096 /* ... chosen from this many listed (walk.c's guard) */
+#define AGENT_MAX_DEPTH 128   /* frames kept per stack (innermost first) */
+_Static_assert(AGENT_MAX_LISTED >= AGENT_MAX_THREADS,
+               "the sampled threads are picked from the listed");
 #define AGENT_CODE_SLOTS 16384 /* code-object cache, direct mapped */
 #define AGENT_MAX_STRINGS (1 << 18)
 #define AGENT_MAX_LINES (1 << 18)

@@ -82,6 +82,7 @@ static int sid_take(uint64_t sid, double *w)
  * so that a code object freed and another allocated at its address are
  * confused for at most that long. */
 #define MEM_RCACHE 4096
+_Static_assert((MEM_RCACHE & (MEM_RCACHE - 1)) == 0, "masked: a power of two");
 static struct {
     uintptr_t code;
     intptr_t instr;

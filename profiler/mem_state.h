@@ -42,6 +42,12 @@
 #define MEM_FREES (MEM_LIVE_MAX + MEM_EVENTS) /* cannot overflow */
 #define MEM_ROWS 65536                        /* lines with memory data */
 #define MEM_SIDS (1 << 18)                    /* sampler side: live sample id -> row */
+/* tables indexed by a hash masked with size - 1 */
+_Static_assert((MEM_LIVE_CAP & (MEM_LIVE_CAP - 1)) == 0, "MEM_LIVE_CAP: a power of two");
+_Static_assert((MEM_ROWS & (MEM_ROWS - 1)) == 0, "MEM_ROWS: a power of two");
+_Static_assert((MEM_SIDS & (MEM_SIDS - 1)) == 0, "MEM_SIDS: a power of two");
+_Static_assert(MEM_FILTER % 64 == 0 && ((MEM_FILTER / 64) & (MEM_FILTER / 64 - 1)) == 0,
+               "MEM_FILTER: 64-bit words, a power of two of them");
 /* Kept-memory points inside a delta period (docs/memory.md, "Timelines"):
  * a line gets one whenever its live bytes moved by MEM_PT_FRAC of its peak
  * (at least MEM_PT_MIN) since its last point; points closer than MEM_PT_GAP

@@ -253,6 +253,7 @@ static double window_gap(const tick_t *ks, int nk)
  * (no churn of their descriptors); the stream is told how many were left
  * out (a `log` warn, again when more are). */
 #define AGENT_SEEN_SLOTS (2 * AGENT_MAX_LISTED) /* a power of two */
+_Static_assert(AGENT_SEEN_SLOTS == 1 << 13, "seen_slot's hash takes 13 bits: one a slot");
 
 struct agent_seen {
     long tid[AGENT_SEEN_SLOTS];

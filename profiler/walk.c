@@ -70,6 +70,7 @@ int walk_threads(agent_t *a, walk_thread_t *out, int cap)
      * the last state listed for a tid, the oldest. From the tail, a tid
      * seen already is dropped (a set of tids: thousands of threads must
      * not cost n^2 comparisons a tick). */
+    _Static_assert(2 * WALK_MAX_TSTATES == 1 << 13, "the hash below takes 13 bits: one a slot");
     long seen[2 * WALK_MAX_TSTATES];
     memset(seen, 0, sizeof seen);
     int m = n;

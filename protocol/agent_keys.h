@@ -47,6 +47,9 @@ enum agent_stat {
 #undef AGENT__ENUM
         AGENT_NSTATS
 };
+/* delta.threads[] entries carry the first three (AGENT_PLACES' THREAD) */
+_Static_assert(AGENT_STAT_PY == 0 && AGENT_STAT_NAT == 1 && AGENT_STAT_SYS == 2,
+               "the time categories are the first statistics");
 
 /* ---- places -------------------------------------------------------------
  * X(ENUM, value of "t" for a message, NULL for an entry inside one) */
@@ -72,6 +75,7 @@ enum agent_place {
 #undef AGENT__PLACE
         AGENT_NPLACES
 };
+_Static_assert(AGENT_NPLACES <= 32, "AGENT_AT: one bit of an unsigned per place");
 #define AGENT_AT(p) (1u << AGENT_IN_##p)
 #define AGENT_AT_MSGS                                                                              \
     (AGENT_AT(HELLO) | AGENT_AT(STR) | AGENT_AT(STACK) | AGENT_AT(DELTA) | AGENT_AT(NOW) |         \
@@ -140,6 +144,7 @@ static inline const char *agent_key_name(enum agent_key k)
         AGENT_KEYS(AGENT__KEY)
 #undef AGENT__KEY
     };
+    _Static_assert(sizeof names / sizeof *names == AGENT_NKEYS, "one name per key");
     return (unsigned)k < AGENT_NKEYS ? names[k] : "";
 }
 
@@ -151,6 +156,7 @@ static inline unsigned agent_key_places(enum agent_key k)
         AGENT_KEYS(AGENT__KEY)
 #undef AGENT__KEY
     };
+    _Static_assert(sizeof at / sizeof *at == AGENT_NKEYS, "one place set per key");
     return (unsigned)k < AGENT_NKEYS ? at[k] : 0;
 }
 
@@ -162,6 +168,7 @@ static inline const char *agent_place_type(enum agent_place p)
         AGENT_PLACES(AGENT__PLACE)
 #undef AGENT__PLACE
     };
+    _Static_assert(sizeof types / sizeof *types == AGENT_NPLACES, "one type per place");
     return (unsigned)p < AGENT_NPLACES ? types[p] : NULL;
 }
 
@@ -174,6 +181,7 @@ static inline const char *agent_stat_wire(enum agent_stat s)
         AGENT_STATS(AGENT__STAT)
 #undef AGENT__STAT
     };
+    _Static_assert(sizeof wire / sizeof *wire == AGENT_NSTATS, "one wire key per statistic");
     return (unsigned)s < AGENT_NSTATS ? wire[s] : "";
 }
 
