@@ -158,7 +158,7 @@ static int read_str(uintptr_t addr, char *out, size_t cap)
     return (int)o;
 }
 
-/* include / exclude: the rule hotline attach shares (protocol/agent_paths.h) */
+/* include / exclude: the rule hotline attach shares (sampling/agent_paths.h) */
 static int file_profiled(agent_t *a, const char *path)
 {
     if (a->profile_all) return 1;

@@ -1,4 +1,4 @@
-"""Our line-table decoders (profiler/linetable.c) agree with the
+"""Our line-table decoders (sampling/linetable.c) agree with the
 interpreter's own mapping for every instruction of every code object in a
 few stdlib modules (co_lines() on 3.10+, dis.findlinestarts on 3.9)."""
 import dis
