@@ -12,6 +12,7 @@
 
 #include "attach.h"
 #include "elfsym.h"
+#include "procfs.h"
 
 #define INJECT_MAX_FILES 64
 
@@ -70,7 +71,7 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n)
     snprintf(why, n, "--memory injection is built for x86-64 only");
     return -ENOSYS;
 #endif
-    char st = attach__proc_state(pid);
+    char st = procfs_state(NULL, pid);
     if (pid <= 0 || !st || st == 'X') {
         snprintf(why, n, "no such process: %d", (int)pid);
         return -ESRCH;

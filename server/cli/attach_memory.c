@@ -42,6 +42,7 @@
 
 #include "attach.h"
 #include "inject.h"
+#include "procfs.h"
 #include "remote_exec.h"
 #include "cli/report.h"
 #include "proc/agentsock.h"
@@ -262,7 +263,7 @@ static void on_gone(struct agentsock *s, long long pid, void *ud)
     if (a->phase == PH_RUN) { /* not asked: the target ended (or closed us) */
         const char *end = a->p->nprocs > 0 ? a->p->procs[0].end_reason : NULL;
         int gone = (end && !strcmp(end, "exit")) || kill(a->o->pid, 0) != 0 ||
-                   attach__proc_state(a->o->pid) == 'Z';
+                   procfs_state(NULL, a->o->pid) == 'Z';
         snprintf(a->reason, sizeof a->reason, "%s", gone ? "target exited" : "the agent stopped");
     }
     close_all(a);
@@ -484,7 +485,7 @@ static void relay_agent_gone(struct am *a)
         a->rl_tail[a->rl_tail_len] = 0;
         const char *end = strstr(a->rl_tail, "\"t\":\"end\"");
         int gone = (end && strstr(end, "\"reason\":\"exit\"")) || kill(a->o->pid, 0) != 0 ||
-                   attach__proc_state(a->o->pid) == 'Z';
+                   procfs_state(NULL, a->o->pid) == 'Z';
         snprintf(a->reason, sizeof a->reason, "%s",
                  gone ? "target exited" : "the agent ended its stream");
         /* hotline._attach's only line when something profiles the target
@@ -1033,7 +1034,7 @@ static int find_rexec(pid_t pid, struct rexec *rx)
  * printed. */
 static int refuse_stopped(pid_t pid)
 {
-    char st = attach__proc_state(pid);
+    char st = procfs_state(NULL, pid);
     if (st == 'T') {
         fprintf(stderr,
                 "hotline attach: process %d is stopped (state T in /proc/%d/stat: SIGSTOP, or "
