@@ -247,3 +247,24 @@ int inject_script(const struct inject_target *t, const char *code, char *buf, si
     put(&o, "detach\n");
     return o.over ? -E2BIG : (int)o.len;
 }
+
+int inject_stopped(pid_t pid, char *msg, size_t n)
+{
+    char st = procfs_state(NULL, pid);
+    if (st == 'T') {
+        snprintf(msg, n,
+                 "process %d is stopped (state T in /proc/%d/stat: SIGSTOP, or "
+                 "Ctrl-Z in its terminal): it would run none of the agent's loading until "
+                 "continued. Nothing was done; continue it (kill -CONT %d or fg) and attach "
+                 "again",
+                 (int)pid, (int)pid, (int)pid);
+        return 1;
+    }
+    if (st != 't') return 0;
+    snprintf(msg, n,
+             "process %d is stopped under a debugger (state t: tracing stop, "
+             "traced by process %ld): it runs nothing, and no second debugger may attach, "
+             "until that one lets it go. Nothing was done",
+             (int)pid, procfs_tracer(NULL, pid));
+    return 1;
+}
