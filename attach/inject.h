@@ -17,7 +17,7 @@
  * registers put back, and detaches. The interpreter runs the pending call
  * on its main thread at its next eval-breaker check, with the GIL held.
  * Nothing here uses libuv or jansson: inject_gdb.c runs gdb, inject_files.c
- * writes the script and its Python, server/cli/attach_memory.c drives it. */
+ * writes the script and its Python, injector.c drives the phases. */
 #ifndef HOTLINE_INJECT_H
 #define HOTLINE_INJECT_H
 

@@ -1,10 +1,11 @@
 /* inject_gdb: the gdb phase of `hotline attach --memory` on 3.9-3.13:
- * gdb found, started on the script inject.c wrote (a memfd, at its fd 3)
+ * gdb found, started on the script inject.c makes (inject_files.c puts it
+ * in a memfd, at gdb's fd 3)
  * in a session of its own, its output lines read for the script's
  * "HOTLINE ..." progress, the wait for a safe point given up the script's
  * way (SIGURG), and the sentence that says how it ended when nothing was
  * queued. Runs on the caller's libuv loop, next to the socket the agent
- * connects to (attach/ uses libuv here only). */
+ * connects to (attach/ uses libuv here and in injector.c only). */
 #ifndef HOTLINE_INJECT_GDB_H
 #define HOTLINE_INJECT_GDB_H
 

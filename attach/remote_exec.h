@@ -8,8 +8,8 @@
  * call's return). Nothing is stopped, no code is written, no debugger: the
  * right needed is ptrace's, as for reading. A request the target has not
  * taken yet can be withdrawn (the flag cleared), which leaves the target as
- * it was. No libuv, no jansson (server/cli/attach_memory.c drives it, with
- * the helpers at the end). */
+ * it was. No libuv, no jansson (attach/injector.c drives it, with the
+ * helpers at the end). */
 #ifndef HOTLINE_REMOTE_EXEC_H
 #define HOTLINE_REMOTE_EXEC_H
 
