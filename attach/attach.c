@@ -20,6 +20,7 @@
 
 #include "elfsym.h"
 #include "linetable.h"
+#include "procfs.h"
 
 #define ATTACH_MAX_CANDIDATES 8
 #define ATTACH_MAX_BSS ((size_t)16 << 20) /* bytes of .bss searched for the version text */
@@ -38,48 +39,6 @@ int attach_read(pid_t pid, uint64_t addr, void *buf, size_t n)
 static int read_u64(pid_t pid, uint64_t addr, uint64_t *out)
 {
     return attach_read(pid, addr, out, sizeof *out);
-}
-
-/* 'Z' zombie, 'X' dead, other state letters, or 0 when /proc has no such pid */
-char attach__proc_state(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' ? p[2] : '?';
-}
-
-char attach_pstat_parse(const char *text, struct attach_pstat *ps, char *comm, size_t ncomm)
-{
-    const char *lp = strchr(text, '('), *rp = strrchr(text, ')'); /* comm may hold either */
-    if (!lp || !rp || rp < lp || rp[1] != ' ' || !rp[2]) return 0;
-    if (comm && ncomm) {
-        size_t cl = (size_t)(rp - lp - 1);
-        if (cl >= ncomm) cl = ncomm - 1;
-        memcpy(comm, lp + 1, cl);
-        comm[cl] = 0;
-    }
-    if (ps) { /* fields 4 (ppid), 22 (starttime), 48 (arg_start), counted from 1 */
-        unsigned long long fld[49] = {0};
-        char *p = (char *)rp + 3;
-        for (int i = 4; i <= 48 && *p; i++)
-            fld[i] = strtoull(p, &p, 10);
-        ps->ppid = (pid_t)fld[4];
-        ps->start = fld[22];
-        ps->arg_start = fld[48];
-    }
-    return rp[2];
-}
-
-int attach_pstat_gone(char state, const struct attach_pstat *ps, unsigned long long start0)
-{
-    if (state == 0 || state == 'Z' || state == 'X') return 1;
-    return start0 && ps->start != start0;
 }
 
 static int is_libpython(const char *path)
@@ -120,9 +79,7 @@ int attach__mappings(pid_t pid, struct attach__mapping *m, int max,
                      int (*keep)(const char *path, const char *exe))
 {
     char path[64], exe[512];
-    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-    ssize_t el = readlink(path, exe, sizeof exe - 1);
-    exe[el > 0 ? el : 0] = 0;
+    procfs_exe(NULL, pid, exe, sizeof exe);
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
     FILE *f = fopen(path, "r");
     if (!f) return -errno;
@@ -467,7 +424,7 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
 {
     memset(ap, 0, sizeof *ap);
     ap->pid = pid;
-    char st = attach__proc_state(pid);
+    char st = procfs_state(NULL, pid);
     if (pid <= 0 || !st || st == 'X') {
         snprintf(why, n, "no such process: %d", (int)pid);
         return -ESRCH;
@@ -533,13 +490,8 @@ int attach_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
         return ap->lay.frame_object ? check_thread_ids(ap, why, n) : 0;
     }
     if (!found) {
-        char comm[64] = "?", path[64];
-        snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-        FILE *f = fopen(path, "r");
-        if (f) {
-            if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = 0;
-            fclose(f);
-        }
+        char comm[64];
+        if (procfs_comm(NULL, pid, 0, comm, sizeof comm)) snprintf(comm, sizeof comm, "?");
         if (unread)
             snprintf(why, n,
                      "process %d (%s): %s was deleted or replaced since it started, and its "
@@ -598,25 +550,11 @@ static int frame_sig(struct attach_proc *ap, uint64_t frame, uint64_t *sig)
 static long pthread_tid(struct attach_proc *ap, uint64_t p)
 {
     int32_t v = 0;
-    char path[64];
-    struct stat st;
-    if (p && attach_read(ap->pid, p + (uint64_t)ap->tid_off, &v, sizeof v) == 0 && v > 0) {
-        snprintf(path, sizeof path, "/proc/%d/task/%d", (int)ap->pid, (int)v);
-        if (stat(path, &st) == 0) return v;
-    }
-    snprintf(path, sizeof path, "/proc/%d/task", (int)ap->pid);
-    DIR *d = opendir(path);
-    if (!d) return 0;
-    int ntask = 0;
-    long only = 0;
-    struct dirent *e;
-    while (ntask < 2 && (e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            ntask++;
-            only = atol(e->d_name);
-        }
-    closedir(d);
-    return ntask == 1 ? only : 0;
+    if (p && attach_read(ap->pid, p + (uint64_t)ap->tid_off, &v, sizeof v) == 0 && v > 0 &&
+        procfs_task_exists(NULL, ap->pid, v))
+        return v;
+    long tids[2];
+    return procfs_tasks(NULL, ap->pid, tids, 2) == 1 ? tids[0] : 0;
 }
 
 int attach_threads(struct attach_proc *ap, struct attach_thread *out, int max)
@@ -721,7 +659,7 @@ static int read_str(struct attach_proc *ap, uint64_t addr, char *out, size_t out
     return 0;
 }
 
-/* The line table's format (profiler/linetable.h) */
+/* The line table's format (sampling/linetable.h) */
 static int lt_format(const struct attach_layout *l)
 {
     if (!l->frame_object) return LT_LOCATIONS;

@@ -10,7 +10,7 @@
  * frames with process_vm_readv. Nothing is written to the target and it is
  * never stopped: every read races with it, so every pointer chain is
  * validated and an inconsistent read is an error, never a guess.
- * No jansson, no libuv: the CLI (server/cli/cmd_attach.c) aggregates. */
+ * No jansson, no libuv: the sampler (sampler.c) aggregates. */
 #ifndef HOTLINE_ATTACH_H
 #define HOTLINE_ATTACH_H
 
@@ -89,33 +89,11 @@ int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct a
  * -EPERM. */
 int attach_read(pid_t pid, uint64_t addr, void *buf, size_t n);
 
-/* /proc/PID/stat's fields that tell a process apart: its parent, start
- * time (field 22, clock ticks since boot: a pid reused is another start
- * time) and where its arguments start (field 48: a new stack at each exec,
- * placed at random, so an exec changes it). */
-struct attach_pstat {
-    pid_t ppid;
-    unsigned long long start, arg_start;
-};
-
-/* The state letter of the text of a /proc/PID/stat (0: not one), its
- * fields in ps and its comm (cut to ncomm) when each is not NULL. */
-char attach_pstat_parse(const char *text, struct attach_pstat *ps, char *comm, size_t ncomm);
-
-/* 1 when the process read (its state letter and ps, as parsed above) is not
- * the one attached at start time start0 any more: no such pid (state 0), a
- * zombie or dead, or another process at the same pid (another start time:
- * the target exited and its pid was given to a new one). start0 0: not
- * known, not compared. */
-int attach_pstat_gone(char state, const struct attach_pstat *ps, unsigned long long start0);
-
 /* Shared with inject.c (not for other modules): the minor version a file
  * name says ("python3.X", "libpython3.X.so...", "libpython3.Xd.so"), or -1. */
 int attach__minor_from_name(const char *path);
-/* Shared with inject.c (not for other modules): the state letter of
- * /proc/PID/stat ('Z' zombie, 0 no such process), and the permission
- * sentence for pid in why (returns -EPERM). */
-char attach__proc_state(pid_t pid);
+/* Shared with inject.c (not for other modules): the permission sentence
+ * for pid in why (returns -EPERM). */
 int attach__perm_message(pid_t pid, char *why, size_t n);
 /* A file mapped at offset 0 in pid, and where. */
 struct attach__mapping {

@@ -12,6 +12,7 @@
 
 #include "attach.h"
 #include "elfsym.h"
+#include "procfs.h"
 
 #define INJECT_MAX_FILES 64
 
@@ -70,7 +71,7 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n)
     snprintf(why, n, "--memory injection is built for x86-64 only");
     return -ENOSYS;
 #endif
-    char st = attach__proc_state(pid);
+    char st = procfs_state(NULL, pid);
     if (pid <= 0 || !st || st == 'X') {
         snprintf(why, n, "no such process: %d", (int)pid);
         return -ESRCH;
@@ -245,4 +246,25 @@ int inject_script(const struct inject_target *t, const char *code, char *buf, si
     put(&o, "else\nprintf \"HOTLINE nostop\\n\"\nend\n");
     put(&o, "detach\n");
     return o.over ? -E2BIG : (int)o.len;
+}
+
+int inject_stopped(pid_t pid, char *msg, size_t n)
+{
+    char st = procfs_state(NULL, pid);
+    if (st == 'T') {
+        snprintf(msg, n,
+                 "process %d is stopped (state T in /proc/%d/stat: SIGSTOP, or "
+                 "Ctrl-Z in its terminal): it would run none of the agent's loading until "
+                 "continued. Nothing was done; continue it (kill -CONT %d or fg) and attach "
+                 "again",
+                 (int)pid, (int)pid, (int)pid);
+        return 1;
+    }
+    if (st != 't') return 0;
+    snprintf(msg, n,
+             "process %d is stopped under a debugger (state t: tracing stop, "
+             "traced by process %ld): it runs nothing, and no second debugger may attach, "
+             "until that one lets it go. Nothing was done",
+             (int)pid, procfs_tracer(NULL, pid));
+    return 1;
 }

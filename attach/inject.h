@@ -16,7 +16,8 @@
  * gdb stops on and never delivers) and each followed at once by the
  * registers put back, and detaches. The interpreter runs the pending call
  * on its main thread at its next eval-breaker check, with the GIL held.
- * Nothing here uses libuv or jansson (server/cli/attach_memory.c does). */
+ * Nothing here uses libuv or jansson: inject_gdb.c runs gdb, inject_files.c
+ * writes the script and its Python, injector.c drives the phases. */
 #ifndef HOTLINE_INJECT_H
 #define HOTLINE_INJECT_H
 
@@ -58,5 +59,11 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n);
  * to gdb, which from another program than a terminal is a signal too).
  * Returns its length, or -E2BIG. */
 int inject_script(const struct inject_target *t, const char *code, char *buf, size_t n);
+
+/* A stopped target runs no queued call and takes no request until it is
+ * continued: attach would wait out its timeout and then blame the target.
+ * Said before anything touches it: 1 with the sentence in msg (SIGSTOP,
+ * or a debugger's tracing stop), else 0. */
+int inject_stopped(pid_t pid, char *msg, size_t n);
 
 #endif

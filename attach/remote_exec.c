@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/uio.h>
 
 #define REXEC_MAX_OFF (1u << 20)    /* a field of a thread state lies below this */
@@ -126,4 +128,63 @@ int rexec_withdraw(const struct rexec *r)
     rc = write_mem(r->pid, r->path, &nul, 1);
     if (!rc) rc = write_mem(r->pid, r->pending, &zero, sizeof zero);
     return rc ? rc : 1;
+}
+
+int rexec_open(pid_t pid, struct rexec *r, char *why, size_t n)
+{
+    struct attach_proc ap;
+    int rc = attach_open(&ap, pid, why, n);
+    if (!rc) rc = rexec_find(&ap, r, why, n);
+    attach_close(&ap);
+    return rc;
+}
+
+int rexec_request(const struct rexec *r, const char *script, char *why, size_t n)
+{
+    int rc = rexec_send(r, script);
+    if (getenv("HOTLINE_ATTACH_DEBUG"))
+        fprintf(stderr,
+                "hotline: PEP 768: tstate %#llx, path at %#llx, pending at %#llx, "
+                "eval_breaker at %#llx | %#llx: %d\n",
+                (unsigned long long)r->tstate, (unsigned long long)r->path,
+                (unsigned long long)r->pending, (unsigned long long)r->eval_breaker,
+                (unsigned long long)r->stop_bit, rc);
+    if (rc == -EPERM) {
+        attach__perm_message(r->pid, why, n);
+    } else if (rc) {
+        /* a write that failed part-way: take back what may be there */
+        int w = rexec_withdraw(r);
+        snprintf(why, n, "%s (%s); %s", "writing the request failed", strerror(-rc),
+                 w >= 0 ? "the target is unchanged" : "it may be left half-written");
+    }
+    return rc;
+}
+
+void rexec_give_up(const struct rexec *r, const char *what, char *msg, size_t n)
+{
+    int w = rexec_withdraw(r);
+    if (getenv("HOTLINE_ATTACH_DEBUG")) fprintf(stderr, "hotline: withdraw: %d\n", w);
+    if (w == 1)
+        snprintf(msg, n,
+                 "%s: process %d's main thread ran no Python bytecode since the request was "
+                 "written (blocked in a C call: a read, a sleep, a lock?), so it never took "
+                 "it. "
+                 "Withdrawn (debugger_pending_call cleared) and the script removed: the "
+                 "target is unchanged",
+                 what, (int)r->pid);
+    else if (w == 0)
+        snprintf(msg, n,
+                 "%s: process %d took the request but its agent did not connect (an audit "
+                 "hook refusing cpython.remote_debugger_script, a script it could not "
+                 "read, or the import still under way?); the script finds no socket now "
+                 "and does nothing",
+                 what, (int)r->pid);
+    else if (w == -ESRCH || kill(r->pid, 0) != 0)
+        snprintf(msg, n, "%s: process %d has exited", what, (int)r->pid);
+    else
+        snprintf(msg, n,
+                 "%s, and the request could not be withdrawn (%s): if process %d's main "
+                 "thread takes it later it finds no script, and Python prints one "
+                 "\"Exception ignored\" line on its stderr",
+                 what, strerror(-w), (int)r->pid);
 }

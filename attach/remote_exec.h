@@ -8,7 +8,8 @@
  * call's return). Nothing is stopped, no code is written, no debugger: the
  * right needed is ptrace's, as for reading. A request the target has not
  * taken yet can be withdrawn (the flag cleared), which leaves the target as
- * it was. No libuv, no jansson (server/cli/attach_memory.c drives it). */
+ * it was. No libuv, no jansson (attach/injector.c drives it, with the
+ * helpers at the end). */
 #ifndef HOTLINE_REMOTE_EXEC_H
 #define HOTLINE_REMOTE_EXEC_H
 
@@ -54,5 +55,20 @@ int rexec_withdraw(const struct rexec *r);
 /* 1 while the request is pending (not taken yet), 0 once taken, negative
  * on a failed read. */
 int rexec_pending(const struct rexec *r);
+
+/* The PEP 768 phase of `hotline attach --memory`, for its driver: */
+
+/* pid opened (attach_open) and its request's place found (rexec_find):
+ * 0, or their negative code with a sentence in why. */
+int rexec_open(pid_t pid, struct rexec *r, char *why, size_t n);
+
+/* rexec_send, and a send that failed part-way taken back: 0, or its code
+ * with a sentence in why (-EPERM: attach.c's permission sentence). */
+int rexec_request(const struct rexec *r, const char *script, char *why, size_t n);
+
+/* The agent did not come (what: "interrupted ...", "the agent did not
+ * connect within 10 s"): the request withdrawn, and the sentence that
+ * says where that leaves the target into msg (cap n). */
+void rexec_give_up(const struct rexec *r, const char *what, char *msg, size_t n);
 
 #endif

@@ -1,46 +1,27 @@
 /* pylist.c: see pylist.h. */
 #include "proc/pylist.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "attach.h"
-
-static ssize_t read_small(const char *path, char *buf, size_t n)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return -errno;
-    size_t got = fread(buf, 1, n - 1, f);
-    fclose(f);
-    buf[got] = 0;
-    return (ssize_t)got;
-}
-
-static void read_link(pid_t pid, const char *what, char *out, size_t n)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
-    ssize_t l = readlink(path, out, n - 1);
-    out[l > 0 ? l : 0] = 0;
-}
+#include "procfs.h"
 
 int pyproc_describe(pid_t pid, struct pyproc_info *out)
 {
     memset(out, 0, sizeof *out);
-    char path[64], buf[8192];
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-    ssize_t n = read_small(path, buf, sizeof buf);
+    char buf[8192];
+    long n = procfs_cmdline(NULL, pid, buf, sizeof buf);
     if (n < 0) return n == -ENOENT ? -ESRCH : (int)n;
-    read_link(pid, "cwd", out->cwd, sizeof out->cwd);
-    read_link(pid, "exe", out->exe, sizeof out->exe);
+    procfs_cwd(NULL, pid, out->cwd, sizeof out->cwd);
+    procfs_exe(NULL, pid, out->exe, sizeof out->exe);
     size_t cl = 0;
     int skip_next = 0, done = 0;
-    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
+    for (long i = 0; i < n; i += (long)strlen(buf + i) + 1) {
         const char *arg = buf + i;
         if (cl < sizeof out->command - 1)
             cl += (size_t)snprintf(out->command + cl, sizeof out->command - cl, "%s%s",
@@ -135,57 +116,68 @@ static void add(struct pylist_share *sh, json_t *out, json_t *o)
     if (sh) pthread_mutex_unlock(&sh->mu);
 }
 
+struct lister {
+    const char *rroot; /* the workspace, resolved ("": none) */
+    pid_t self;
+    json_t *out;
+    struct pylist_share *sh;
+};
+
+/* One process of /proc: listed when it is a Python (procfs_each_pid). */
+static int list_one(pid_t pid, void *data)
+{
+    struct lister *l = data;
+    const char *rroot = l->rroot;
+    struct pylist_share *sh = l->sh;
+    json_t *out = l->out;
+    if (json_array_size(out) >= PYLIST_MAX) return 1; /* full: the scan stops */
+    struct pyproc_info in;
+    if (pid <= 0 || pid == l->self || pyproc_describe(pid, &in) || !in.command[0]) return 0;
+    if (!looks_python(pid, &in)) return 0;
+    int ws = rroot[0] && (under(in.main, rroot) || under(in.cwd, rroot));
+    if (skipped(sh, pid)) {
+        json_t *o = blocked_entry(pid, &in, ws);
+        if (o) add(sh, out, o);
+        return 0;
+    }
+    if (sh) { /* what the waiter lists if the open below never returns */
+        json_t *b = blocked_entry(pid, &in, ws);
+        pthread_mutex_lock(&sh->mu);
+        json_decref(sh->cur);
+        sh->cur = b;
+        pthread_mutex_unlock(&sh->mu);
+    }
+    if (sh && pid == sh->hang_pid) /* the test's stand-in for a hung mount */
+        for (;;)
+            sleep(3600);
+    struct attach_proc ap;
+    char why[512] = "";
+    int rc = attach_open(&ap, pid, why, sizeof why);
+    char version[32];
+    snprintf(version, sizeof version, "%s", rc == 0 ? ap.version : "");
+    attach_close(&ap);
+    if (sh) {
+        pthread_mutex_lock(&sh->mu);
+        json_decref(sh->cur);
+        sh->cur = NULL;
+        pthread_mutex_unlock(&sh->mu);
+    }
+    if (rc == ATTACH_ENOTPY || rc == -ESRCH) return 0; /* not Python after all, or gone */
+    json_t *o = json_pack("{s:i,s:s,s:s,s:s,s:b,s:b}", "pid", (int)pid, "command", in.command,
+                          "cwd", in.cwd, "main", in.main, "inWorkspace", ws, "canAttach", rc == 0);
+    if (!o) return 0;
+    json_object_set_new(o, "python", version[0] ? json_string(version) : json_null());
+    if (rc) json_object_set_new(o, "why", json_string(why[0] ? why : strerror(-rc)));
+    add(sh, out, o);
+    return 0;
+}
+
 static int list_into(const char *root, pid_t self, json_t *out, struct pylist_share *sh)
 {
-    DIR *d = opendir("/proc");
-    if (!d) return 0;
     char rroot[PATH_MAX] = "";
     if (root && !realpath(root, rroot)) snprintf(rroot, sizeof rroot, "%s", root);
-    struct dirent *e;
-    while ((e = readdir(d)) && json_array_size(out) < PYLIST_MAX) {
-        if (!isdigit((unsigned char)e->d_name[0])) continue;
-        pid_t pid = (pid_t)atoi(e->d_name);
-        struct pyproc_info in;
-        if (pid <= 0 || pid == self || pyproc_describe(pid, &in) || !in.command[0]) continue;
-        if (!looks_python(pid, &in)) continue;
-        int ws = rroot[0] && (under(in.main, rroot) || under(in.cwd, rroot));
-        if (skipped(sh, pid)) {
-            json_t *o = blocked_entry(pid, &in, ws);
-            if (o) add(sh, out, o);
-            continue;
-        }
-        if (sh) { /* what the waiter lists if the open below never returns */
-            json_t *b = blocked_entry(pid, &in, ws);
-            pthread_mutex_lock(&sh->mu);
-            json_decref(sh->cur);
-            sh->cur = b;
-            pthread_mutex_unlock(&sh->mu);
-        }
-        if (sh && pid == sh->hang_pid) /* the test's stand-in for a hung mount */
-            for (;;)
-                sleep(3600);
-        struct attach_proc ap;
-        char why[512] = "";
-        int rc = attach_open(&ap, pid, why, sizeof why);
-        char version[32];
-        snprintf(version, sizeof version, "%s", rc == 0 ? ap.version : "");
-        attach_close(&ap);
-        if (sh) {
-            pthread_mutex_lock(&sh->mu);
-            json_decref(sh->cur);
-            sh->cur = NULL;
-            pthread_mutex_unlock(&sh->mu);
-        }
-        if (rc == ATTACH_ENOTPY || rc == -ESRCH) continue; /* not Python after all, or gone */
-        json_t *o =
-            json_pack("{s:i,s:s,s:s,s:s,s:b,s:b}", "pid", (int)pid, "command", in.command, "cwd",
-                      in.cwd, "main", in.main, "inWorkspace", ws, "canAttach", rc == 0);
-        if (!o) continue;
-        json_object_set_new(o, "python", version[0] ? json_string(version) : json_null());
-        if (rc) json_object_set_new(o, "why", json_string(why[0] ? why : strerror(-rc)));
-        add(sh, out, o);
-    }
-    closedir(d);
+    struct lister l = {rroot, self, out, sh};
+    procfs_each_pid(NULL, list_one, &l);
     return 0;
 }
 

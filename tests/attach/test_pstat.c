@@ -1,5 +1,5 @@
-/* attach_pstat_parse and attach_pstat_gone: the decision `hotline attach`
- * makes on every tick (server/cli/cmd_attach.c, proc_gone) from the text
+/* procfs_stat_parse and procfs_gone: the decision `hotline attach`
+ * makes on every tick (attach/sampler.c) from the text
  * of /proc/PID/stat: a zombie, no such pid, or the same pid with another
  * start time (the target exited and a new process got its pid) is gone;
  * the attached process, exec'd or not, is not. */
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "procfs.h"
 #include "check.h"
 
 /* A stat line: pid, comm, state, then fields 4..52 with ppid, start time
@@ -28,30 +28,30 @@ static void stat_line(char *buf, size_t n, const char *comm, char state, int ppi
 int main(void)
 {
     char line[1024], comm[32];
-    struct attach_pstat ps;
+    struct procfs_stat ps;
 
     /* fields by position, a comm holding ") (" and spaces */
     stat_line(line, sizeof line, "py) (x y", 'S', 17, 123456, 0x7ffd1000);
-    CHECK_EQ(attach_pstat_parse(line, &ps, comm, sizeof comm), 'S');
+    CHECK_EQ(procfs_stat_parse(line, &ps, comm, sizeof comm), 'S');
     CHECK(ps.ppid == 17 && ps.start == 123456 && ps.arg_start == 0x7ffd1000);
     CHECK(strcmp(comm, "py) (x y") == 0);
-    CHECK_EQ(attach_pstat_parse("garbage", &ps, NULL, 0), 0);
-    CHECK_EQ(attach_pstat_parse("1 (x)", &ps, NULL, 0), 0);
+    CHECK_EQ(procfs_stat_parse("garbage", &ps, NULL, 0), 0);
+    CHECK_EQ(procfs_stat_parse("1 (x)", &ps, NULL, 0), 0);
 
     /* the decision */
-    CHECK_EQ(attach_pstat_gone('S', &ps, 123456), 0); /* the same process */
-    CHECK_EQ(attach_pstat_gone('R', &ps, 0), 0);      /* start not known: not compared */
-    CHECK_EQ(attach_pstat_gone('Z', &ps, 123456), 1); /* a zombie */
-    CHECK_EQ(attach_pstat_gone('X', &ps, 123456), 1);
-    CHECK_EQ(attach_pstat_gone(0, &ps, 123456), 1); /* no such pid */
+    CHECK_EQ(procfs_gone('S', &ps, 123456), 0); /* the same process */
+    CHECK_EQ(procfs_gone('R', &ps, 0), 0);      /* start not known: not compared */
+    CHECK_EQ(procfs_gone('Z', &ps, 123456), 1); /* a zombie */
+    CHECK_EQ(procfs_gone('X', &ps, 123456), 1);
+    CHECK_EQ(procfs_gone(0, &ps, 123456), 1); /* no such pid */
     /* an exec keeps the start time (arg_start moves): still the target */
     stat_line(line, sizeof line, "python3", 'R', 17, 123456, 0x7ffe2000);
-    char st = attach_pstat_parse(line, &ps, NULL, 0);
-    CHECK_EQ(attach_pstat_gone(st, &ps, 123456), 0);
+    char st = procfs_stat_parse(line, &ps, NULL, 0);
+    CHECK_EQ(procfs_gone(st, &ps, 123456), 0);
     /* the pid reused by another process (a later start time): gone */
     stat_line(line, sizeof line, "python3", 'R', 17, 123999, 0x7ffe2000);
-    st = attach_pstat_parse(line, &ps, NULL, 0);
-    CHECK_EQ(attach_pstat_gone(st, &ps, 123456), 1);
+    st = procfs_stat_parse(line, &ps, NULL, 0);
+    CHECK_EQ(procfs_gone(st, &ps, 123456), 1);
 
     /* this process's own stat parses, and is not gone from itself */
     FILE *f = fopen("/proc/self/stat", "r");
@@ -59,9 +59,9 @@ int main(void)
     size_t n = fread(line, 1, sizeof line - 1, f);
     fclose(f);
     line[n] = 0;
-    st = attach_pstat_parse(line, &ps, NULL, 0);
+    st = procfs_stat_parse(line, &ps, NULL, 0);
     CHECK(st == 'R');
     CHECK(ps.ppid == getppid() && ps.start > 0);
-    CHECK_EQ(attach_pstat_gone(st, &ps, ps.start), 0);
+    CHECK_EQ(procfs_gone(st, &ps, ps.start), 0);
     return check_exit("attach_pstat");
 }

@@ -1,0 +1,550 @@
+/* sampler: one tick of one process: threads, probes, charging, messages
+ * into a sink (sampler.h; method and limits: docs/attach.md). */
+#include "sampler.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+
+#include "agent_config.h"
+#include "agent_paths.h"
+#include "procfs.h"
+
+#define ATT_PROBE_PAIRS 400 /* probes per window at most */
+#define ATT_PROBE_GAP 20e-6 /* sleep between two probes */
+/* ...when the target got no CPU since the last probe: it waits for one, and
+ * polling faster would take the CPU it waits for (2-core hosts) */
+#define ATT_PROBE_WAIT 300e-6
+/* lines sent to the editor (each one a message it pops up); past them one
+ * more says so, and stderr has them all (a pool of workers) */
+#define ATT_MAX_TOLD 5
+
+/* --exclude's default: what the agent excludes by default (the standard
+ * library of any CPython 3, wherever installed, and third-party packages) */
+static const char *const att_default_exclude[] = {"*/site-packages/*", "*/dist-packages/*",
+                                                  "*/lib/python3.*/*"};
+
+double attach_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void attach_sampler_sleep(const struct attach_sampler *s, double sec)
+{
+    struct timespec ts = {(time_t)sec, (long)((sec - (double)(time_t)sec) * 1e9)};
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR && !*s->stop)
+        ;
+}
+
+int attach_sampler_init(struct attach_sampler *s, struct attach_sink *sink,
+                        volatile sig_atomic_t *stop, double interval_ms, const char *const *include,
+                        int ninclude, const char *const *exclude, int nexclude)
+{
+    memset(s, 0, sizeof *s);
+    s->sink = sink;
+    s->stop = stop;
+    s->interval_ms = interval_ms;
+    s->budget = interval_ms * 0.5e-3;
+    if (ninclude > ATTACH_MAX_PATTERNS) ninclude = ATTACH_MAX_PATTERNS;
+    if (nexclude > ATTACH_MAX_PATTERNS) nexclude = ATTACH_MAX_PATTERNS;
+    memcpy(s->include, include, (size_t)ninclude * sizeof *include);
+    s->ninclude = ninclude;
+    if (nexclude) {
+        memcpy(s->exclude, exclude, (size_t)nexclude * sizeof *exclude);
+        s->nexclude = nexclude;
+    } else {
+        s->nexclude = (int)(sizeof att_default_exclude / sizeof *att_default_exclude);
+        memcpy(s->exclude, att_default_exclude, sizeof att_default_exclude);
+    }
+    s->ts = malloc(ATTACH_MAX_LISTED * sizeof *s->ts);
+    s->st = malloc(ATTACH_MAX_LISTED);
+    s->cpu = malloc(ATTACH_MAX_LISTED * sizeof *s->cpu);
+    return s->ts && s->st && s->cpu ? 0 : -ENOMEM;
+}
+
+void attach_sampler_free(struct attach_sampler *s)
+{
+    for (int i = 0; i < s->nprocs; i++)
+        attach_sproc_free(s, s->procs[i]);
+    s->nprocs = 0;
+    free(s->ts);
+    free(s->st);
+    free(s->cpu);
+    s->ts = NULL;
+    s->st = NULL;
+    s->cpu = NULL;
+}
+
+void attach_sampler_emit(struct attach_sampler *s, struct attach_sproc *pr, json_t *msg)
+{
+    if (!msg) return;
+    if (s->sink->emit(s->sink, pr->conn, msg)) *s->stop = SIGPIPE;
+}
+
+void attach_sampler_tell(struct attach_sampler *s, const char *msg)
+{
+    if (s->say)
+        s->say(msg);
+    else
+        fprintf(stderr, "hotline: %s\n", msg);
+    if (!s->sink->remote || s->told > ATT_MAX_TOLD) return;
+    if (++s->told > ATT_MAX_TOLD)
+        msg = s->children ? "more children are followed (not named again)"
+                          : "more Python children were started: not followed, not named again "
+                            "(attach with --children to follow them)";
+    attach_sampler_emit(s, s->procs[0], attach_wire_log("notice", msg));
+}
+
+static long long att_str(struct attach_sampler *s, struct attach_sproc *pr, const char *str)
+{
+    json_t *id = json_object_get(pr->strs, str);
+    if (id) return json_integer_value(id);
+    long long n = ++pr->next_str;
+    json_object_set_new(pr->strs, str, json_integer(n));
+    attach_sampler_emit(s, pr, attach_wire_str(n, str));
+    return n;
+}
+
+/* The process is gone: no such pid, a zombie (its parent has not reaped
+ * it yet: nothing of it is left to read), or its pid now another
+ * process's (start time not start0: it exited and the pid was reused; a
+ * new Python there must not be merged into its report). */
+static int proc_gone(const struct attach_sampler *s, pid_t pid, struct procfs_stat *ps,
+                     unsigned long long start0)
+{
+    char st = procfs_stat(s->procfs, pid, ps, NULL, 0);
+    return procfs_gone(st, ps, start0);
+}
+
+/* The thread's CPU seconds: its task clock, else the process clock when it
+ * is the only running thread (single), else schedstat. 0 or -1 (gone). */
+static int thread_cpu(const struct attach_sampler *sa, struct attach_sproc *pr,
+                      struct attach_sthread *s, int single, double *cpu)
+{
+    uint64_t ns;
+    if (s->perf_fd >= 0 && read(s->perf_fd, &ns, sizeof ns) == (ssize_t)sizeof ns) {
+        *cpu = (double)ns * 1e-9;
+        return 0;
+    }
+    if (single) {
+        struct timespec ts;
+        if (clock_gettime(pr->proc_clock, &ts) != 0) return -1;
+        *cpu = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+        return 0;
+    }
+    return procfs_task(sa->procfs, pr->ap.pid, s->tid, cpu) ? 0 : -1;
+}
+
+static struct attach_sthread *att_thread_find(struct attach_sproc *pr, long tid)
+{
+    for (int i = 0; i < pr->nth; i++)
+        if (pr->th[i].tid == tid) return &pr->th[i];
+    return NULL;
+}
+
+static struct attach_sthread *att_thread(struct attach_sproc *pr, long tid)
+{
+    struct attach_sthread *t = att_thread_find(pr, tid);
+    if (t) {
+        t->gen = pr->gen;
+        return t;
+    }
+    if (pr->nth == ATTACH_MAX_THREADS) return NULL;
+    t = &pr->th[pr->nth++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    t->gen = pr->gen;
+    t->run_cat = CAT_PY;
+    /* A task-clock counter on the thread is exact where /proc is not: a
+     * read makes the kernel bring a running thread's count up to date
+     * (`perf stat -p` does the same). Needs the right to read the target
+     * (as process_vm_readv) and perf_event_paranoid <= 2; otherwise
+     * /proc is used. */
+    struct perf_event_attr pa;
+    memset(&pa, 0, sizeof pa);
+    pa.size = sizeof pa;
+    pa.type = PERF_TYPE_SOFTWARE;
+    pa.config = PERF_COUNT_SW_TASK_CLOCK;
+    pa.exclude_hv = 1;
+    t->perf_fd = (int)syscall(SYS_perf_event_open, &pa, (pid_t)tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (t->perf_fd < 0) { /* paranoid 2 without CAP_PERFMON: user-space time only */
+        pa.exclude_kernel = 1;
+        t->perf_fd =
+            (int)syscall(SYS_perf_event_open, &pa, (pid_t)tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    return t;
+}
+
+/* The frame charged: the innermost that is part of the program by the
+ * include / exclude rule the in-process agent applies (protocol/
+ * agent_paths.h: by default the innermost outside the standard library,
+ * site-packages and dist-packages, as `hotline run` charges the user's
+ * code), else the innermost. */
+static int charged_frame(const struct attach_sampler *s, const struct attach_frame *fr, int nf)
+{
+    for (int i = 0; i < nf; i++)
+        if (agent_path_profiled(s->include, s->ninclude, s->exclude, s->nexclude, fr[i].file))
+            return i;
+    return 0;
+}
+
+struct attach_charge attach_charge(int running, int cat, double dw, double dc)
+{
+    struct attach_charge c = {0, 0, 0, 0};
+    if (!running) cat = CAT_SYS;
+    double on = dw > 0 ? (dc < dw ? dc / dw : 1) : 0; /* the busy share */
+    c.py = cat == CAT_PY ? dw : 0;
+    c.nat = cat == CAT_NAT ? dw : 0;
+    c.sys = cat == CAT_SYS ? dw : 0;
+    c.cpu = running ? dw * on : 0;
+    return c;
+}
+
+/* Record one thread's tick, charged c (category cat) over dw: str/stack
+ * messages as needed, then its part of the delta d. */
+static void att_record(struct attach_sampler *a, struct attach_sproc *pr,
+                       const struct attach_thread *t, struct attach_sthread *s, int cat,
+                       const struct attach_charge *c, double dw, struct attach_delta *d)
+{
+    struct attach_frame fr[ATTACH_MAX_FRAMES];
+    int nf = attach_stack(&pr->ap, t, fr, ATTACH_MAX_FRAMES);
+    if (nf < 0) {
+        a->dropped++; /* a chain that did not validate: no garbage in the report */
+        return;
+    }
+    if (!s->name[0]) { /* the main thread as Python names it, others by their comm */
+        if (t->tid != pr->ap.pid)
+            procfs_comm(a->procfs, pr->ap.pid, t->tid, s->name, sizeof s->name);
+        if (!s->name[0])
+            snprintf(s->name, sizeof s->name, "%s", t->tid == pr->ap.pid ? "MainThread" : "?");
+    }
+    attach_wire_delta_thread(d, t->tid, s->name, c);
+    if (nf == 0) return;
+    for (int i = 0; i < nf; i++) /* no location (a prologue instruction): its first line */
+        if (fr[i].line < 0) fr[i].line = fr[i].firstline > 0 ? fr[i].firstline : 0;
+    json_t *jfr = json_array();
+    char key[8192];
+    size_t kl = 0;
+    for (int i = 0; i < nf; i++) {
+        long long f = att_str(a, pr, fr[i].file), n = att_str(a, pr, fr[i].name);
+        json_array_append_new(jfr, attach_wire_frame(f, n, fr[i].line));
+        if (kl < sizeof key - 64)
+            kl += (size_t)snprintf(key + kl, sizeof key - kl, "%lld:%lld:%d|", f, n, fr[i].line);
+    }
+    int ci = charged_frame(a, fr, nf);
+    long long file = att_str(a, pr, fr[ci].file), name = att_str(a, pr, fr[ci].name);
+    double now = attach_mono();
+    if (file != s->cur_file || fr[ci].line != s->cur_line) {
+        s->cur_file = file;
+        s->cur_line = fr[ci].line;
+        s->since = now;
+    }
+    if (pr->now_threads) /* the live view: all frames, innermost first */
+        json_array_append_new(pr->now_threads, attach_wire_now_thread(t->tid, s->name,
+                                                                      cat == CAT_PY    ? "python"
+                                                                      : cat == CAT_NAT ? "native"
+                                                                                       : "system",
+                                                                      now - s->since, jfr));
+    json_t *sid = json_object_get(pr->stacks, key);
+    long long stack;
+    if (sid) {
+        stack = json_integer_value(sid);
+        json_decref(jfr);
+    } else {
+        stack = ++pr->next_stack;
+        json_object_set_new(pr->stacks, key, json_integer(stack));
+        attach_sampler_emit(a, pr, attach_wire_stack(stack, jfr));
+    }
+    /* the same rule as the agent's: th[] only grows, so the index is the
+     * thread's rank in first-seen order */
+    long long stid = s - pr->th < AGENT_STACK_THREADS ? (long long)t->tid : 0;
+    attach_wire_delta_sample(d, file, name, fr[ci].line, fr[ci].firstline, fr[ci].lastline, c,
+                             stack, dw, stid);
+}
+
+/* One probe window on a running thread (probe.h decides). single: the only
+ * running thread, whose CPU is then the process's exact clock. */
+static void att_probe(struct attach_sampler *a, struct attach_sproc *pr, struct attach_thread *t,
+                      struct attach_sthread *s, int single, double tick_cpu)
+{
+    double cpu;
+    int holds = attach_holds_gil(&pr->ap, t);
+    if (thread_cpu(a, pr, s, single, &cpu)) return;
+    probe_start(&s->probe, t->sig, holds == 0, cpu, attach_mono());
+    int frozen = 0;
+    double cpu_prev = -1, end = attach_mono() + a->budget;
+    /* until decided (probe_done, or enough frozen evidence for CAT_NAT) or
+     * the budget ends: on a loaded host a runnable target can wait
+     * milliseconds for a CPU, and pairs without CPU prove nothing */
+    for (int k = 0;
+         k < ATT_PROBE_PAIRS && !probe_done(&s->probe) &&
+         !(s->probe.frozen_n >= PROBE_MIN_PAIRS && s->probe.frozen_s >= PROBE_MIN_FROZEN) &&
+         attach_mono() < end;
+         k++) {
+        /* a frozen pair is followed at once (probe_pair): a sleep would
+         * stretch the next pair past PROBE_MAX_PAIR on a loaded host */
+        if (!frozen)
+            attach_sampler_sleep(a, s->probe.cpu > cpu_prev ? ATT_PROBE_GAP : ATT_PROBE_WAIT);
+        cpu_prev = s->probe.cpu;
+        uint64_t sig;
+        if (attach_thread_sig(&pr->ap, t, &sig)) return;
+        holds = attach_holds_gil(&pr->ap, t);
+        if (thread_cpu(a, pr, s, single, &cpu)) return;
+        frozen = probe_pair(&s->probe, sig, holds == 0, cpu, attach_mono());
+    }
+    int v = probe_verdict(&s->probe, tick_cpu);
+    if (getenv("HOTLINE_ATTACH_DEBUG"))
+        fprintf(stderr,
+                "probe pid %d tid %ld single %d moved %d frozen %d %.0fus nogil %.0fus -> %d\n",
+                (int)pr->ap.pid, t->tid, single, s->probe.moved, s->probe.frozen_n,
+                s->probe.frozen_s * 1e6, s->probe.nogil_s * 1e6, v);
+    if (v >= 0) s->run_cat = v;
+}
+/* ---- more Python threads than ATTACH_MAX_THREADS ---------------------
+ * A tick samples ATTACH_MAX_THREADS at most (reads per thread). The
+ * interpreter lists its newest threads first: a plain cut left out the
+ * main thread first of all (300 idle workers: its busy loop read 0 s).
+ * Kept instead: the main thread, then the running ones (R), then those
+ * sampled already (their counters stay open), then in list order; the
+ * user is told how many were left out, and the report counts them. */
+struct att_pick {
+    int key, i;
+};
+
+static int att_pick_cmp(const void *x, const void *y)
+{
+    const struct att_pick *a = x, *b = y;
+    return a->key != b->key ? b->key - a->key : a->i - b->i;
+}
+
+/* ts[0..n) with their states st and CPU cpu, cut to ATTACH_MAX_THREADS
+ * as above (the three moved together): the new n. */
+static int att_pick_threads(struct attach_sampler *a, struct attach_sproc *pr, int n)
+{
+    if (n <= ATTACH_MAX_THREADS) return n;
+    struct att_pick *pk = malloc((size_t)n * sizeof *pk);
+    struct attach_thread *kt = malloc(ATTACH_MAX_THREADS * sizeof *kt);
+    char kst[ATTACH_MAX_THREADS];
+    double kcpu[ATTACH_MAX_THREADS];
+    if (!pk || !kt) {
+        free(pk);
+        free(kt);
+        return ATTACH_MAX_THREADS;
+    }
+    for (int i = 0; i < n; i++) {
+        pk[i].i = i;
+        pk[i].key = a->ts[i].tid == (long)pr->ap.pid    ? 3
+                    : a->st[i] == 'R'                   ? 2
+                    : att_thread_find(pr, a->ts[i].tid) ? 1
+                                                        : 0;
+    }
+    qsort(pk, (size_t)n, sizeof *pk, att_pick_cmp);
+    for (int k = 0; k < ATTACH_MAX_THREADS; k++) {
+        kt[k] = a->ts[pk[k].i];
+        kst[k] = a->st[pk[k].i];
+        kcpu[k] = a->cpu[pk[k].i];
+    }
+    memcpy(a->ts, kt, ATTACH_MAX_THREADS * sizeof *kt);
+    memcpy(a->st, kst, sizeof kst);
+    memcpy(a->cpu, kcpu, sizeof kcpu);
+    free(pk);
+    free(kt);
+    int left = n - ATTACH_MAX_THREADS;
+    a->threads_left += left;
+    if (left > pr->drop_warn_at) { /* loudly: once, and again when many more are */
+        pr->drop_warn_at = left * 2 > left + 16 ? left * 2 : left + 16;
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "process %d has %d Python threads: %d not sampled (at most %d are each tick: "
+                 "the main thread and the running ones are kept, idle ones left out)",
+                 (int)pr->ap.pid, n, left, ATTACH_MAX_THREADS);
+        attach_sampler_tell(a, msg);
+    }
+    return ATTACH_MAX_THREADS;
+}
+
+/* Records of threads not sampled this tick go (ended, or left out): their
+ * counters close, their slots are free for the threads sampled next. */
+static void att_threads_prune(struct attach_sproc *pr)
+{
+    int w = 0;
+    for (int i = 0; i < pr->nth; i++) {
+        if (pr->th[i].gen == pr->gen) {
+            pr->th[w++] = pr->th[i];
+        } else if (pr->th[i].perf_fd >= 0) {
+            close(pr->th[i].perf_fd);
+        }
+    }
+    pr->nth = w;
+}
+
+/* pr exec'd (a fork that runs a new program, a vfork child taken before
+ * its exec): its interpreter is another one, at other addresses, so it is
+ * opened again, and until then (a Python initialising) not read */
+static void att_reopen(struct attach_sproc *pr, unsigned long long arg_start)
+{
+    pid_t pid = pr->ap.pid;
+    char why[512];
+    attach_close(&pr->ap);
+    memset(&pr->ap, 0, sizeof pr->ap);
+    pr->closed = attach_open(&pr->ap, pid, why, sizeof why) != 0;
+    if (pr->closed) {
+        attach_close(&pr->ap);
+        memset(&pr->ap, 0, sizeof pr->ap);
+        pr->ap.pid = pid;
+    }
+    pr->arg_start = arg_start;
+}
+
+/* One tick of one process: 0, or -ESRCH when it is gone. */
+int attach_sampler_tick(struct attach_sampler *a, struct attach_sproc *pr)
+{
+    struct procfs_stat ps;
+    if (proc_gone(a, pr->ap.pid, &ps, pr->start)) return -ESRCH;
+    if (ps.arg_start != pr->arg_start || pr->closed) att_reopen(pr, ps.arg_start);
+    double now = attach_mono();
+    if (pr->closed) { /* its time goes to the first line read once it is open */
+        if (getenv("HOTLINE_ATTACH_DEBUG"))
+            fprintf(stderr, "hotline: process %d not open (exec'd)\n", (int)pr->ap.pid);
+        return 0;
+    }
+    struct attach_thread *ts = a->ts;
+    int n = attach_threads(&pr->ap, ts, ATTACH_MAX_LISTED);
+    if (n == -ESRCH) return -ESRCH;
+    if (n < 0) {
+        if (getenv("HOTLINE_ATTACH_DEBUG"))
+            fprintf(stderr, "hotline: process %d: threads not read (%d)\n", (int)pr->ap.pid, n);
+        a->dropped++;
+        pr->last_tick = now;
+        return 0;
+    }
+    char *st = a->st;
+    double *cpu = a->cpu;
+    for (int i = 0; i < n; i++)
+        st[i] = procfs_task(a->procfs, pr->ap.pid, ts[i].tid, &cpu[i]);
+    n = att_pick_threads(a, pr, n);
+    pr->gen++;
+    for (int i = 0; i < n; i++) { /* first the records of threads not sampled now go */
+        struct attach_sthread *s = att_thread_find(pr, ts[i].tid);
+        if (s) s->gen = pr->gen;
+    }
+    att_threads_prune(pr);
+    int nrun = 0;
+    for (int i = 0; i < n; i++) {
+        nrun += st[i] == 'R';
+        struct attach_sthread *s = att_thread(pr, ts[i].tid);
+        if (st[i] && s && s->perf_fd >= 0) thread_cpu(a, pr, s, 0, &cpu[i]);
+    }
+    struct attach_delta d;
+    if (attach_wire_delta_begin(&d)) { /* out of memory: a tick lost, counted */
+        a->dropped++;
+        return 0;
+    }
+    if (a->sink->remote && pr->now_hz > 0 && now - pr->last_now >= 1.0 / pr->now_hz)
+        pr->now_threads = json_array();
+    for (int i = 0; i < n; i++) {
+        struct attach_sthread *s = att_thread(pr, ts[i].tid);
+        if (!s || !st[i]) continue;
+        double dw = s->have_base ? now - s->last_wall : now - pr->last_tick;
+        double dc = s->have_base ? cpu[i] - s->last_cpu : 0;
+        int running = st[i] == 'R';
+        if (running)
+            att_probe(a, pr, &ts[i], s, nrun == 1, dc);
+        else
+            probe_start(&s->probe, 0, 1, cpu[i], now);
+        int cat = running ? s->run_cat : CAT_SYS;
+        struct attach_charge c = attach_charge(running, s->run_cat, dw, dc);
+        att_record(a, pr, &ts[i], s, cat, &c, dw, &d);
+        s->have_base = 1;
+        s->last_wall = now;
+        s->last_cpu = cpu[i];
+    }
+    pr->last_tick = now;
+    attach_sampler_emit(a, pr, attach_wire_delta(&d, now - a->t0));
+    if (pr->now_threads) {
+        attach_sampler_emit(a, pr, attach_wire_now(now - a->t0, pr->now_threads));
+        pr->now_threads = NULL;
+        pr->last_now = now;
+    }
+    return 0;
+}
+
+void attach_sampler_poll(struct attach_sampler *s, struct attach_sproc *pr)
+{
+    if (s->sink->poll && s->sink->poll(s->sink, pr->conn, &pr->now_hz)) *s->stop = SIGTERM;
+}
+
+struct attach_sproc *attach_sproc_new(struct attach_sampler *s)
+{
+    struct attach_sproc *pr = calloc(1, sizeof *pr);
+    if (!pr) return NULL;
+    pr->strs = json_object();
+    pr->stacks = json_object();
+    pr->conn = s->sink->open(s->sink);
+    if (!pr->strs || !pr->stacks || !pr->conn) {
+        attach_sproc_free(s, pr);
+        return NULL;
+    }
+    return pr;
+}
+
+void attach_sproc_free(struct attach_sampler *s, struct attach_sproc *pr)
+{
+    if (!pr) return;
+    if (pr->conn) s->sink->close(s->sink, pr->conn);
+    json_decref(pr->now_threads);
+    for (int i = 0; i < pr->nth; i++)
+        if (pr->th[i].perf_fd >= 0) close(pr->th[i].perf_fd);
+    json_decref(pr->strs);
+    json_decref(pr->stacks);
+    attach_close(&pr->ap);
+    free(pr);
+}
+
+void attach_sampler_hello(struct attach_sampler *s, struct attach_sproc *pr, char *program,
+                          size_t n)
+{
+    char buf[8192], exe[PATH_MAX], cwd[PATH_MAX], main_path[PATH_MAX];
+    pid_t pid = pr->ap.pid;
+    procfs_exe(s->procfs, pid, exe, sizeof exe);
+    procfs_cwd(s->procfs, pid, cwd, sizeof cwd);
+    long len = procfs_cmdline(s->procfs, pid, buf, sizeof buf);
+    procfs_script(buf, len > 0 ? (size_t)len : 0, cwd, main_path, sizeof main_path);
+    if (program) snprintf(program, n, "%s", main_path[0] ? main_path : exe);
+    struct attach_hello h = {.pid = pid,
+                             .ppid = pr->ppid,
+                             .python = pr->ap.version,
+                             .executable = exe,
+                             .cwd = cwd,
+                             .main = main_path,
+                             .args = buf,
+                             .args_len = len > 0 ? (size_t)len : 0,
+                             .interval_ms = s->interval_ms};
+    attach_sampler_emit(s, pr, attach_wire_hello(&h));
+}
+
+void attach_sampler_end(struct attach_sampler *s, struct attach_sproc *pr, const char *reason)
+{
+    if (pr->gone) return;
+    pr->gone = 1;
+    attach_sampler_emit(s, pr, attach_wire_end(attach_mono() - s->t0, reason));
+    for (int i = 0; i < pr->nth; i++) /* its counters go with it */
+        if (pr->th[i].perf_fd >= 0) {
+            close(pr->th[i].perf_fd);
+            pr->th[i].perf_fd = -1;
+        }
+}
+
+void attach_sampler_forget(struct attach_sampler *s, int i)
+{
+    attach_sproc_free(s, s->procs[i]);
+    memmove(&s->procs[i], &s->procs[i + 1], (size_t)(s->nprocs - i - 1) * sizeof *s->procs);
+    s->nprocs--;
+}
