@@ -13,11 +13,16 @@
 #   2. ASan+UBSan build of protocol/ and server/, every ctest again except
 #      the agent-only `profiler` label (no sanitized code in those; the
 #      transcript harness fails a case whose server prints a sanitizer or
-#      leak report);
+#      leak report), without the interpreter matrix
+#      (-DHOTLINE_TEST_MATRIX=OFF: each case under one interpreter, since
+#      the sanitized code, the server's, is the same for every one);
+#   2a. ThreadSanitizer (build-tsan/, -DHOTLINE_TSAN=ON, `ctest -L tsan`):
+#      the agent's threads in a real interpreter, the server's thread pool
+#      and listProcesses' thread (tests/tsan/CMakeLists.txt);
 #   3. libFuzzer targets over their seed corpora, HOTLINE_FUZZ_SECONDS each
 #      (default 36).
-# Build folders: build/, build-release/, build-sid/, build-asan/, build-fuzz/ at the
-# repository root (and the sid tree in .py-sid/).
+# Build folders: build/, build-release/, build-sid/, build-asan/, build-tsan/,
+# build-fuzz/ at the repository root (and the sid tree in .py-sid/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -44,7 +49,7 @@ bash "$root/tests/editors/run.sh" "$root/build"
 
 step "build (ASan+UBSan)"
 cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DHOTLINE_SANITIZE=ON \
-  -DHOTLINE_WERROR=ON >/dev/null
+  -DHOTLINE_TEST_MATRIX=OFF -DHOTLINE_WERROR=ON >/dev/null
 cmake --build "$root/build-asan" -j"$jobs"
 step "tests (ASan+UBSan)"
 # Label `profiler` is left out here: those tests run the agent (which is never
@@ -54,6 +59,12 @@ step "tests (ASan+UBSan)"
 # machine makes noisy. Everything that runs the hotline binary stays in.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs" -LE '^profiler$'
+
+step "ThreadSanitizer (agent threads, server thread pool)"
+cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOTLINE_TSAN=ON \
+  -DHOTLINE_TEST_MATRIX=OFF -DHOTLINE_WERROR=ON >/dev/null
+cmake --build "$root/build-tsan" -j"$jobs" --target hotline_tsan_all
+ctest --test-dir "$root/build-tsan" --output-on-failure -j"$jobs" -L '^tsan$'
 
 step "fuzz (${fuzz_seconds}s per target)"
 cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DHOTLINE_FUZZ=ON \

@@ -368,7 +368,8 @@ def run_case(hotline, path, extra_subst=None, extra_env=None, info=None):
         err = b"".join(c for c in stderr_chunks if c).decode("utf-8", "replace")
         if info is not None:
             info.update(work=work, stderr=err, seen=seen)
-        for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+        for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                       "WARNING: ThreadSanitizer"):
             if marker in err:
                 raise Failure("sanitizer report in server stderr:\n" + err[-4000:])
     return True
