@@ -228,8 +228,8 @@ int cmd_lsp(int argc, char **argv)
         return 1;
     }
     srv.transport = &t;
-    srv.out_cap = max_output;
-    srv.docs.max_bytes = max_document;
+    srv.out.cap = max_output;
+    srv.f.docs.max_bytes = max_document;
     srv.write = transport_write;
     srv.out_pending = transport_pending;
     srv.on_exit = on_server_exit;

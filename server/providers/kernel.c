@@ -26,7 +26,10 @@
 #include <unistd.h>
 
 #include "core/hotdir.h"
-#include "core/lsp.h"
+#include "core/lsp_call.h"
+#include "core/lsp_out.h"
+#include "core/lsp_provider.h"
+#include "core/lsp_pview.h"
 #include "core/lsp_exec.h"
 #include "proc/agentsock.h"
 #include "store/memprof.h"
@@ -36,7 +39,7 @@
 #define KERNEL_RETRY_MS 1000  /* another server holds the socket: try again this often */
 
 struct kernel_state {
-    struct server *srv; /* borrowed */
+    struct lsp_facilities *srv; /* borrowed */
     struct agentsock sock;
     int listening;         /* sock is open: close it at exit */
     struct profile *store; /* borrowed: the view's profile our agents fill, or NULL */
@@ -75,16 +78,16 @@ static json_t *live_diagnostic(const json_t *exec)
 static void on_tick(uv_timer_t *t)
 {
     struct kernel_state *f = t->data;
-    struct server *s = f->srv;
+    struct lsp_facilities *s = f->srv;
     if (f->now_fresh && f->now) {
         f->now_fresh = 0;
         const char *dirs[] = {s->root_path, f->root_real};
         json_t *exec = lsp_exec_from_now(s, f->now, dirs, 2);
-        if (s->executing_optin && exec) {
+        if (s->out->executing_optin && exec) {
             lsp_notify(s, "hotline/executing", json_incref(exec));
             f->exec_sent = 1;
         }
-        if (!s->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
+        if (!s->out->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
             lsp_pview_set_live(s, live_diagnostic(exec));
             f->live_changed = 1;
         }
@@ -104,7 +107,7 @@ static void on_tick(uv_timer_t *t)
 /* The last agent left (or the profile was taken from us): no live line. */
 static void went_quiet(struct kernel_state *f)
 {
-    struct server *s = f->srv;
+    struct lsp_facilities *s = f->srv;
     if (f->ticking) uv_timer_stop(&f->tick);
     f->ticking = 0;
     json_decref(f->now);
@@ -115,7 +118,7 @@ static void went_quiet(struct kernel_state *f)
 }
 
 /* lsp_pview_hold: a run, a clear or a load replaces the profile we fill. */
-static void let_go(struct server *s, void *data)
+static void let_go(struct lsp_facilities *s, void *data)
 {
     struct kernel_state *f = data;
     if (f->sock.nconns)
@@ -134,9 +137,9 @@ static struct profile *on_accept(struct agentsock *a, void *ud)
 {
     (void)a;
     struct kernel_state *f = ud;
-    struct server *s = f->srv;
+    struct lsp_facilities *s = f->srv;
     if (!f->store) {
-        if (s->view.running) { /* a run fills the view */
+        if (s->view->running) { /* a run fills the view */
             lsp_log(s, LSP_MSG_WARNING,
                     "kernels: an agent connected while a program runs (hotline.run): refused");
             return NULL;
@@ -187,7 +190,7 @@ static void on_error(struct agentsock *a, const char *msg, void *ud)
 static void on_gone(struct agentsock *a, long long pid, void *ud)
 {
     struct kernel_state *f = ud;
-    struct server *s = f->srv;
+    struct lsp_facilities *s = f->srv;
     if (pid) lsp_log(s, LSP_MSG_INFO, "kernels: agent of pid %lld left (%d now)", pid, a->nconns);
     if (a->nconns || !f->store) return;
     went_quiet(f);
@@ -197,7 +200,7 @@ static void on_gone(struct agentsock *a, long long pid, void *ud)
     refresh(f); /* final hints / lenses / diagnostics */
 }
 
-static void kernel_listen(struct server *s, struct kernel_state *f);
+static void kernel_listen(struct lsp_facilities *s, struct kernel_state *f);
 
 static void on_retry(uv_timer_t *t)
 {
@@ -209,7 +212,7 @@ static void on_retry(uv_timer_t *t)
 
 /* Listen on <root>/.hotline/agent.sock; every refusal is one log line, but
  * the retries' (another server still there) are quiet. */
-static void kernel_listen(struct server *s, struct kernel_state *f)
+static void kernel_listen(struct lsp_facilities *s, struct kernel_state *f)
 {
     int again = f->retried;
     char dir[PATH_MAX], path[PATH_MAX + 16], err[PATH_MAX + 200];
@@ -255,7 +258,7 @@ static void kernel_listen(struct server *s, struct kernel_state *f)
             again ? " (taken over: the other server left)" : "");
 }
 
-static int kernel_init(struct server *s, void **self)
+static int kernel_init(struct lsp_facilities *s, void **self)
 {
     struct kernel_state *f = calloc(1, sizeof *f);
     if (!f) return -ENOMEM;
@@ -272,19 +275,19 @@ static int kernel_init(struct server *s, void **self)
     return 0;
 }
 
-static void kernel_initialized(struct server *s, void *self)
+static void kernel_initialized(struct lsp_facilities *s, void *self)
 {
     kernel_listen(s, self);
 }
 
-static void kernel_output_live(struct server *s, void *self, int on)
+static void kernel_output_live(struct lsp_facilities *s, void *self, int on)
 {
     (void)s;
     struct kernel_state *f = self;
     if (f->listening) agentsock_request_now(&f->sock, on ? 20 : 0);
 }
 
-static void kernel_debug_state(struct server *s, void *self, json_t *r)
+static void kernel_debug_state(struct lsp_facilities *s, void *self, json_t *r)
 {
     (void)s;
     struct kernel_state *f = self;
@@ -294,7 +297,7 @@ static void kernel_debug_state(struct server *s, void *self, json_t *r)
             json_pack("{s:s, s:i}", "socket", f->sock.path, "connected", f->sock.nconns));
 }
 
-static void kernel_close(struct server *s, void *self)
+static void kernel_close(struct lsp_facilities *s, void *self)
 {
     struct kernel_state *f = self;
     if (!f) return;
@@ -308,7 +311,7 @@ static void kernel_close(struct server *s, void *self)
     f->retry_open = 0;
 }
 
-static void kernel_free(struct server *s, void *self)
+static void kernel_free(struct lsp_facilities *s, void *self)
 {
     (void)s;
     struct kernel_state *f = self;

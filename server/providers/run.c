@@ -24,7 +24,10 @@
 #include "jsonrpc.h"
 #include "core/hotdir.h"
 #include "core/interp.h"
-#include "core/lsp.h"
+#include "core/lsp_call.h"
+#include "core/lsp_out.h"
+#include "core/lsp_provider.h"
+#include "core/lsp_pview.h"
 #include "core/lsp_exec.h"
 #include "store/memprof.h"
 #include "proc/pylist.h"
@@ -38,19 +41,19 @@
 
 struct lsp_run {
     struct session sess;
-    struct server *srv;    /* borrowed */
-    struct profile *store; /* borrowed: the profile view's (the core owns it) */
-    char *uri, *path;      /* owned: the program's file */
-    char *main_dir;        /* owned: directory of the program, resolved (user frames) */
-    char *main_dir_given;  /* owned: the same as given */
-    uv_timer_t tick;       /* LSP_EXEC_MIN_MS */
+    struct lsp_facilities *srv; /* borrowed */
+    struct profile *store;      /* borrowed: the profile view's (the core owns it) */
+    char *uri, *path;           /* owned: the program's file */
+    char *main_dir;             /* owned: directory of the program, resolved (user frames) */
+    char *main_dir_given;       /* owned: the same as given */
+    uv_timer_t tick;            /* LSP_EXEC_MIN_MS */
     int tick_open;
     uint64_t start_ns;
     struct lsp_progress progress; /* cancellable: cancel stops the program */
     json_t *now;                  /* owned latest resolved `now`, or NULL */
     int now_fresh;
     int exec_sent;    /* a hotline/executing with a uri was sent */
-    int live_changed; /* the live line (s->view.live) not yet published */
+    int live_changed; /* the live line (s->view->live) not yet published */
     int stop_requested;
     int attach_pid;    /* > 0: attached to this running process, not a run */
     int attach_memory; /* ... with the agent injected (memory on) */
@@ -82,7 +85,7 @@ struct run_state {
 extern const struct lsp_provider lsp_run_provider;
 
 /* Borrowed: this provider's state in s. */
-static struct run_state *run_of(struct server *s)
+static struct run_state *run_of(struct lsp_facilities *s)
 {
     return lsp_provider_self(s, &lsp_run_provider);
 }
@@ -92,7 +95,7 @@ static uint64_t ms_since(uint64_t ns)
     return (uv_hrtime() - ns) / 1000000;
 }
 
-static void send_refresh(struct server *s);
+static void send_refresh(struct lsp_facilities *s);
 
 /* ---- persistence ------------------------------------------------------- */
 
@@ -116,7 +119,7 @@ static void send_refresh(struct server *s);
  * files are removed again when it lands. Freed in save_after only. */
 struct lsp_save {
     uv_work_t req;
-    struct server *srv; /* borrowed; NULL once the provider let go */
+    struct lsp_facilities *srv; /* borrowed; NULL once the provider let go */
     char dir[PATH_MAX];
     json_t *profile, *sources; /* owned snapshots */
     int rc;                    /* of the file that failed, or 0 */
@@ -152,13 +155,13 @@ static void save_work(uv_work_t *req)
     save_write(req->data);
 }
 
-static void clear_files(struct server *s);
-static void save_queue(struct server *s, struct lsp_save *sv);
+static void clear_files(struct lsp_facilities *s);
+static void save_queue(struct lsp_facilities *s, struct lsp_save *sv);
 
 static void save_after(uv_work_t *req, int status)
 {
     struct lsp_save *sv = req->data;
-    struct server *s = sv->srv;
+    struct lsp_facilities *s = sv->srv;
     struct run_state *f = s ? run_of(s) : NULL;
     if (f && f->save == sv) f->save = NULL;
     if (s && status == 0 && sv->rc)
@@ -172,7 +175,7 @@ static void save_after(uv_work_t *req, int status)
     }
 }
 
-static void save_queue(struct server *s, struct lsp_save *sv)
+static void save_queue(struct lsp_facilities *s, struct lsp_save *sv)
 {
     struct run_state *f = run_of(s);
     if (!s->loop) { /* no loop (fuzzing): in place */
@@ -197,7 +200,7 @@ static void save_queue(struct server *s, struct lsp_save *sv)
     }
 }
 
-static void save_profile(struct server *s)
+static void save_profile(struct lsp_facilities *s)
 {
     const struct profile *prof = lsp_pview_profile(s);
     char dir[PATH_MAX];
@@ -217,7 +220,7 @@ static void save_profile(struct server *s)
     sv->req.data = sv;
     snprintf(sv->dir, sizeof sv->dir, "%s", dir);
     sv->profile = profile_to_json(prof);
-    sv->sources = anchor_snaps_to_json(&s->view.as);
+    sv->sources = anchor_snaps_to_json(&s->view->as);
     save_queue(s, sv);
 }
 
@@ -230,7 +233,7 @@ static void save_profile(struct server *s)
  * waits for it) lets the process exit. Freed in load_after only. */
 struct lsp_load {
     uv_work_t req;
-    struct server *srv; /* borrowed; NULL once the provider's free let go */
+    struct lsp_facilities *srv; /* borrowed; NULL once the provider's free let go */
     char dir[PATH_MAX];
     int discard;
     atomic_int cancel; /* set on the loop thread, read by the worker */
@@ -308,7 +311,7 @@ static void load_free(struct lsp_load *ld)
 static void load_after(uv_work_t *req, int status)
 {
     struct lsp_load *ld = req->data;
-    struct server *s = ld->srv;
+    struct lsp_facilities *s = ld->srv;
     struct run_state *f = s ? run_of(s) : NULL;
     if (f) f->load = NULL;
     if (!f || f->exiting || ld->discard || status < 0 || atomic_load(&ld->cancel)) {
@@ -326,10 +329,10 @@ static void load_after(uv_work_t *req, int status)
     lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", ld->dir);
     load_free(ld);
     /* requests answered meanwhile had no profile: ask for them again */
-    if (f->initialized && s->state == LSP_RUNNING) send_refresh(s);
+    if (f->initialized && s->running) send_refresh(s);
 }
 
-static void load_profile(struct server *s)
+static void load_profile(struct lsp_facilities *s)
 {
     struct run_state *f = run_of(s);
     char dir[PATH_MAX];
@@ -366,7 +369,7 @@ static void load_cancel(struct run_state *f)
 
 /* ---- progress, refresh, executing ------------------------------------- */
 
-static void hottest_line(struct server *s, char *buf, size_t n)
+static void hottest_line(struct lsp_facilities *s, char *buf, size_t n)
 {
     struct prof_line_ref top;
     buf[0] = 0;
@@ -378,7 +381,7 @@ static void hottest_line(struct server *s, char *buf, size_t n)
     }
 }
 
-static void send_refresh(struct server *s)
+static void send_refresh(struct lsp_facilities *s)
 {
     struct run_state *f = run_of(s);
     f->dirty = 0;
@@ -389,7 +392,7 @@ static void send_refresh(struct server *s)
 /* The fallback for clients without hotline/executing: an Information
  * diagnostic on the running line (new reference), or NULL. Names the same
  * library call as the notification. */
-static json_t *live_diagnostic(struct server *s, struct lsp_run *r, const json_t *exec)
+static json_t *live_diagnostic(struct lsp_facilities *s, struct lsp_run *r, const json_t *exec)
 {
     (void)s;
     if (!exec) return NULL;
@@ -410,10 +413,11 @@ static json_t *live_diagnostic(struct server *s, struct lsp_run *r, const json_t
  * hotline/executing nor experimental.hotlineRunEnded). reason: the end
  * message's words ("exited 0", "stopped"). Sent after the final refresh, so
  * a client that refreshes its views on it gets the finished run's data. */
-static json_t *run_ended_params(struct server *s, struct lsp_run *r, const struct session *ss,
-                                const char *reason)
+static json_t *run_ended_params(struct lsp_facilities *s, struct lsp_run *r,
+                                const struct session *ss, const char *reason)
 {
-    if (!s->executing_optin && !json_is_true(lsp_client_cap(s, "experimental.hotlineRunEnded")))
+    if (!s->out->executing_optin &&
+        !json_is_true(lsp_client_cap(s, "experimental.hotlineRunEnded")))
         return NULL;
     const char *outcome = r->stop_requested                           ? "stopped"
                           : (ss->term_signal || ss->exit_status != 0) ? "failed"
@@ -430,16 +434,16 @@ static json_t *run_ended_params(struct server *s, struct lsp_run *r, const struc
 static void on_tick(uv_timer_t *t)
 {
     struct lsp_run *r = t->data;
-    struct server *s = r->srv;
+    struct lsp_facilities *s = r->srv;
     if (r->now_fresh && r->now) {
         r->now_fresh = 0;
         const char *dirs[] = {r->main_dir, r->main_dir_given};
         json_t *exec = lsp_exec_from_now(s, r->now, dirs, 2);
-        if (s->executing_optin && exec) {
+        if (s->out->executing_optin && exec) {
             lsp_notify(s, "hotline/executing", json_incref(exec));
             r->exec_sent = 1;
         }
-        if (!s->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
+        if (!s->out->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
             lsp_pview_set_live(s, live_diagnostic(s, r, exec));
             r->live_changed = 1;
         }
@@ -534,7 +538,7 @@ static void on_sess_closed(struct session *ss)
 }
 
 /* Detach r from the server and close it (kills the program if still running). */
-static void run_retire(struct server *s, struct lsp_run *r)
+static void run_retire(struct lsp_facilities *s, struct lsp_run *r)
 {
     struct run_state *f = run_of(s);
     if (f->run == r) {
@@ -550,13 +554,13 @@ static void run_retire(struct server *s, struct lsp_run *r)
     session_close(&r->sess, on_sess_closed);
 }
 
-static int start_run(struct server *s, json_t *id, json_t *args);
-static void on_progress_cancel(struct server *s, void *data);
+static int start_run(struct lsp_facilities *s, json_t *id, json_t *args);
+static void on_progress_cancel(struct lsp_facilities *s, void *data);
 
 static void on_exit_cb(struct session *ss, void *ud)
 {
     struct lsp_run *r = ud;
-    struct server *s = r->srv;
+    struct lsp_facilities *s = r->srv;
     struct run_state *f = run_of(s);
     uv_timer_stop(&r->tick);
     json_t *ended; /* new, or NULL */
@@ -642,7 +646,7 @@ static char **str_array(json_t *a, int *n, char **extra, int nextra)
 
 /* Start a run from hotline.run arguments (borrowed). id may be NULL (restart):
  * errors then go to showMessage. 0 or negative errno. */
-static int start_run(struct server *s, json_t *id, json_t *a)
+static int start_run(struct lsp_facilities *s, json_t *id, json_t *a)
 {
     struct run_state *f = run_of(s);
     /* hotline.attach: {"pid": N} instead of a program to start */
@@ -812,7 +816,7 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     return 0;
 }
 
-static void cmd_run(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_run(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     struct run_state *f = self;
     if (!s->loop) {
@@ -842,7 +846,7 @@ static void cmd_run(struct server *s, void *self, json_t *id, json_t *a)
     start_run(s, id, a);
 }
 
-static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_stop(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     (void)a;
     struct lsp_run *r = ((struct run_state *)self)->run;
@@ -860,7 +864,7 @@ static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
  * children too), or with memory: true have gdb inject the agent, whose
  * stream the helper relays (attach_memory.c); the editor shows what it
  * shows during a run. */
-static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_attach(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     struct run_state *f = self;
     json_t *pid = json_object_get(a, "pid");
@@ -906,7 +910,7 @@ static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
 }
 
 /* hotline.detach: end an attach; the target runs on untouched */
-static void cmd_detach(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_detach(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     (void)a;
     struct lsp_run *r = ((struct run_state *)self)->run;
@@ -942,8 +946,8 @@ struct list_job { /* shared by the thread and the loop, under sh.mu */
 };
 
 struct lsp_list {
-    struct server *srv; /* borrowed; NULL once the provider let go */
-    json_t *id;         /* owned copy of the request id */
+    struct lsp_facilities *srv; /* borrowed; NULL once the provider let go */
+    json_t *id;                 /* owned copy of the request id */
     struct list_job *job;
     uv_async_t wake;
     uv_timer_t timer;
@@ -1007,7 +1011,7 @@ static void list_woken(uv_async_t *h)
 {
     struct lsp_list *l = h->data;
     if (!l->job) return;
-    struct server *s = l->srv;
+    struct lsp_facilities *s = l->srv;
     struct run_state *f = s ? run_of(s) : NULL;
     if (f && !f->exiting) lsp_reply(s, l->id, json_incref(l->job->sh.out));
     list_release(l);
@@ -1018,7 +1022,7 @@ static void list_woken(uv_async_t *h)
 static void list_timeout(uv_timer_t *h)
 {
     struct lsp_list *l = h->data;
-    struct server *s = l->srv;
+    struct lsp_facilities *s = l->srv;
     struct run_state *f = s ? run_of(s) : NULL;
     pthread_mutex_lock(&l->job->sh.mu);
     json_t *out = json_deep_copy(l->job->sh.out);
@@ -1045,7 +1049,7 @@ static void list_timeout(uv_timer_t *h)
     list_release(l);
 }
 
-static void cmd_list_processes(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_list_processes(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     (void)a;
     struct run_state *f = self;
@@ -1105,7 +1109,7 @@ static void cmd_list_processes(struct server *s, void *self, json_t *id, json_t 
     lsp_reply(s, id, pyproc_list(s->root_path, getpid()));
 }
 
-static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_clear(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     (void)a;
     struct run_state *f = self;
@@ -1124,7 +1128,7 @@ static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
 }
 
 /* Remove <root>/.hotline/{profile,sources}.json (not through a symlink). */
-static void clear_files(struct server *s)
+static void clear_files(struct lsp_facilities *s)
 {
     char dir[PATH_MAX], path[PATH_MAX + 32];
     struct stat st;
@@ -1137,7 +1141,7 @@ static void clear_files(struct server *s)
 }
 
 /* hotline.showProfile; a (borrowed, may be NULL): {"uri", "line"}. */
-static void cmd_show(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_show(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     (void)self;
     const char *uri = json_string_value(json_object_get(a, "uri"));
@@ -1155,7 +1159,7 @@ static void cmd_show(struct server *s, void *self, json_t *id, json_t *a)
     free(text);
 }
 
-static void run_output_live(struct server *s, void *self, int on)
+static void run_output_live(struct lsp_facilities *s, void *self, int on)
 {
     (void)s;
     struct run_state *f = self;
@@ -1164,7 +1168,7 @@ static void run_output_live(struct server *s, void *self, int on)
 }
 
 /* window/workDoneProgress/cancel for the run's progress */
-static void on_progress_cancel(struct server *s, void *data)
+static void on_progress_cancel(struct lsp_facilities *s, void *data)
 {
     (void)s;
     struct lsp_run *r = data;
@@ -1174,33 +1178,33 @@ static void on_progress_cancel(struct server *s, void *data)
 
 /* ---- lifecycle --------------------------------------------------------- */
 
-static int run_init(struct server *s, void **self)
+static int run_init(struct lsp_facilities *s, void **self)
 {
     (void)s;
     *self = calloc(1, sizeof(struct run_state));
     return *self ? 0 : -ENOMEM;
 }
 
-static void run_initialize(struct server *s, void *self, json_t *caps)
+static void run_initialize(struct lsp_facilities *s, void *self, json_t *caps)
 {
     (void)self, (void)caps;
     load_profile(s);
 }
 
-static void run_initialized(struct server *s, void *self)
+static void run_initialized(struct lsp_facilities *s, void *self)
 {
     (void)s;
     struct run_state *f = self;
     f->initialized = 1; /* a profile still loading is published when it is in */
 }
 
-static void run_shutdown(struct server *s, void *self)
+static void run_shutdown(struct lsp_facilities *s, void *self)
 {
     (void)s;
     if (self) load_cancel(self);
 }
 
-static void run_close(struct server *s, void *self)
+static void run_close(struct lsp_facilities *s, void *self)
 {
     struct run_state *f = self;
     if (!f) return;
@@ -1214,13 +1218,13 @@ static void run_close(struct server *s, void *self)
     }
 }
 
-static void run_settings_changed(struct server *s, void *self)
+static void run_settings_changed(struct lsp_facilities *s, void *self)
 {
     struct run_state *f = self;
     if (lsp_pview_profile(s) || f->run) send_refresh(s);
 }
 
-static void run_debug_state(struct server *s, void *self, json_t *r)
+static void run_debug_state(struct lsp_facilities *s, void *self, json_t *r)
 {
     struct run_state *f = self;
     const struct profile *prof = lsp_pview_profile(s);
@@ -1232,7 +1236,7 @@ static void run_debug_state(struct server *s, void *self, json_t *r)
     if (prof) json_object_set_new(r, "samples", json_integer(prof->meta.samples));
 }
 
-static void run_free_state(struct server *s, void *self)
+static void run_free_state(struct lsp_facilities *s, void *self)
 {
     (void)s;
     struct run_state *f = self;

@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/lsp.h"
+#include "core/lsp_call.h"
+#include "core/lsp_out.h"
+#include "core/lsp_provider.h"
+#include "core/lsp_pview.h"
 #include "jsonrpc.h"
 #include "store/memprof.h"
 #include "store/summary.h"
@@ -26,7 +29,7 @@
 
 /* The document of params.textDocument as the profile sees it; 0 or -ENOENT
  * (nothing to show). */
-static int view_open(struct server *s, json_t *params, struct lsp_docview *v)
+static int view_open(struct lsp_facilities *s, json_t *params, struct lsp_docview *v)
 {
     const char *uri =
         json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
@@ -337,7 +340,7 @@ static void class_lenses(const struct lsp_docview *v, const struct profile *p, c
 }
 
 /* The profile lenses of the view, appended to b. */
-static void view_lenses(struct server *s, struct lsp_docview *v, struct lsp_buf *b)
+static void view_lenses(struct lsp_facilities *s, struct lsp_docview *v, struct lsp_buf *b)
 {
     const struct profile *p = lsp_pview_profile(s);
     /* ~220 bytes a lens: one allocation instead of a chain of reallocs */
@@ -368,7 +371,8 @@ static void view_lenses(struct server *s, struct lsp_docview *v, struct lsp_buf 
 
 /* textDocument/codeLens, joined by the core: the profile lenses of
  * params.textDocument appended to out. */
-static void view_code_lens(struct server *s, void *self, json_t *params, struct lsp_buf *out)
+static void view_code_lens(struct lsp_facilities *s, void *self, json_t *params,
+                           struct lsp_buf *out)
 {
     (void)self;
     struct lsp_docview v;
@@ -386,7 +390,7 @@ static const char *bar(double pct)
     return b[i < 0 ? 0 : i > 7 ? 7 : i];
 }
 
-static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *params)
+static void view_inlay_hint(struct lsp_facilities *s, void *self, json_t *id, json_t *params)
 {
     (void)self;
     struct lsp_docview v = {0};
@@ -429,8 +433,8 @@ static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *pa
         summary_breakdown(p, st, tip, sizeof tip);
         json_array_append_new(out, json_pack("{s:{s:I, s:i}, s:s, s:b, s:{s:s, s:s}, s:{s:i, s:f}}",
                                              "position", "line", cur, "character",
-                                             (int)pos_line_units(text, len, s->enc), "label", lb.p,
-                                             "paddingLeft", 1, "tooltip", "kind", "markdown",
+                                             (int)pos_line_units(text, len, s->out->enc), "label",
+                                             lb.p, "paddingLeft", 1, "tooltip", "kind", "markdown",
                                              "value", tip, "data", "line", pl, "share", share));
     }
     free(lb.p);
@@ -577,7 +581,7 @@ static void hover_callers(const struct profile *p, const char *path, int line, c
     free(c);
 }
 
-static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
+static void view_hover(struct lsp_facilities *s, void *self, json_t *id, json_t *params)
 {
     (void)self;
     struct lsp_docview v = {0};
@@ -629,7 +633,7 @@ static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
 
 /* ---- the provider ---- */
 
-static void view_initialize(struct server *s, void *self, json_t *caps)
+static void view_initialize(struct lsp_facilities *s, void *self, json_t *caps)
 {
     (void)s, (void)self;
     json_object_set_new(caps, "inlayHintProvider", json_pack("{s:b}", "resolveProvider", 0));
