@@ -555,10 +555,9 @@ int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message)
     return 0;
 
 fail:
-    /* undo what was made: the handles close (the caller runs the loop, as
-     * after lsp_server_close), the rest is freed */
+    /* what was made is closed here, and freed by lsp_server_free once the
+     * loop has run the close callbacks: the providers' states embed handles */
     lsp_server_close(s);
-    lsp_server_free(s);
     return rc;
 }
 

@@ -71,7 +71,10 @@ struct server {
 int cmd_lsp(int argc, char **argv);
 
 /* Set up a server on loop (may be NULL: no queueing, messages are handled at
- * once, as the fuzz target wants). max_message: framing cap (0 = default). */
+ * once, as the fuzz target wants). max_message: framing cap (0 = default).
+ * 0, or a negative errno: then what was made is closed already, and the
+ * caller runs the loop (if any) and calls lsp_server_free, as after
+ * lsp_server_close. */
 int lsp_server_init(struct server *s, uv_loop_t *loop, size_t max_message);
 /* Close the server's loop handles; call lsp_server_free after the loop has
  * run their close callbacks. */

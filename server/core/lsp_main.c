@@ -223,8 +223,12 @@ int cmd_lsp(int argc, char **argv)
     memset(&t, 0, sizeof t);
     t.loop = &loop;
     t.srv = &srv;
-    if (lsp_server_init(&srv, &loop, max_message)) {
-        fprintf(stderr, "hotline lsp: out of memory\n");
+    int rc = lsp_server_init(&srv, &loop, max_message);
+    if (rc) {
+        fprintf(stderr, "hotline lsp: cannot start: %s\n", strerror(-rc));
+        uv_run(&loop, UV_RUN_DEFAULT); /* the close callbacks of what init made */
+        lsp_server_free(&srv);
+        uv_loop_close(&loop);
         return 1;
     }
     srv.transport = &t;
@@ -240,7 +244,6 @@ int cmd_lsp(int argc, char **argv)
         if (open_stream(&loop, 1, t.out_type, &t.out, 0) < 0)
             t.out_type = UV_FILE; /* fall back to blocking writes */
     }
-    int rc = 0;
     if (t.in_type == UV_NAMED_PIPE || t.in_type == UV_TTY) {
         rc = open_stream(&loop, 0, t.in_type, &t.in, 1);
         if (!rc) {

@@ -44,8 +44,10 @@ struct lsp_pview {
 };
 
 /* profile_updated's `what` */
-#define LSP_PV_DATA 1 /* the profile changed: refresh hints and lenses, republish */
-#define LSP_PV_LIVE 2 /* only the live line moved */
+#define LSP_PV_DATA 1    /* the profile changed: refresh hints and lenses, republish */
+#define LSP_PV_LIVE 2    /* only the live line moved */
+#define LSP_PV_FINAL 4   /* a run ended: the profile is complete (persistence saves it) */
+#define LSP_PV_CLEARED 8 /* hotline.clear: saved copies go too */
 
 /* ---- reading (every provider) ---- */
 

@@ -11,6 +11,8 @@ extern const struct lsp_provider lsp_view_provider;        /* view.c */
 extern const struct lsp_provider lsp_diagnostics_provider; /* diagnostics.c */
 extern const struct lsp_provider lsp_kernel_provider;      /* kernel.c */
 extern const struct lsp_provider lsp_pictures_provider;    /* pictures.c */
+extern const struct lsp_provider lsp_persist_provider;     /* persist.c */
+extern const struct lsp_provider lsp_processes_provider;   /* processes.c */
 
 const struct lsp_provider *const lsp_providers[] = {
     &lsp_notebook_provider, /* document sync of cells, before any feature */
@@ -20,5 +22,7 @@ const struct lsp_provider *const lsp_providers[] = {
     &lsp_diagnostics_provider,
     &lsp_kernel_provider,
     &lsp_pictures_provider,
+    &lsp_persist_provider,
+    &lsp_processes_provider,
     NULL,
 };
