@@ -18,6 +18,7 @@
 #include "hotline_version.h"
 #include "jsonrpc.h"
 #include "core/docsync.h"
+#include "core/params.h"
 #include "core/registry.h"
 #include "core/uri.h"
 
@@ -43,10 +44,16 @@ static void n_progress_cancel(struct server *s, json_t *params);
 static const struct {
     const char *method;
     core_request_fn request;
+    const char *params; /* the shape checked at the door (params.h), NULL: any */
 } request_table[] = {
-    {"initialize", h_initialize},           {"shutdown", h_shutdown},
-    {"hotline/debug/state", h_debug_state}, {"workspace/executeCommand", h_execute_command},
-    {"textDocument/codeLens", h_code_lens}, {"textDocument/codeAction", h_code_action},
+    {"initialize", h_initialize, ""},
+    {"shutdown", h_shutdown, NULL},
+    {"hotline/debug/state", h_debug_state, NULL},
+    {"workspace/executeCommand", h_execute_command, "command:s"},
+    {"textDocument/codeLens", h_code_lens, "textDocument.uri:s"},
+    {"textDocument/codeAction", h_code_action,
+     "textDocument.uri:s range.start.line:i range.start.character:i range.end.line:i "
+     "range.end.character:i"},
 };
 
 static const struct {
@@ -124,9 +131,12 @@ static void enqueue(struct server *s, json_t *msg)
 {
     if (s->qlen >= LSP_MAX_QUEUED) {
         json_t *id = json_object_get(msg, "id");
-        if (json_object_get(msg, "method") && id)
+        if (json_object_get(msg, "method") && id) { /* answered here, at intake */
+            lsp_out_request_begin(&s->out, id);
             lsp_reply_error(&s->f, id, LSP_SERVER_CANCELLED,
                             "server overloaded: too many queued messages");
+            lsp_out_request_end(&s->f, NULL);
+        }
         json_decref(msg);
         return;
     }
@@ -238,6 +248,81 @@ void lsp_eof(struct server *s)
     begin_exit(s, s->state == LSP_SHUT_DOWN ? 0 : 1);
 }
 
+/* At the door: params of the shape spec (params.h, NULL: any),
+ * or an error reply (a request) or a log line (a notification): 1 if so. */
+static int params_ok(struct server *s, const char *method, json_t *id, json_t *params,
+                     const char *spec)
+{
+    char why[256];
+    if (!spec || !lsp_params_check(params, spec, why, sizeof why)) return 1;
+    if (id)
+        lsp_reply_error(&s->f, id, RPC_INVALID_PARAMS, "Invalid params for %s: %s", method, why);
+    else
+        lsp_log(&s->f, LSP_MSG_ERROR, "%s with invalid params (%s): ignored", method, why);
+    return 0;
+}
+
+static void handle_notification(struct server *s, const char *method, json_t *params)
+{
+    if (s->state == LSP_UNINITIALIZED && strcmp(method, "exit"))
+        return; /* LSP: notifications before initialize are dropped */
+    for (size_t i = 0; i < sizeof notify_table / sizeof *notify_table; i++)
+        if (!strcmp(method, notify_table[i].method)) {
+            notify_table[i].notify(s, params);
+            return;
+        }
+    void *nself;
+    const struct lsp_method *nm = lsp_registry_method(&s->f, method, 0, &nself);
+    if (nm) {
+        if (params_ok(s, method, NULL, params, nm->params)) nm->notify(&s->f, nself, params);
+        return;
+    }
+    if (strncmp(method, "$/", 2)) lsp_log(&s->f, LSP_MSG_LOG, "ignored notification %s", method);
+}
+
+/* A request: answered once, here or by its handler (lsp_out.h). */
+static void handle_request(struct server *s, const char *method, json_t *id, json_t *params,
+                           int cancelled)
+{
+    if (cancelled) {
+        lsp_reply_error(&s->f, id, LSP_REQUEST_CANCELLED, "request %s cancelled", method);
+        return;
+    }
+    if (s->state == LSP_UNINITIALIZED && strcmp(method, "initialize")) {
+        lsp_reply_error(&s->f, id, LSP_SERVER_NOT_INITIALIZED, "server not initialized");
+        return;
+    }
+    if (s->state == LSP_SHUT_DOWN) {
+        lsp_reply_error(&s->f, id, RPC_INVALID_REQUEST, "server is shutting down");
+        return;
+    }
+    core_request_fn core = NULL;
+    const char *spec = NULL;
+    for (size_t i = 0; i < sizeof request_table / sizeof *request_table && !core; i++)
+        if (!strcmp(method, request_table[i].method)) {
+            core = request_table[i].request;
+            spec = request_table[i].params;
+        }
+    void *rself = NULL;
+    const struct lsp_method *rm = core ? NULL : lsp_registry_method(&s->f, method, 1, &rself);
+    if (!core && !rm) {
+        lsp_reply_error(&s->f, id, RPC_METHOD_NOT_FOUND, "method not found: %s", method);
+        return;
+    }
+    if (!params_ok(s, method, id, params, core ? spec : rm->params)) return;
+    /* HOTLINE_LSP_TIMING=1: one stderr line per request with the time the
+     * server spent on it (handler + encoding + handing the reply to the
+     * transport), for tests/bench/lsp_bench.py */
+    const char *tm = getenv("HOTLINE_LSP_TIMING");
+    uint64_t t0 = tm && *tm == '1' ? uv_hrtime() : 0;
+    if (core)
+        core(s, id, params);
+    else
+        rm->request(&s->f, rself, id, params);
+    if (t0)
+        fprintf(stderr, "hotline: timing %s %.3f ms\n", method, (double)(uv_hrtime() - t0) / 1e6);
+}
+
 static void handle(struct server *s, json_t *msg, int cancelled)
 {
     const char *method = NULL, *why = NULL;
@@ -253,7 +338,9 @@ static void handle(struct server *s, json_t *msg, int cancelled)
     switch (kind) {
     case RPC_KIND_INVALID:
         lsp_log(&s->f, LSP_MSG_ERROR, "invalid message: %s", why ? why : "?");
+        lsp_out_request_begin(&s->out, id);
         lsp_reply_error(&s->f, id, RPC_INVALID_REQUEST, "Invalid request: %s", why ? why : "?");
+        lsp_out_request_end(&s->f, method);
         return;
     case RPC_KIND_RESPONSE: /* answers to our requests (lsp_call) */
         if (s->state == LSP_RUNNING)
@@ -261,58 +348,14 @@ static void handle(struct server *s, json_t *msg, int cancelled)
                               json_object_get(msg, "error"));
         return;
     case RPC_KIND_NOTIFICATION:
-        if (s->state == LSP_UNINITIALIZED && strcmp(method, "exit"))
-            return; /* LSP: notifications before initialize are dropped */
-        for (size_t i = 0; i < sizeof notify_table / sizeof *notify_table; i++)
-            if (!strcmp(method, notify_table[i].method)) {
-                notify_table[i].notify(s, params);
-                return;
-            }
-        void *nself;
-        const struct lsp_method *nm = lsp_registry_method(&s->f, method, 0, &nself);
-        if (nm) {
-            nm->notify(&s->f, nself, params);
-            return;
-        }
-        if (strncmp(method, "$/", 2))
-            lsp_log(&s->f, LSP_MSG_LOG, "ignored notification %s", method);
+        handle_notification(s, method, params);
         return;
     case RPC_KIND_REQUEST:
-        break;
-    }
-    if (cancelled) {
-        lsp_reply_error(&s->f, id, LSP_REQUEST_CANCELLED, "request %s cancelled", method);
+        lsp_out_request_begin(&s->out, id);
+        handle_request(s, method, id, params, cancelled);
+        lsp_out_request_end(&s->f, method);
         return;
     }
-    if (s->state == LSP_UNINITIALIZED && strcmp(method, "initialize")) {
-        lsp_reply_error(&s->f, id, LSP_SERVER_NOT_INITIALIZED, "server not initialized");
-        return;
-    }
-    if (s->state == LSP_SHUT_DOWN) {
-        lsp_reply_error(&s->f, id, RPC_INVALID_REQUEST, "server is shutting down");
-        return;
-    }
-    core_request_fn core = NULL;
-    for (size_t i = 0; i < sizeof request_table / sizeof *request_table && !core; i++)
-        if (!strcmp(method, request_table[i].method)) core = request_table[i].request;
-    void *rself = NULL;
-    const struct lsp_method *rm = core ? NULL : lsp_registry_method(&s->f, method, 1, &rself);
-    if (core || rm) {
-        /* HOTLINE_LSP_TIMING=1: one stderr line per request with the time the
-         * server spent on it (handler + encoding + handing the reply to the
-         * transport), for tests/bench/lsp_bench.py */
-        const char *tm = getenv("HOTLINE_LSP_TIMING");
-        uint64_t t0 = tm && *tm == '1' ? uv_hrtime() : 0;
-        if (core)
-            core(s, id, params);
-        else
-            rm->request(&s->f, rself, id, params);
-        if (t0)
-            fprintf(stderr, "hotline: timing %s %.3f ms\n", method,
-                    (double)(uv_hrtime() - t0) / 1e6);
-        return;
-    }
-    lsp_reply_error(&s->f, id, RPC_METHOD_NOT_FOUND, "method not found: %s", method);
 }
 
 static void n_progress_cancel(struct server *s, json_t *params)
@@ -377,10 +420,6 @@ static void h_initialize(struct server *s, json_t *id, json_t *params)
 {
     if (s->state != LSP_UNINITIALIZED) {
         lsp_reply_error(&s->f, id, RPC_INVALID_REQUEST, "initialize may be sent only once");
-        return;
-    }
-    if (!json_is_object(params)) {
-        lsp_reply_error(&s->f, id, RPC_INVALID_PARAMS, "initialize needs params");
         return;
     }
     lsp_out_negotiate(&s->out, json_object_get(params, "capabilities"),

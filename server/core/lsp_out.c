@@ -1,6 +1,7 @@
 /* The server's output and what was negotiated with the client (lsp_out.h). */
 #include "core/lsp_out.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,9 @@ void lsp_out_free(struct lsp_out *o)
     json_decref(o->init_options);
     json_decref(o->settings);
     json_decref(o->held);
-    o->client_caps = o->init_options = o->settings = o->held = NULL;
+    json_decref(o->req_id);
+    json_decref(o->later);
+    o->client_caps = o->init_options = o->settings = o->held = o->req_id = o->later = NULL;
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -150,13 +153,93 @@ void lsp_out_flush(struct lsp_facilities *f)
     out_flush_held(o);
 }
 
+/* ---- answer exactly once ------------------------------------------------- */
+
+/* A broken promise of a handler's: loud in debug builds, logged in release. */
+static void broken(struct lsp_facilities *f, const char *what, json_t *id)
+{
+    char sid[64];
+    size_t n = id ? json_dumpb(id, sid, sizeof sid - 1, JSON_COMPACT | JSON_ENCODE_ANY) : 0;
+    sid[n < sizeof sid ? n : 0] = 0;
+    lsp_log(f, LSP_MSG_ERROR, "internal error: %s (request %s)", what, sid);
+    assert(!"a request is answered exactly once");
+}
+
+/* 1 when an answer to id (borrowed, may be NULL: a parse error's) may go
+ * out now, counting it; 0 when it must be dropped. */
+static int answer_ok(struct lsp_facilities *f, json_t *id)
+{
+    struct lsp_out *o = f->out;
+    if (!id || json_is_null(id)) return 1; /* answers no request of the client's */
+    int cur = o->req_id && json_equal(o->req_id, id);
+    for (size_t i = 0; i < json_array_size(o->later); i++)
+        if (json_equal(json_array_get(o->later, i), id)) {
+            json_array_remove(o->later, i);
+            if (cur) o->req_replies++;
+            return 1;
+        }
+    if (cur && o->req_replies++ == 0) return 1;
+    broken(f, cur ? "answered twice" : "an answer to a request that awaits none", id);
+    return 0;
+}
+
+void lsp_out_request_begin(struct lsp_out *o, json_t *id)
+{
+    json_decref(o->req_id);
+    o->req_id = json_deep_copy(id); /* NULL on ENOMEM: its answers go unchecked */
+    o->req_replies = 0;
+    o->req_later = 0;
+}
+
+int lsp_out_request_end(struct lsp_facilities *f, const char *method)
+{
+    struct lsp_out *o = f->out;
+    json_t *id = o->req_id;
+    int forgot = id && !o->req_replies && !o->req_later && !o->closed;
+    if (forgot) {
+        broken(f, "not answered", id);
+        lsp_send(f, rpc_error_response(id, RPC_INTERNAL_ERROR,
+                                       "internal error: the request was not answered", NULL));
+        fprintf(stderr, "hotline: %s was not answered: answered -32603\n", method ? method : "?");
+    }
+    o->req_id = NULL;
+    json_decref(id);
+    return forgot ? -EPROTO : 0;
+}
+
+void lsp_reply_later(struct lsp_facilities *f, json_t *id)
+{
+    struct lsp_out *o = f->out;
+    if (o->req_id && json_equal(o->req_id, id)) {
+        if (o->req_replies) {
+            broken(f, "answered, then promised an answer later", id);
+            return;
+        }
+        o->req_later = 1;
+    }
+    if (!o->later) o->later = json_array();
+    if (json_array_size(o->later) >= LSP_OUT_MAX_LATER) {
+        /* beyond the cap its answer goes out unchecked: never lost */
+        lsp_log(f, LSP_MSG_WARNING, "more than %d requests answered later", LSP_OUT_MAX_LATER);
+        return;
+    }
+    json_array_append_new(o->later, json_deep_copy(id));
+}
+
+/* ---- replies ------------------------------------------------------------ */
+
 void lsp_reply(struct lsp_facilities *f, json_t *id, json_t *result)
 {
+    if (!answer_ok(f, id)) {
+        json_decref(result);
+        return;
+    }
     lsp_send(f, rpc_response(id, result));
 }
 
 void lsp_reply_raw(struct lsp_facilities *f, json_t *id, const char *result, size_t len)
 {
+    if (!answer_ok(f, id)) return;
     char *sid = json_dumps(id ? id : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
     if (!sid) {
         fprintf(stderr, "hotline: cannot encode an outgoing message\n");
@@ -189,6 +272,7 @@ void lsp_reply_error(struct lsp_facilities *f, json_t *id, int code, const char 
 {
     char msg[512];
     va_list ap;
+    if (!answer_ok(f, id)) return;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);

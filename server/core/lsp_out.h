@@ -46,7 +46,15 @@ struct lsp_out {
     json_t *settings;     /* owned, merged settings ({} by default) */
     int log_level;        /* window/logMessage threshold (enum lsp_msg_type) */
     int executing_optin;  /* client opted into hotline/executing */
+
+    /* answer exactly once (lsp_out_request_begin / _end) */
+    json_t *req_id;  /* owned copy: the request being handled now, or NULL */
+    int req_replies; /* answers sent to it so far */
+    int req_later;   /* its handler will answer after it returns */
+    json_t *later;   /* owned array: ids of requests to be answered later */
 };
+
+#define LSP_OUT_MAX_LATER 1024 /* requests answered later, at once */
 
 /* 0 or -ENOMEM (then lsp_out_free still must be called). */
 int lsp_out_init(struct lsp_out *o);
@@ -78,6 +86,20 @@ void lsp_log(struct lsp_facilities *f, enum lsp_msg_type type, const char *fmt, 
 /* window/showMessage */
 void lsp_show(struct lsp_facilities *f, enum lsp_msg_type type, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Answer exactly once, enforced (as clangd's ReplyOnce): the core calls
+ * begin before it handles request id (borrowed) and end after; a second
+ * answer to a request, or an answer to an id that awaits none, is an
+ * internal error: an assert in debug builds, in release a log line and the
+ * answer dropped. A handler that answers after it returns says so with
+ * lsp_reply_later(id) before it returns; end answers a request its handler
+ * forgot (debug: assert; release: an internal-error reply, -32603). end
+ * returns 0, or -EPROTO when it had to answer. */
+void lsp_out_request_begin(struct lsp_out *o, json_t *id);
+int lsp_out_request_end(struct lsp_facilities *f, const char *method);
+/* Request id (borrowed) is answered later, once, by whoever holds it (a
+ * provider's work in flight, its cancel hook). */
+void lsp_reply_later(struct lsp_facilities *f, json_t *id);
 
 /* initialize: the client's capabilities and initializationOptions (both
  * borrowed, may be NULL), merged into the settings; the position encoding

@@ -23,10 +23,16 @@
 typedef void (*lsp_request_fn)(struct lsp_facilities *s, void *self, json_t *id, json_t *params);
 typedef void (*lsp_notify_fn)(struct lsp_facilities *s, void *self, json_t *params);
 
+/* params, when given, is the shape the params must have (core/params.h:
+ * "textDocument.uri:s position.line:i"): the core checks it at the door,
+ * so a handler sees only params of that shape; a request whose params are
+ * not gets -32602 and its handler is not called, a notification is logged
+ * and dropped. */
 struct lsp_method {
     const char *method;
     lsp_request_fn request; /* one of the two */
     lsp_notify_fn notify;
+    const char *params; /* NULL: any params, or none */
 };
 
 /* workspace/executeCommand `name`: arg is arguments[0] (borrowed, may be NULL). */

@@ -142,10 +142,10 @@ static void debug_state(struct lsp_facilities *s, void *self, json_t *r)
 }
 
 static const struct lsp_method methods[] = {
-    {"notebookDocument/didOpen", NULL, did_open},
-    {"notebookDocument/didChange", NULL, did_change},
-    {"notebookDocument/didClose", NULL, did_close},
-    {NULL, NULL, NULL},
+    {"notebookDocument/didOpen", NULL, did_open, NULL},
+    {"notebookDocument/didChange", NULL, did_change, NULL},
+    {"notebookDocument/didClose", NULL, did_close, NULL},
+    {NULL, NULL, NULL, NULL},
 };
 
 const struct lsp_provider lsp_notebook_provider = {

@@ -836,6 +836,7 @@ static void op_start(struct lsp_facilities *s, json_t *id, const char *uri, json
     op->srv = s;
     op->call = desc;
     op->id = json_incref(id);
+    lsp_reply_later(s, id); /* when the model has answered, or it failed, or a cancel */
     op->action = action;
     op->uri = strdup(uri);
     op->path = lsp_uri_to_path(uri);
@@ -1142,8 +1143,8 @@ static void opt_free(struct lsp_facilities *s, void *self)
 }
 
 static const struct lsp_method opt_methods[] = {
-    {"codeAction/resolve", opt_code_action_resolve, NULL},
-    {NULL, NULL, NULL},
+    {"codeAction/resolve", opt_code_action_resolve, NULL, "title:s" /* a CodeAction */},
+    {NULL, NULL, NULL, NULL},
 };
 
 static const struct lsp_command opt_commands[] = {

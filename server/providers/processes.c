@@ -205,6 +205,7 @@ static void cmd_list_processes(struct lsp_facilities *s, void *self, json_t *id,
             return;
         }
         uv_timer_start(&l->timer, list_timeout, LIST_BOUND_MS, 0);
+        lsp_reply_later(s, id); /* list_woken or list_timeout */
         l->next = f->lists;
         f->lists = l;
         return;

@@ -400,12 +400,12 @@ static void view_inlay_hint(struct lsp_facilities *s, void *self, json_t *id, js
         lsp_reply(s, id, out);
         return;
     }
-    json_int_t l0 = 0, l1 = (json_int_t)v.d->nlines - 1;
+    /* the range's shape was checked at the door */
     json_t *range = json_object_get(params, "range");
-    json_int_t ignore, c1 = 1;
-    if (range)
-        json_unpack(range, "{s:{s:I, s:I}, s:{s:I, s:I}}", "start", "line", &l0, "character",
-                    &ignore, "end", "line", &l1, "character", &c1);
+    json_t *end = json_object_get(range, "end");
+    json_int_t l0 = json_integer_value(json_object_get(json_object_get(range, "start"), "line"));
+    json_int_t l1 = json_integer_value(json_object_get(end, "line"));
+    json_int_t c1 = json_integer_value(json_object_get(end, "character"));
     if (c1 == 0 && l1 > l0)
         l1--; /* the range ends at the start of line l1: its end-of-line hint is outside */
     if (l0 < 0) l0 = 0;
@@ -590,8 +590,9 @@ static void view_hover(struct lsp_facilities *s, void *self, json_t *id, json_t 
         lsp_reply(s, id, json_null());
         return;
     }
-    json_int_t line = -1;
-    json_unpack(json_object_get(params, "position"), "{s:I}", "line", &line);
+    /* position.line is an integer (checked at the door) */
+    json_int_t line =
+        json_integer_value(json_object_get(json_object_get(params, "position"), "line"));
     int pl = line >= 0 ? profiled_line(&v, (uint32_t)line) : 0;
     const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
     if (!st) {
@@ -641,9 +642,12 @@ static void view_initialize(struct lsp_facilities *s, void *self, json_t *caps)
 }
 
 static const struct lsp_method view_methods[] = {
-    {"textDocument/inlayHint", view_inlay_hint, NULL},
-    {"textDocument/hover", view_hover, NULL},
-    {NULL, NULL, NULL},
+    {"textDocument/inlayHint", view_inlay_hint, NULL,
+     "textDocument.uri:s range.start.line:i range.start.character:i range.end.line:i "
+     "range.end.character:i"},
+    {"textDocument/hover", view_hover, NULL,
+     "textDocument.uri:s position.line:i position.character:i"},
+    {NULL, NULL, NULL, NULL},
 };
 
 const struct lsp_provider lsp_view_provider = {
