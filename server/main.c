@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/lsp.h"
 #include "hotline_version.h"
 
 static const char usage[] =

@@ -1,7 +1,7 @@
 /* The language server: one struct server holds all of its state (STYLE.md: no
  * global mutable state); its providers see only its facilities (s->f,
  * facilities.h), and the core's parts below it never see it. Input bytes are fed to lsp_feed() by
- * whoever owns the transport (lsp_main.c on stdio, the fuzz target in memory); output goes through
+ * whoever owns the transport (lsp_stdio.c on stdio, the fuzz target in memory); output goes through
  * the `write` hook. Messages are queued and handled from the event loop, so that a $/cancelRequest
  * that arrives behind a request in the same read can still cancel it. */
 #ifndef HOTLINE_LSP_H
@@ -66,9 +66,6 @@ struct server {
     uv_poll_t parent_poll;   /* watches client_pid's pidfd (readable when it exits) */
     int parent_fd;           /* the pidfd, -1 if none */
 };
-
-/* `hotline lsp`: this server on stdin/stdout (lsp_main.c). Exit status. */
-int cmd_lsp(int argc, char **argv);
 
 /* Set up a server on loop (may be NULL: no queueing, messages are handled at
  * once, as the fuzz target wants). max_message: framing cap (0 = default).
