@@ -182,6 +182,47 @@ void lsp_pview_set_running(struct lsp_facilities *s, int running)
     pv(s)->running = running;
 }
 
+static void now_clear(struct lsp_pview *v)
+{
+    json_decref(v->now);
+    v->now = NULL;
+    for (int i = 0; i < 2; i++) {
+        free(v->now_dirs[i]);
+        v->now_dirs[i] = NULL;
+    }
+}
+
+void lsp_pview_now_begin(struct lsp_facilities *s, const char *dir1, const char *dir2,
+                         const char *label, uint64_t since_ns)
+{
+    struct lsp_pview *v = pv(s);
+    now_clear(v);
+    v->now_dirs[0] = dir1 ? strdup(dir1) : NULL; /* NULL on ENOMEM: fewer own frames */
+    v->now_dirs[1] = dir2 ? strdup(dir2) : NULL;
+    snprintf(v->now_label, sizeof v->now_label, "%s", label ? label : "");
+    v->now_since_ns = since_ns;
+    v->now_on = 1;
+    lsp_pview_updated(s, LSP_PV_NOW);
+}
+
+void lsp_pview_set_now(struct lsp_facilities *s, const json_t *now)
+{
+    struct lsp_pview *v = pv(s);
+    if (!v->now_on) return;
+    json_decref(v->now);
+    v->now = json_incref((json_t *)now);
+    v->now_seq++;
+}
+
+void lsp_pview_now_end(struct lsp_facilities *s)
+{
+    struct lsp_pview *v = pv(s);
+    if (!v->now_on) return;
+    v->now_on = 0;
+    now_clear(v);
+    lsp_pview_updated(s, LSP_PV_NOW);
+}
+
 void lsp_pview_updated(struct lsp_facilities *s, int what)
 {
     if (what & LSP_PV_DATA) {
@@ -230,6 +271,8 @@ void lsp_pview_free(struct lsp_pview *v)
     json_decref(v->live);
     json_decref(v->cells);
     v->cells = NULL;
+    now_clear(v);
+    v->now_on = 0;
     v->leaks = NULL;
     v->live = NULL;
 }

@@ -35,6 +35,15 @@ struct lsp_pview {
      * told once, before prof is replaced, so that it lets go; or NULL */
     void (*let_go)(struct lsp_facilities *s, void *data);
     void *let_go_data;
+    /* the live line's source (lsp_pview_now_*): the latest resolved `now`
+     * of what runs, which the live-line provider (providers/live.c) turns
+     * into hotline/executing or the fallback diagnostic */
+    json_t *now;           /* owned, or NULL */
+    unsigned long now_seq; /* +1 per lsp_pview_set_now */
+    int now_on;            /* a stream is live (begin .. end) */
+    char *now_dirs[2];     /* owned: where its own code is (either may be NULL) */
+    char now_label[32];    /* names it in the fallback ("kernel"), or "" (a run) */
+    uint64_t now_since_ns; /* when it began (uv_hrtime) */
     /* ipykernel cell files of prof: {"<hash>": path}, built for cells_for
      * with cells_nfiles files at generation cells_gen (lsp_pview_doc_file) */
     json_t *cells; /* owned, or NULL */
@@ -46,6 +55,7 @@ struct lsp_pview {
 /* profile_updated's `what` */
 #define LSP_PV_DATA 1    /* the profile changed: refresh hints and lenses, republish */
 #define LSP_PV_LIVE 2    /* only the live line moved */
+#define LSP_PV_NOW 16    /* a live stream began or ended (lsp_pview_now_*) */
 #define LSP_PV_FINAL 4   /* a run ended: the profile is complete (persistence saves it) */
 #define LSP_PV_CLEARED 8 /* hotline.clear: saved copies go too */
 
@@ -112,6 +122,15 @@ void lsp_pview_snapshot(struct lsp_facilities *s, const char *path);
 void lsp_pview_set_leaks(struct lsp_facilities *s, struct memprof_leak_set *leaks /*stolen*/);
 void lsp_pview_set_live(struct lsp_facilities *s, json_t *live /*stolen, may be NULL*/);
 void lsp_pview_set_running(struct lsp_facilities *s, int running);
+/* The live line's source (the run and kernel providers): a stream of
+ * `now` stacks begins (its own code under dir1 / dir2, either may be NULL;
+ * label names it in the fallback diagnostic, e.g. "kernel", or NULL; since:
+ * uv_hrtime when it began), each latest `now` (borrowed), and its end.
+ * Begin and end tell everyone (LSP_PV_NOW); a `now` does not. */
+void lsp_pview_now_begin(struct lsp_facilities *s, const char *dir1, const char *dir2,
+                         const char *label, uint64_t since_ns);
+void lsp_pview_set_now(struct lsp_facilities *s, const json_t *now);
+void lsp_pview_now_end(struct lsp_facilities *s);
 /* Tell everyone: with LSP_PV_DATA the client is asked to refresh hints and
  * lenses, then every provider's profile_updated(what) runs. */
 void lsp_pview_updated(struct lsp_facilities *s, int what);

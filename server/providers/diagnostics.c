@@ -221,8 +221,8 @@ static void diag_initialized(struct lsp_facilities *s, void *self)
 
 static void diag_profile_updated(struct lsp_facilities *s, void *self, int what)
 {
-    (void)what; /* new data or only the live line: both republish */
-    publish(s, self);
+    if (what & (LSP_PV_DATA | LSP_PV_LIVE)) /* new data or only the live line */
+        publish(s, self);
 }
 
 static void diag_doc_opened(struct lsp_facilities *s, void *self, struct doc *d)

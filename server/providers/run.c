@@ -1,9 +1,8 @@
 /* Running a program from the editor: workspace/executeCommand hotline.run /
  * stop / clear / showProfile, and hotline.attach / detach (a run of the
  * `hotline attach` helper), work-done progress while it runs (cancel stops
- * it), the live "executing here" line (hotline/executing for clients that
- * opted in, an Information diagnostic for the others), throttled refresh
- * requests so hints and lenses follow the data. The end of a run is
+ * it), the agent's `now` stacks handed to the live line (providers/live.c),
+ * throttled refresh requests so hints and lenses follow the data. The end of a run is
  * LSP_PV_FINAL to the view's readers (persist.c saves it). One run at a
  * time per server (= workspace).
  *
@@ -30,7 +29,6 @@
 #include "core/lsp_out.h"
 #include "core/lsp_provider.h"
 #include "core/lsp_pview.h"
-#include "core/lsp_exec.h"
 #include "store/memprof.h"
 #include "proc/pylist.h"
 #include "proc/session.h"
@@ -38,8 +36,7 @@
 #include "core/uri.h"
 
 #define RUN_MAX_ARGS 256
-#define LSP_EXEC_MIN_MS 50 /* hotline/executing: at most 20 per second */
-#define LSP_TICK_MS 250    /* progress, refresh requests, fallback diagnostic */
+#define LSP_TICK_MS 250 /* progress, refresh requests */
 
 struct lsp_run {
     struct session sess;
@@ -48,14 +45,10 @@ struct lsp_run {
     char *uri, *path;           /* owned: the program's file */
     char *main_dir;             /* owned: directory of the program, resolved (user frames) */
     char *main_dir_given;       /* owned: the same as given */
-    uv_timer_t tick;            /* LSP_EXEC_MIN_MS */
+    uv_timer_t tick;            /* progress and refresh requests */
     int tick_open;
     uint64_t start_ns;
     struct lsp_progress progress; /* cancellable: cancel stops the program */
-    json_t *now;                  /* owned latest resolved `now`, or NULL */
-    int now_fresh;
-    int exec_sent;    /* a hotline/executing with a uri was sent */
-    int live_changed; /* the live line (s->view->live) not yet published */
     int stop_requested;
     int attach_pid;    /* > 0: attached to this running process, not a run */
     int attach_memory; /* ... with the agent injected (memory on) */
@@ -110,25 +103,6 @@ static void send_refresh(struct lsp_facilities *s, int what)
     lsp_pview_updated(s, what); /* refresh requests, diagnostics, persistence */
 }
 
-/* The fallback for clients without hotline/executing: an Information
- * diagnostic on the running line (new reference), or NULL. Names the same
- * library call as the notification. */
-static json_t *live_diagnostic(struct lsp_facilities *s, struct lsp_run *r, const json_t *exec)
-{
-    (void)s;
-    if (!exec) return NULL;
-    const char *lib = json_string_value(json_object_get(exec, "call"));
-    char msg[700];
-    double el = (double)(uv_hrtime() - r->start_ns) / 1e9;
-    snprintf(msg, sizeof msg, "\u25b6 running for %.1f s%s%s", el, lib ? " \u2014 in " : "",
-             lib ? lib : "");
-    json_int_t line = json_integer_value(json_object_get(exec, "line"));
-    return json_pack("{s:s, s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:i, s:s, s:s, s:s}", "uri",
-                     json_string_value(json_object_get(exec, "uri")), "range", "start", "line",
-                     line, "character", 0, "end", "line", line, "character", 0, "severity", 3,
-                     "source", "hotline", "code", "running", "message", msg);
-}
-
 /* The params of hotline/runEnded (new), the documented end of a run, or NULL
  * for a client that takes no hotline notifications (it opted into neither
  * hotline/executing nor experimental.hotlineRunEnded). reason: the end
@@ -156,20 +130,6 @@ static void on_tick(uv_timer_t *t)
 {
     struct lsp_run *r = t->data;
     struct lsp_facilities *s = r->srv;
-    if (r->now_fresh && r->now) {
-        r->now_fresh = 0;
-        const char *dirs[] = {r->main_dir, r->main_dir_given};
-        json_t *exec = lsp_exec_from_now(s, r->now, dirs, 2);
-        if (s->out->executing_optin && exec) {
-            lsp_notify(s, "hotline/executing", json_incref(exec));
-            r->exec_sent = 1;
-        }
-        if (!s->out->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
-            lsp_pview_set_live(s, live_diagnostic(s, r, exec));
-            r->live_changed = 1;
-        }
-        json_decref(exec);
-    }
     struct run_state *f = run_of(s);
     const struct profile *prof = lsp_pview_profile(s);
     if (ms_since(f->last_refresh_ns) >= LSP_TICK_MS) {
@@ -184,13 +144,10 @@ static void on_tick(uv_timer_t *t)
                          prof ? prof->meta.samples : 0, hot);
             lsp_progress_report(s, &r->progress, msg);
         }
-        if (f->dirty) {
-            send_refresh(s, LSP_PV_DATA); /* publishes the live line too */
-        } else {
-            if (r->live_changed) lsp_pview_updated(s, LSP_PV_LIVE);
+        if (f->dirty)
+            send_refresh(s, LSP_PV_DATA);
+        else
             f->last_refresh_ns = uv_hrtime();
-        }
-        r->live_changed = 0;
     }
 }
 
@@ -207,9 +164,7 @@ static void on_now(struct session *ss, const json_t *now, void *ud)
 {
     (void)ss;
     struct lsp_run *r = ud;
-    json_decref(r->now);
-    r->now = json_incref((json_t *)now);
-    r->now_fresh = 1;
+    if (run_of(r->srv)->run == r) lsp_pview_set_now(r->srv, now); /* providers/live.c */
 }
 
 static void on_error(struct session *ss, const char *msg, void *ud)
@@ -233,7 +188,6 @@ static void run_free(struct lsp_run *r)
     free(r->path);
     free(r->main_dir);
     free(r->main_dir_given);
-    json_decref(r->now);
     json_decref(r->pending);
     free(r);
 }
@@ -264,6 +218,7 @@ static void run_retire(struct lsp_facilities *s, struct lsp_run *r)
     struct run_state *f = run_of(s);
     if (f->run == r) {
         f->run = NULL;
+        lsp_pview_now_end(s); /* done at exit already; not when the server exits */
         lsp_pview_set_running(s, 0);
         lsp_pview_set_live(s, NULL);
     }
@@ -334,7 +289,7 @@ static void on_exit_cb(struct session *ss, void *ud)
                      r->attach_pid > 0   ? "detached"
                      : r->stop_requested ? "stopped"
                                          : "done");
-    if (r->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
+    lsp_pview_now_end(s); /* hotline/executing {"uri": null} (providers/live.c) */
     json_t *pending = r->pending;
     r->pending = NULL;
     run_retire(s, r);
@@ -507,12 +462,13 @@ static int start_run(struct lsp_facilities *s, json_t *id, json_t *a)
     lsp_pview_set_running(s, 1);
     f->runs_started++;
     r->start_ns = uv_hrtime();
-    /* the tick only paces live updates (hotline/executing, progress): without
+    lsp_pview_now_begin(s, r->main_dir, r->main_dir_given, NULL, r->start_ns);
+    /* the tick only paces progress and refresh requests: without
      * it the run goes on and its result still comes at exit */
     if (!uv_timer_init(s->loop, &r->tick)) {
         r->tick.data = r;
         r->tick_open = 1;
-        if (uv_timer_start(&r->tick, on_tick, LSP_EXEC_MIN_MS, LSP_EXEC_MIN_MS))
+        if (uv_timer_start(&r->tick, on_tick, LSP_TICK_MS / 5, LSP_TICK_MS / 5))
             lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer did not start)");
     } else {
         lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer could not be set up)");
