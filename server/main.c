@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/lsp.h"
 #include "hotline_version.h"
 
 static const char usage[] =
@@ -40,10 +39,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "view")) return cmd_view(argc - 1, argv + 1);
     if (!strcmp(cmd, "attach")) return cmd_attach(argc - 1, argv + 1);
-    if (!strcmp(cmd, "attach")) {
-        fputs("hotline: 'attach' is not available in this version\n", stderr);
-        return 2;
-    }
     fprintf(stderr, "hotline: unknown command '%s'\n\n%s", cmd, usage);
     return 2;
 }

@@ -217,7 +217,7 @@ void anchor_snaps_clear(struct anchor_set *f)
 }
 
 /* {"path": {"hash": "hex", "lines": [n, ...]}} */
-json_t *anchor_snaps_to_json(struct anchor_set *f)
+json_t *anchor_snaps_to_json(const struct anchor_set *f)
 {
     json_t *o = json_object();
     for (struct anchor_snap *sn = f->snaps; sn; sn = sn->next) {

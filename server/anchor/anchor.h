@@ -71,7 +71,7 @@ void anchor_snaps_clear(struct anchor_set *as);
 /* Has the file on disk changed since the snapshot? (cached by mtime/size) */
 int anchor_snap_stale(struct anchor_snap *sn);
 /* JSON for saving snapshots (new reference) / reloading them (j borrowed). */
-json_t *anchor_snaps_to_json(struct anchor_set *as);
+json_t *anchor_snaps_to_json(const struct anchor_set *as);
 void anchor_snaps_from_json(struct anchor_set *as, const json_t *j);
 
 /* Borrowed anchor of d in as, made on first need, where path is the store's

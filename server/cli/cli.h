@@ -6,7 +6,6 @@
 int cmd_run(int argc, char **argv);    /* server/cli/cmd_run.c */
 int cmd_view(int argc, char **argv);   /* server/cli/cmd_view.c */
 int cmd_attach(int argc, char **argv); /* server/cli/cmd_attach.c */
-/* `hotline lsp` is the core's own (cmd_lsp, core/lsp.h): the stdio
- * transport, core/lsp_main.c */
+int cmd_lsp(int argc, char **argv);    /* server/cli/cmd_lsp.c (core/lsp_stdio.c serves) */
 
 #endif

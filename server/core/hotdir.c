@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "core/lsp.h"
+#include "core/facilities.h"
 
-int lsp_hotline_dir(struct server *s, char *buf, size_t n)
+int lsp_hotline_dir(struct lsp_facilities *s, char *buf, size_t n)
 {
     if (!s->root_path) return -ENOENT;
     if ((size_t)snprintf(buf, n, "%s/.hotline", s->root_path) >= n) return -ENAMETOOLONG;

@@ -6,11 +6,11 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-struct server;
+#include "core/facilities.h"
 
 /* <root>/.hotline into buf (cap n): 0, -ENOENT (no workspace root) or
  * -ENAMETOOLONG. */
-int lsp_hotline_dir(struct server *s, char *buf, size_t n);
+int lsp_hotline_dir(struct lsp_facilities *s, char *buf, size_t n);
 /* 0 when dir is a directory and not a symlink (st filled); -ELOOP,
  * -ENOTDIR, -errno. */
 int lsp_real_dir(const char *dir, struct stat *st);

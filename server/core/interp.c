@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/lsp.h"
+#include "core/facilities.h"
 
 const char *lsp_interp_exe(const char *given, char *buf, size_t n)
 {
@@ -31,7 +31,7 @@ const char *lsp_interp_exe(const char *given, char *buf, size_t n)
     return "python3";
 }
 
-void lsp_interp_ran(struct server *s, const char *exe)
+void lsp_interp_ran(struct lsp_facilities *s, const char *exe)
 {
     if (!exe || !*exe) return;
     if (!s->interp_ran) s->interp_ran = json_object();
@@ -61,7 +61,7 @@ static int below(const char *path, const char *top)
     return !strncmp(path, top, n) && (path[n] == '/' || path[n] == 0 || (n == 1 && top[0] == '/'));
 }
 
-int lsp_interp_trusted(struct server *s, const char *exe, const char *doc_dir)
+int lsp_interp_trusted(struct lsp_facilities *s, const char *exe, const char *doc_dir)
 {
     char found[PATH_MAX], top[PATH_MAX], real[PATH_MAX], dir[PATH_MAX];
     if (!exe || !*exe) return 0;

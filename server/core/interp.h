@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-struct server;
+#include "core/facilities.h"
 
 /* Most interpreters remembered as run in one session (a cap: what grows). */
 #define LSP_INTERP_MAX_RAN 16
@@ -20,11 +20,11 @@ struct server;
 const char *lsp_interp_exe(const char *given, char *buf, size_t n);
 
 /* A run the user started has executed exe (as lsp_interp_exe gave it). */
-void lsp_interp_ran(struct server *s, const char *exe);
+void lsp_interp_ran(struct lsp_facilities *s, const char *exe);
 
 /* 1 when the server may run exe on its own: it is outside the workspace
  * (s->root_path, or doc_dir when there is no root; neither its path nor
  * its real path inside), or a run of this session executed it; else 0. */
-int lsp_interp_trusted(struct server *s, const char *exe, const char *doc_dir);
+int lsp_interp_trusted(struct lsp_facilities *s, const char *exe, const char *doc_dir);
 
 #endif

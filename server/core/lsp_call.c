@@ -7,39 +7,41 @@
 #include <string.h>
 
 #include "jsonrpc.h"
-#include "core/lsp.h"
+#include "core/lsp_out.h"
 
 #define CALL_ID_PREFIX "hotline-"
 
-long lsp_call(struct server *s, const char *method, json_t *params, lsp_call_fn cb, void *data)
+long lsp_call(struct lsp_facilities *s, const char *method, json_t *params, lsp_call_fn cb,
+              void *data)
 {
-    if (cb && s->ncalls >= LSP_MAX_CALLS) {
+    if (cb && s->calls->n >= LSP_MAX_CALLS) {
         json_decref(params);
         return -EBUSY;
     }
     char sid[48];
-    long id = ++s->next_request_id;
+    long id = ++s->calls->next_id;
     snprintf(sid, sizeof sid, CALL_ID_PREFIX "%ld", id);
     json_t *msg = rpc_request(json_string(sid), method, params);
     if (!msg) return -ENOMEM;
-    if (cb) s->calls[s->ncalls++] = (struct lsp_pending){.id = id, .cb = cb, .data = data};
+    if (cb)
+        s->calls->pending[s->calls->n++] = (struct lsp_pending){.id = id, .cb = cb, .data = data};
     lsp_send(s, msg);
     return id;
 }
 
-static int find(struct server *s, long id)
+static int find(struct lsp_facilities *s, long id)
 {
-    for (int i = 0; i < s->ncalls; i++)
-        if (s->calls[i].id == id) return i;
+    for (int i = 0; i < s->calls->n; i++)
+        if (s->calls->pending[i].id == id) return i;
     return -1;
 }
 
-static void remove_at(struct server *s, int i)
+static void remove_at(struct lsp_facilities *s, int i)
 {
-    s->calls[i] = s->calls[--s->ncalls];
+    s->calls->pending[i] = s->calls->pending[--s->calls->n];
 }
 
-void lsp_call_forget(struct server *s, long id)
+void lsp_call_forget(struct lsp_facilities *s, long id)
 {
     int i = id > 0 ? find(s, id) : -1;
     if (i >= 0) remove_at(s, i);
@@ -56,26 +58,26 @@ static long parse_id(json_t *id)
     return *end ? 0 : n;
 }
 
-void lsp_call_answered(struct server *s, json_t *id, json_t *result, json_t *error)
+void lsp_call_answered(struct lsp_facilities *s, json_t *id, json_t *result, json_t *error)
 {
     long n = parse_id(id);
     int i = n ? find(s, n) : -1;
     if (i < 0) return;
-    struct lsp_pending c = s->calls[i];
+    struct lsp_pending c = s->calls->pending[i];
     remove_at(s, i); /* before the callback, which may call again */
     c.cb(s, c.data, result, error);
 }
 
-int lsp_calls_pending(struct server *s)
+int lsp_calls_pending(struct lsp_facilities *s)
 {
-    return s->ncalls;
+    return s->calls->n;
 }
 
 /* ---- progress ---------------------------------------------------------- */
 
-static void unlink_progress(struct server *s, struct lsp_progress *p)
+static void unlink_progress(struct lsp_facilities *s, struct lsp_progress *p)
 {
-    for (struct lsp_progress **pp = &s->progresses; *pp; pp = &(*pp)->next)
+    for (struct lsp_progress **pp = &s->calls->progresses; *pp; pp = &(*pp)->next)
         if (*pp == p) {
             *pp = p->next;
             break;
@@ -83,7 +85,7 @@ static void unlink_progress(struct server *s, struct lsp_progress *p)
     p->next = NULL;
 }
 
-static void send_progress(struct server *s, struct lsp_progress *p, const char *kind,
+static void send_progress(struct lsp_facilities *s, struct lsp_progress *p, const char *kind,
                           const char *message)
 {
     json_t *v = json_pack("{s:s}", "kind", kind);
@@ -95,7 +97,7 @@ static void send_progress(struct server *s, struct lsp_progress *p, const char *
     lsp_notify(s, "$/progress", json_pack("{s:s, s:o}", "token", p->token, "value", v));
 }
 
-static void on_created(struct server *s, void *data, json_t *result, json_t *error)
+static void on_created(struct lsp_facilities *s, void *data, json_t *result, json_t *error)
 {
     (void)result;
     struct lsp_progress *p = data;
@@ -109,9 +111,9 @@ static void on_created(struct server *s, void *data, json_t *result, json_t *err
     p->state = LSP_PROGRESS_BEGUN;
 }
 
-void lsp_progress_start(struct server *s, struct lsp_progress *p, const char *token,
+void lsp_progress_start(struct lsp_facilities *s, struct lsp_progress *p, const char *token,
                         const char *title, const char *message,
-                        void (*on_cancel)(struct server *s, void *data), void *data)
+                        void (*on_cancel)(struct lsp_facilities *s, void *data), void *data)
 {
     memset(p, 0, sizeof *p);
     if (!json_is_true(lsp_client_cap(s, "window.workDoneProgress"))) return;
@@ -125,8 +127,8 @@ void lsp_progress_start(struct server *s, struct lsp_progress *p, const char *to
     if (id < 0) return;
     p->create_id = id;
     p->state = LSP_PROGRESS_CREATING;
-    p->next = s->progresses;
-    s->progresses = p;
+    p->next = s->calls->progresses;
+    s->calls->progresses = p;
 }
 
 int lsp_progress_begun(const struct lsp_progress *p)
@@ -134,12 +136,12 @@ int lsp_progress_begun(const struct lsp_progress *p)
     return p->state == LSP_PROGRESS_BEGUN;
 }
 
-void lsp_progress_report(struct server *s, struct lsp_progress *p, const char *message)
+void lsp_progress_report(struct lsp_facilities *s, struct lsp_progress *p, const char *message)
 {
     if (p->state == LSP_PROGRESS_BEGUN) send_progress(s, p, "report", message);
 }
 
-void lsp_progress_drop(struct server *s, struct lsp_progress *p)
+void lsp_progress_drop(struct lsp_facilities *s, struct lsp_progress *p)
 {
     if (p->create_id) lsp_call_forget(s, p->create_id);
     p->create_id = 0;
@@ -147,15 +149,15 @@ void lsp_progress_drop(struct server *s, struct lsp_progress *p)
     p->state = LSP_PROGRESS_ENDED;
 }
 
-void lsp_progress_end(struct server *s, struct lsp_progress *p, const char *message)
+void lsp_progress_end(struct lsp_facilities *s, struct lsp_progress *p, const char *message)
 {
     if (p->state == LSP_PROGRESS_BEGUN) send_progress(s, p, "end", message);
     lsp_progress_drop(s, p);
 }
 
-void lsp_progress_cancel(struct server *s, const char *token)
+void lsp_progress_cancel(struct lsp_facilities *s, const char *token)
 {
-    for (struct lsp_progress *p = s->progresses; p && token; p = p->next)
+    for (struct lsp_progress *p = s->calls->progresses; p && token; p = p->next)
         if (!strcmp(p->token, token)) {
             if (p->on_cancel) p->on_cancel(s, p->data);
             return;

@@ -13,24 +13,42 @@
 
 #include <jansson.h>
 
-struct server;
+#include "core/facilities.h"
 
 #define LSP_MAX_CALLS 64 /* requests to the client awaiting an answer */
 
 /* The answer to a call: result or error (both borrowed, one is NULL). */
-typedef void (*lsp_call_fn)(struct server *s, void *data, json_t *result, json_t *error);
+typedef void (*lsp_call_fn)(struct lsp_facilities *s, void *data, json_t *result, json_t *error);
+
+/* A request of ours awaiting its answer */
+struct lsp_pending {
+    long id;
+    lsp_call_fn cb;
+    void *data; /* borrowed */
+};
+
+struct lsp_progress;
+
+/* The core's calls and progresses (s->calls). Zero it to start. */
+struct lsp_calls {
+    long next_id;                              /* of the last request sent */
+    struct lsp_pending pending[LSP_MAX_CALLS]; /* awaiting an answer */
+    int n;
+    struct lsp_progress *progresses; /* borrowed list: started, not yet ended */
+};
 
 /* Send method(params stolen) to the client. With cb, cb(s, data, ...) gets
  * the answer, once (never when the call fails or is forgotten first).
  * Returns the call's id (> 0), or -EBUSY (LSP_MAX_CALLS pending) / -ENOMEM:
  * then nothing was sent. */
-long lsp_call(struct server *s, const char *method, json_t *params, lsp_call_fn cb, void *data);
+long lsp_call(struct lsp_facilities *s, const char *method, json_t *params, lsp_call_fn cb,
+              void *data);
 /* Drop pending call id (its data is going away): its answer is ignored. */
-void lsp_call_forget(struct server *s, long id);
+void lsp_call_forget(struct lsp_facilities *s, long id);
 /* An answer from the client (id, result, error borrowed): to its callback. */
-void lsp_call_answered(struct server *s, json_t *id, json_t *result, json_t *error);
+void lsp_call_answered(struct lsp_facilities *s, json_t *id, json_t *result, json_t *error);
 /* Pending calls in the table (hotline/debug/state). */
-int lsp_calls_pending(struct server *s);
+int lsp_calls_pending(struct lsp_facilities *s);
 
 enum lsp_progress_state {
     LSP_PROGRESS_NONE,
@@ -47,7 +65,7 @@ struct lsp_progress {
     char message[128]; /* of the begin */
     enum lsp_progress_state state;
     long create_id;
-    void (*on_cancel)(struct server *s, void *data);
+    void (*on_cancel)(struct lsp_facilities *s, void *data);
     void *data;
     struct lsp_progress *next; /* the server's list of live progresses */
 };
@@ -56,16 +74,16 @@ struct lsp_progress {
  * the client to create it (nothing happens when the client has no
  * window.workDoneProgress); begin {title, message} goes out once it agrees.
  * Reports and the end do nothing until then. */
-void lsp_progress_start(struct server *s, struct lsp_progress *p, const char *token,
+void lsp_progress_start(struct lsp_facilities *s, struct lsp_progress *p, const char *token,
                         const char *title, const char *message,
-                        void (*on_cancel)(struct server *s, void *data), void *data);
+                        void (*on_cancel)(struct lsp_facilities *s, void *data), void *data);
 int lsp_progress_begun(const struct lsp_progress *p);
-void lsp_progress_report(struct server *s, struct lsp_progress *p, const char *message);
+void lsp_progress_report(struct lsp_facilities *s, struct lsp_progress *p, const char *message);
 /* Send the end (if begun) and forget p. */
-void lsp_progress_end(struct server *s, struct lsp_progress *p, const char *message);
+void lsp_progress_end(struct lsp_facilities *s, struct lsp_progress *p, const char *message);
 /* Forget p without a word (its owner is going away). */
-void lsp_progress_drop(struct server *s, struct lsp_progress *p);
+void lsp_progress_drop(struct lsp_facilities *s, struct lsp_progress *p);
 /* window/workDoneProgress/cancel for token: its on_cancel, if any. */
-void lsp_progress_cancel(struct server *s, const char *token);
+void lsp_progress_cancel(struct lsp_facilities *s, const char *token);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/lsp.h"
+#include "core/lsp_pview.h"
 #include "text/cellname.h"
 
 static int under(const char *file, const char *dir)
@@ -76,7 +76,8 @@ static json_t *exec_frame(const json_t *fr, const char *const *dirs, int ndirs)
  * most recent, as {uri, line, thread, since_s, stack, call, text}; NULL if none
  * (new). `call` is the library frame the program's line called (the one just
  * outside its innermost own frame), `text` the one-line status editors show. */
-json_t *lsp_exec_from_now(struct server *s, const json_t *now, const char *const *dirs, int ndirs)
+json_t *lsp_exec_from_now(struct lsp_facilities *s, const json_t *now, const char *const *dirs,
+                          int ndirs)
 {
     json_t *threads = json_object_get(now, "threads");
     size_t i;

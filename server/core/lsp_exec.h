@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-struct server;
+#include "core/facilities.h"
 
 /* 1 when file is the program's own code: under one of dirs (borrowed, ndirs
  * of them; NULL entries are skipped) and not an installed package, or a
@@ -20,6 +20,7 @@ void lsp_exec_module_of(const char *file, char *buf, size_t n);
  * stack, call, text} (new), or NULL if no thread runs own code. The uri is
  * the one the editor shows that file under (lsp_pview_uri: a notebook cell
  * for a cell's file). */
-json_t *lsp_exec_from_now(struct server *s, const json_t *now, const char *const *dirs, int ndirs);
+json_t *lsp_exec_from_now(struct lsp_facilities *s, const json_t *now, const char *const *dirs,
+                          int ndirs);
 
 #endif

@@ -6,29 +6,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/lsp.h"
+#include "core/lsp_call.h"
+#include "core/lsp_out.h"
 #include "core/notebook.h"
 #include "core/registry.h"
 #include "core/uri.h"
 #include "text/cellname.h"
 
-const struct profile *lsp_pview_profile(struct server *s)
+/* The view to write: facilities give providers a const one; this file is
+ * its one writer. */
+static struct lsp_pview *pv(struct lsp_facilities *s)
 {
-    return s->view.prof;
+    return (struct lsp_pview *)s->view;
 }
 
-const struct prof_file *lsp_pview_file(struct server *s, const char *path)
+const struct profile *lsp_pview_profile(struct lsp_facilities *s)
 {
-    struct lsp_pview *v = &s->view;
+    return pv(s)->prof;
+}
+
+const struct prof_file *lsp_pview_file(struct lsp_facilities *s, const char *path)
+{
+    struct lsp_pview *v = pv(s);
     return anchor_profile_file(&v->as, v->prof, v->gen, path);
 }
 
 /* Borrowed: the profile's ipykernel cell file named by hash (the first,
  * when kernels of several pids ran the same text), or NULL. The index is
  * rebuilt when the profile changes or grows, as anchor's real paths. */
-static const struct prof_file *cell_file(struct server *s, uint32_t hash)
+static const struct prof_file *cell_file(struct lsp_facilities *s, uint32_t hash)
 {
-    struct lsp_pview *v = &s->view;
+    struct lsp_pview *v = pv(s);
     const struct profile *p = v->prof;
     if (!p) return NULL;
     if (!v->cells || v->cells_for != p || v->cells_nfiles != p->nfiles || v->cells_gen != v->gen) {
@@ -52,11 +60,11 @@ static const struct prof_file *cell_file(struct server *s, uint32_t hash)
     return path ? profile_file(p, path) : NULL;
 }
 
-const struct prof_file *lsp_pview_doc_file(struct server *s, struct doc *d, int *cell)
+const struct prof_file *lsp_pview_doc_file(struct lsp_facilities *s, struct doc *d, int *cell)
 {
     uint32_t hash;
     if (cell) *cell = 0;
-    if (!d || !s->view.prof) return NULL;
+    if (!d || !pv(s)->prof) return NULL;
     if (!lsp_nb_cell_hash(s, d->uri, &hash)) {
         if (cell) *cell = 1;
         return cell_file(s, hash);
@@ -67,21 +75,21 @@ const struct prof_file *lsp_pview_doc_file(struct server *s, struct doc *d, int 
     return pf;
 }
 
-char *lsp_pview_uri(struct server *s, const char *path)
+char *lsp_pview_uri(struct lsp_facilities *s, const char *path)
 {
     struct doc *c = lsp_nb_cell_of_path(s, path);
     return c ? strdup(c->uri) : lsp_path_to_uri(path);
 }
 
-int lsp_docview_open(struct server *s, struct doc *d, struct lsp_docview *v)
+int lsp_docview_open(struct lsp_facilities *s, struct doc *d, struct lsp_docview *v)
 {
     memset(v, 0, sizeof *v);
-    if (!d || !s->view.prof) return -ENOENT;
+    if (!d || !pv(s)->prof) return -ENOENT;
     v->d = d;
     v->pf = lsp_pview_doc_file(s, d, &v->cell);
     if (!v->pf) return -ENOENT;
     v->path = v->pf->path; /* the same file under the store's name */
-    struct anchor_set *as = &s->view.as;
+    struct anchor_set *as = &pv(s)->as;
     if (v->cell) {
         /* nothing to read (the kernel keeps cells in memory): the cell's
          * text is the text that ran, since it hashes to the file's name */
@@ -111,7 +119,8 @@ long lsp_docview_find(const struct lsp_docview *v, int line)
     return -1;
 }
 
-int lsp_profiled_line(struct server *s, struct doc *d, uint32_t cur, const struct prof_file **pf)
+int lsp_profiled_line(struct lsp_facilities *s, struct doc *d, uint32_t cur,
+                      const struct prof_file **pf)
 {
     struct lsp_docview v;
     int line = lsp_docview_open(s, d, &v) ? 0 : lsp_docview_line(&v, cur);
@@ -121,12 +130,12 @@ int lsp_profiled_line(struct server *s, struct doc *d, uint32_t cur, const struc
 
 /* ---- writing ---- */
 
-void lsp_pview_replace(struct server *s, struct profile *p, struct anchor_set *snaps,
+void lsp_pview_replace(struct lsp_facilities *s, struct profile *p, struct anchor_set *snaps,
                        struct memprof_leak_set *leaks)
 {
-    struct lsp_pview *v = &s->view;
+    struct lsp_pview *v = pv(s);
     if (v->let_go) { /* once: its holder lets go before the profile does */
-        void (*let_go)(struct server *, void *) = v->let_go;
+        void (*let_go)(struct lsp_facilities *, void *) = v->let_go;
         v->let_go = NULL;
         let_go(s, v->let_go_data);
     }
@@ -144,35 +153,77 @@ void lsp_pview_replace(struct server *s, struct profile *p, struct anchor_set *s
     v->gen++;
 }
 
-void lsp_pview_snapshot(struct server *s, const char *path)
+void lsp_pview_snapshot(struct lsp_facilities *s, const char *path)
 {
-    anchor_snap_get(&s->view.as, path);
+    anchor_snap_get(&pv(s)->as, path);
 }
 
-void lsp_pview_set_leaks(struct server *s, struct memprof_leak_set *leaks)
+void lsp_pview_set_leaks(struct lsp_facilities *s, struct memprof_leak_set *leaks)
 {
-    memprof_leak_set_free(s->view.leaks);
-    s->view.leaks = leaks;
+    memprof_leak_set_free(pv(s)->leaks);
+    pv(s)->leaks = leaks;
 }
 
-void lsp_pview_set_live(struct server *s, json_t *live)
+void lsp_pview_set_live(struct lsp_facilities *s, json_t *live)
 {
-    json_decref(s->view.live);
-    s->view.live = live;
+    json_decref(pv(s)->live);
+    pv(s)->live = live;
 }
 
-void lsp_pview_hold(struct server *s, void (*let_go)(struct server *, void *), void *data)
+void lsp_pview_hold(struct lsp_facilities *s, void (*let_go)(struct lsp_facilities *, void *),
+                    void *data)
 {
-    s->view.let_go = let_go;
-    s->view.let_go_data = data;
+    pv(s)->let_go = let_go;
+    pv(s)->let_go_data = data;
 }
 
-void lsp_pview_set_running(struct server *s, int running)
+void lsp_pview_set_running(struct lsp_facilities *s, int running)
 {
-    s->view.running = running;
+    pv(s)->running = running;
 }
 
-void lsp_pview_updated(struct server *s, int what)
+static void now_clear(struct lsp_pview *v)
+{
+    json_decref(v->now);
+    v->now = NULL;
+    for (int i = 0; i < 2; i++) {
+        free(v->now_dirs[i]);
+        v->now_dirs[i] = NULL;
+    }
+}
+
+void lsp_pview_now_begin(struct lsp_facilities *s, const char *dir1, const char *dir2,
+                         const char *label, uint64_t since_ns)
+{
+    struct lsp_pview *v = pv(s);
+    now_clear(v);
+    v->now_dirs[0] = dir1 ? strdup(dir1) : NULL; /* NULL on ENOMEM: fewer own frames */
+    v->now_dirs[1] = dir2 ? strdup(dir2) : NULL;
+    snprintf(v->now_label, sizeof v->now_label, "%s", label ? label : "");
+    v->now_since_ns = since_ns;
+    v->now_on = 1;
+    lsp_pview_updated(s, LSP_PV_NOW);
+}
+
+void lsp_pview_set_now(struct lsp_facilities *s, const json_t *now)
+{
+    struct lsp_pview *v = pv(s);
+    if (!v->now_on) return;
+    json_decref(v->now);
+    v->now = json_incref((json_t *)now);
+    v->now_seq++;
+}
+
+void lsp_pview_now_end(struct lsp_facilities *s)
+{
+    struct lsp_pview *v = pv(s);
+    if (!v->now_on) return;
+    v->now_on = 0;
+    now_clear(v);
+    lsp_pview_updated(s, LSP_PV_NOW);
+}
+
+void lsp_pview_updated(struct lsp_facilities *s, int what)
 {
     if (what & LSP_PV_DATA) {
         if (json_is_true(lsp_client_cap(s, "workspace.inlayHint.refreshSupport")))
@@ -186,9 +237,9 @@ void lsp_pview_updated(struct server *s, int what)
 
 /* ---- document sync ---- */
 
-void lsp_pview_doc_opened(struct server *s, struct doc *d)
+void lsp_pview_doc_opened(struct lsp_facilities *s, struct doc *d)
 {
-    struct lsp_pview *v = &s->view;
+    struct lsp_pview *v = pv(s);
     anchor_drop(&v->as, d->uri); /* reopened: start again from its text */
     char *path = lsp_uri_to_path(d->uri);
     const struct prof_file *pf = path ? lsp_pview_file(s, path) : NULL;
@@ -196,19 +247,19 @@ void lsp_pview_doc_opened(struct server *s, struct doc *d)
     free(path);
 }
 
-void lsp_pview_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e)
+void lsp_pview_doc_edited(struct lsp_facilities *s, struct doc *d, const struct doc_edit *e)
 {
     if (!lsp_nb_cell_hash(s, d->uri, NULL))
         /* a cell is placed by its whole text's hash, not by following edits:
          * made anew when it matches a cell file again (undo included) */
-        anchor_drop(&s->view.as, d->uri);
+        anchor_drop(&pv(s)->as, d->uri);
     else
-        anchor_edited(&s->view.as, d, e);
+        anchor_edited(&pv(s)->as, d, e);
 }
 
-void lsp_pview_doc_closed(struct server *s, const char *uri)
+void lsp_pview_doc_closed(struct lsp_facilities *s, const char *uri)
 {
-    anchor_drop(&s->view.as, uri);
+    anchor_drop(&pv(s)->as, uri);
 }
 
 void lsp_pview_free(struct lsp_pview *v)
@@ -220,6 +271,8 @@ void lsp_pview_free(struct lsp_pview *v)
     json_decref(v->live);
     json_decref(v->cells);
     v->cells = NULL;
+    now_clear(v);
+    v->now_on = 0;
     v->leaks = NULL;
     v->live = NULL;
 }

@@ -22,7 +22,7 @@
 #include "store/memprof.h"
 #include "store/profile.h"
 
-struct server;
+#include "core/facilities.h"
 
 struct lsp_pview {
     struct profile *prof;           /* owned: the profile shown (live during a run), or NULL */
@@ -33,8 +33,17 @@ struct lsp_pview {
     json_t *live;                   /* owned: the running line as a diagnostic + "uri", or NULL */
     /* a writer that holds prof besides the run (the kernels' connections):
      * told once, before prof is replaced, so that it lets go; or NULL */
-    void (*let_go)(struct server *s, void *data);
+    void (*let_go)(struct lsp_facilities *s, void *data);
     void *let_go_data;
+    /* the live line's source (lsp_pview_now_*): the latest resolved `now`
+     * of what runs, which the live-line provider (providers/live.c) turns
+     * into hotline/executing or the fallback diagnostic */
+    json_t *now;           /* owned, or NULL */
+    unsigned long now_seq; /* +1 per lsp_pview_set_now */
+    int now_on;            /* a stream is live (begin .. end) */
+    char *now_dirs[2];     /* owned: where its own code is (either may be NULL) */
+    char now_label[32];    /* names it in the fallback ("kernel"), or "" (a run) */
+    uint64_t now_since_ns; /* when it began (uv_hrtime) */
     /* ipykernel cell files of prof: {"<hash>": path}, built for cells_for
      * with cells_nfiles files at generation cells_gen (lsp_pview_doc_file) */
     json_t *cells; /* owned, or NULL */
@@ -44,16 +53,19 @@ struct lsp_pview {
 };
 
 /* profile_updated's `what` */
-#define LSP_PV_DATA 1 /* the profile changed: refresh hints and lenses, republish */
-#define LSP_PV_LIVE 2 /* only the live line moved */
+#define LSP_PV_DATA 1    /* the profile changed: refresh hints and lenses, republish */
+#define LSP_PV_LIVE 2    /* only the live line moved */
+#define LSP_PV_NOW 16    /* a live stream began or ended (lsp_pview_now_*) */
+#define LSP_PV_FINAL 4   /* a run ended: the profile is complete (persistence saves it) */
+#define LSP_PV_CLEARED 8 /* hotline.clear: saved copies go too */
 
 /* ---- reading (every provider) ---- */
 
 /* Borrowed: the profile shown, or NULL. */
-const struct profile *lsp_pview_profile(struct server *s);
+const struct profile *lsp_pview_profile(struct lsp_facilities *s);
 /* Borrowed: the profile's record for a document's path (by that path or its
  * real path, anchor_profile_file), or NULL. */
-const struct prof_file *lsp_pview_file(struct server *s, const char *path);
+const struct prof_file *lsp_pview_file(struct lsp_facilities *s, const char *path);
 
 /* The one mapping between the profile's files and the editor's documents,
  * both ways. A file:// document is its path's file (lsp_pview_file). A code
@@ -63,11 +75,11 @@ const struct prof_file *lsp_pview_file(struct server *s, const char *path);
  *
  * Borrowed: the profiled file open document d shows, or NULL; *cell (may
  * be NULL) is set to 1 for a notebook cell, else 0. */
-const struct prof_file *lsp_pview_doc_file(struct server *s, struct doc *d, int *cell);
+const struct prof_file *lsp_pview_doc_file(struct lsp_facilities *s, struct doc *d, int *cell);
 /* New string: the URI under which the editor shows the profile's file path:
  * the open cell whose text ipykernel compiled to path, else path's file://
  * URI; NULL on ENOMEM. */
-char *lsp_pview_uri(struct server *s, const char *path);
+char *lsp_pview_uri(struct lsp_facilities *s, const char *path);
 
 /* One open document as the profile sees it; all borrowed, valid until the
  * next edit or profile change (the length of one request). */
@@ -80,7 +92,7 @@ struct lsp_docview {
     int cell; /* d is a notebook cell (its text is the profiled text) */
 };
 /* 0, or -ENOENT when the profile has nothing to draw on d. */
-int lsp_docview_open(struct server *s, struct doc *d, struct lsp_docview *v);
+int lsp_docview_open(struct lsp_facilities *s, struct doc *d, struct lsp_docview *v);
 /* THE query: the profiled line (1-based, as in the store) shown at
  * document line cur, or 0 when nothing belongs there. */
 int lsp_docview_line(const struct lsp_docview *v, uint32_t cur);
@@ -89,33 +101,44 @@ int lsp_docview_line(const struct lsp_docview *v, uint32_t cur);
 long lsp_docview_find(const struct lsp_docview *v, int line);
 /* lsp_docview_open + lsp_docview_line in one: 0 when nothing belongs at cur;
  * *pf (may be NULL) gets the profiled file. */
-int lsp_profiled_line(struct server *s, struct doc *d, uint32_t cur, const struct prof_file **pf);
+int lsp_profiled_line(struct lsp_facilities *s, struct doc *d, uint32_t cur,
+                      const struct prof_file **pf);
 
 /* ---- writing (the run and kernel providers) ---- */
 
 /* The profile shown now is also filled by someone besides the run: let_go
  * (data) is called once before it is replaced, and must stop using it. NULL
  * lets go of the hook. */
-void lsp_pview_hold(struct server *s, void (*let_go)(struct server *, void *), void *data);
+void lsp_pview_hold(struct lsp_facilities *s, void (*let_go)(struct lsp_facilities *, void *),
+                    void *data);
 
 /* Show p (stolen, may be NULL) from now on, with the snapshots in snaps
  * (taken, may be NULL: none) and leaks (stolen, may be NULL); the old
  * profile, snapshots and anchors go; gen moves on. */
-void lsp_pview_replace(struct server *s, struct profile *p, struct anchor_set *snaps,
+void lsp_pview_replace(struct lsp_facilities *s, struct profile *p, struct anchor_set *snaps,
                        struct memprof_leak_set *leaks);
 /* Snapshot path from disk now (the program as it is when run). */
-void lsp_pview_snapshot(struct server *s, const char *path);
-void lsp_pview_set_leaks(struct server *s, struct memprof_leak_set *leaks /*stolen*/);
-void lsp_pview_set_live(struct server *s, json_t *live /*stolen, may be NULL*/);
-void lsp_pview_set_running(struct server *s, int running);
+void lsp_pview_snapshot(struct lsp_facilities *s, const char *path);
+void lsp_pview_set_leaks(struct lsp_facilities *s, struct memprof_leak_set *leaks /*stolen*/);
+void lsp_pview_set_live(struct lsp_facilities *s, json_t *live /*stolen, may be NULL*/);
+void lsp_pview_set_running(struct lsp_facilities *s, int running);
+/* The live line's source (the run and kernel providers): a stream of
+ * `now` stacks begins (its own code under dir1 / dir2, either may be NULL;
+ * label names it in the fallback diagnostic, e.g. "kernel", or NULL; since:
+ * uv_hrtime when it began), each latest `now` (borrowed), and its end.
+ * Begin and end tell everyone (LSP_PV_NOW); a `now` does not. */
+void lsp_pview_now_begin(struct lsp_facilities *s, const char *dir1, const char *dir2,
+                         const char *label, uint64_t since_ns);
+void lsp_pview_set_now(struct lsp_facilities *s, const json_t *now);
+void lsp_pview_now_end(struct lsp_facilities *s);
 /* Tell everyone: with LSP_PV_DATA the client is asked to refresh hints and
  * lenses, then every provider's profile_updated(what) runs. */
-void lsp_pview_updated(struct server *s, int what);
+void lsp_pview_updated(struct lsp_facilities *s, int what);
 
 /* ---- the core ---- */
-void lsp_pview_doc_opened(struct server *s, struct doc *d);
-void lsp_pview_doc_edited(struct server *s, struct doc *d, const struct doc_edit *e);
-void lsp_pview_doc_closed(struct server *s, const char *uri);
+void lsp_pview_doc_opened(struct lsp_facilities *s, struct doc *d);
+void lsp_pview_doc_edited(struct lsp_facilities *s, struct doc *d, const struct doc_edit *e);
+void lsp_pview_doc_closed(struct lsp_facilities *s, const char *uri);
 void lsp_pview_free(struct lsp_pview *v);
 
 #endif

@@ -8,7 +8,8 @@
  * named by a hash of the cell's text (text/cellname.h), and the profile
  * names that file. lsp_nb_cell_of_path finds the open code cell whose text
  * hashes to such a file now; the profile view (lsp_pview.c) uses it to show
- * the file's profile on the cell. */
+ * the file's profile on the cell. The notebookDocument methods that keep
+ * it are the notebook provider's (providers/notebook.c). */
 #ifndef HOTLINE_NOTEBOOK_H
 #define HOTLINE_NOTEBOOK_H
 
@@ -16,9 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/facilities.h"
 #include "text/document.h"
-
-struct server;
 
 #define LSP_NB_MAX 256          /* open notebooks */
 #define LSP_NB_MAX_CELLS 100000 /* cells in one notebook */
@@ -47,30 +47,37 @@ struct lsp_notebooks {
     size_t count;
 };
 
-/* initialize: the notebookDocumentSync capability (new): Python cells of
- * notebooks of type jupyter-notebook. */
-json_t *lsp_nb_capability(void);
-
-/* notebookDocument/didOpen, didChange, didClose (params borrowed). */
-void lsp_nb_did_open(struct server *s, json_t *params);
-void lsp_nb_did_change(struct server *s, json_t *params);
-void lsp_nb_did_close(struct server *s, json_t *params);
-
-/* The document d (borrowed) was edited: a cell's hash is computed anew. */
-void lsp_nb_doc_edited(struct server *s, const struct doc *d);
+/* Borrowed: the open notebook uri, or NULL. */
+struct lsp_notebook *lsp_nb_find(struct lsp_notebooks *nbs, const char *uri);
+/* Open notebook uri (type may be NULL), or start an open one again with no
+ * cells: *nb (borrowed) to fill with lsp_nb_splice. 0, -E2BIG (LSP_NB_MAX
+ * open) or -ENOMEM. */
+int lsp_nb_open(struct lsp_notebooks *nbs, const char *uri, const char *type, int version,
+                struct lsp_notebook **nb);
+/* Replace cells [start, start + del) of nb by the NotebookCells of add
+ * (borrowed array, may be NULL). 0, -EINVAL (nothing changed), -E2BIG or
+ * -ENOMEM. */
+int lsp_nb_splice(struct lsp_notebook *nb, size_t start, size_t del, const json_t *add);
+/* cells.data (borrowed): cells whose kind changed, found by document. */
+void lsp_nb_cells_data(struct lsp_notebook *nb, const json_t *data);
+/* Forget notebook uri (its cells' documents stay open): 0 or -ENOENT. */
+int lsp_nb_close(struct lsp_notebooks *nbs, const char *uri);
+/* The text of document uri changed (edited, reopened): if it is a cell,
+ * its hash is computed anew when next asked for. */
+void lsp_nb_text_changed(struct lsp_notebooks *nbs, const char *uri);
 
 /* 0 and *hash (may be NULL) when uri is a code cell of an open notebook,
  * its text open: the hash ipykernel names the cell's current text by;
  * -ENOENT otherwise. */
-int lsp_nb_cell_hash(struct server *s, const char *uri, uint32_t *hash);
+int lsp_nb_cell_hash(struct lsp_facilities *s, const char *uri, uint32_t *hash);
 /* Borrowed: the open code cell whose current text ipykernel compiles to
  * path (".../ipykernel_<pid>/<hash>.py"), the first in notebook order when
  * several have that text; NULL when none. */
-struct doc *lsp_nb_cell_of_path(struct server *s, const char *path);
+struct doc *lsp_nb_cell_of_path(struct lsp_facilities *s, const char *path);
 
 /* hotline/debug/state: [{uri, notebookType, version, cells: [{document,
  * kind, hash}]}] (new). */
-json_t *lsp_nb_debug(struct server *s);
+json_t *lsp_nb_debug(struct lsp_facilities *s);
 void lsp_nb_free(struct lsp_notebooks *nbs);
 
 #endif

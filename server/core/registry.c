@@ -7,16 +7,17 @@
 #include <string.h>
 
 #include "jsonrpc.h"
+#include "core/lsp_out.h"
 
-void *lsp_provider_self(struct server *s, const struct lsp_provider *want)
+void *lsp_provider_self(struct lsp_facilities *s, const struct lsp_provider *want)
 {
     FOR_PROVIDERS(s, i, p, self)
     if (p == want) return self;
     return NULL;
 }
 
-const struct lsp_method *lsp_registry_method(struct server *s, const char *method, int request,
-                                             void **selfp)
+const struct lsp_method *lsp_registry_method(struct lsp_facilities *s, const char *method,
+                                             int request, void **selfp)
 {
     FOR_PROVIDERS(s, i, p, self)
     for (const struct lsp_method *m = p->methods; m && m->method; m++)
@@ -29,7 +30,7 @@ const struct lsp_method *lsp_registry_method(struct server *s, const char *metho
 
 /* initialize: the joined capabilities, each provider's own, then
  * codeActionProvider (in the order the answer always had them). */
-void lsp_registry_capabilities(struct server *s, json_t *caps)
+void lsp_registry_capabilities(struct lsp_facilities *s, json_t *caps)
 {
     json_t *cmds = json_array(), *kinds = json_array();
     int lenses = 0, actions = 0;
@@ -60,7 +61,7 @@ void lsp_registry_capabilities(struct server *s, json_t *caps)
 }
 
 /* workspace/executeCommand: to the provider that lists the command. */
-void lsp_registry_execute_command(struct server *s, json_t *id, json_t *params)
+void lsp_registry_execute_command(struct lsp_facilities *s, json_t *id, json_t *params)
 {
     const char *cmd = json_string_value(json_object_get(params, "command"));
     json_t *args = json_object_get(params, "arguments");
@@ -80,7 +81,7 @@ void lsp_registry_execute_command(struct server *s, json_t *id, json_t *params)
 
 /* textDocument/codeLens: every provider's lenses, in list order, written
  * into one buffer (no jansson tree: thousands of lenses). */
-void lsp_registry_code_lens(struct server *s, json_t *id, json_t *params)
+void lsp_registry_code_lens(struct lsp_facilities *s, json_t *id, json_t *params)
 {
     struct lsp_buf b = {0};
     lsp_buf_put(&b, "[", 1);
@@ -95,7 +96,7 @@ void lsp_registry_code_lens(struct server *s, json_t *id, json_t *params)
 }
 
 /* textDocument/codeAction: every provider's actions. */
-void lsp_registry_code_action(struct server *s, json_t *id, json_t *params)
+void lsp_registry_code_action(struct lsp_facilities *s, json_t *id, json_t *params)
 {
     json_t *out = json_array();
     FOR_PROVIDERS(s, i, p, self)

@@ -630,6 +630,40 @@ static void sync_teardown(struct session *s)
     s->tail = NULL;
 }
 
+/* The argv of the `hotline attach` helper (args has room for it, see
+ * session_start): exe attach PID --connect SOCK [--interval MS] [--memory |
+ * --children] [--include GLOB]... [--exclude GLOB]... (the settings'
+ * include / exclude: the frame it charges, or with --memory the injected
+ * agent's config, is the one a run's agent would). pidbuf and ivbuf hold
+ * the numbers (the caller's). Returns the count. */
+static int helper_args(const struct session *s, const struct session_opts *o, char **args,
+                       char *pidbuf, size_t npid, char *ivbuf, size_t niv)
+{
+    int k = 0;
+    snprintf(pidbuf, npid, "%d", o->attach_pid);
+    args[k++] = (char *)o->attach_exe;
+    args[k++] = "attach";
+    args[k++] = pidbuf;
+    args[k++] = "--connect";
+    args[k++] = (char *)s->sockpath;
+    if (o->interval_ms > 0) {
+        snprintf(ivbuf, niv, "%g", o->interval_ms);
+        args[k++] = "--interval";
+        args[k++] = ivbuf;
+    }
+    if (o->attach_memory) args[k++] = "--memory";
+    if (o->attach_children && !o->attach_memory) args[k++] = "--children";
+    for (int i = 0; i < o->ninclude; i++) {
+        args[k++] = "--include";
+        args[k++] = o->include[i];
+    }
+    for (int i = 0; i < o->nexclude; i++) {
+        args[k++] = "--exclude";
+        args[k++] = o->exclude[i];
+    }
+    return k;
+}
+
 int session_start(uv_loop_t *loop, struct session *s, const struct session_opts *o,
                   const struct session_cbs *cb, void *ud, struct profile *store)
 {
@@ -669,23 +703,25 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
         set_err(s, "out of memory");
         return -ENOMEM;
     }
+
+    /* From here on, every failure goes to `done`, the one exit: it frees
+     * what this function made and, on failure, closes what was opened
+     * (sync_teardown closes only the handles that were initialised). */
+    char **args = NULL, **env = NULL, *config = NULL, *main_path = NULL;
+    int nown = 0, in_fd = -1;
     int rc = uv_timer_init(loop, &s->io->stop_timer);
     if (!rc) rc = uv_timer_init(loop, &s->io->drain_timer);
     if (rc) {
         set_err(s, "cannot set up a timer: %s", uv_strerror(rc));
-        sync_teardown(s); /* closes only the handles that were initialised */
-        return rc;
+        goto done;
     }
     s->io->stop_timer.data = s->io->drain_timer.data = s;
     s->io->listener.data = s;
     rc = make_socket(s);
-    if (rc) {
-        sync_teardown(s);
-        return rc;
-    }
+    if (rc) goto done;
 
     /* absolute main path, for the agent's default include */
-    char cwd[PATH_MAX], *main_path;
+    char cwd[PATH_MAX];
     if (o->cwd)
         snprintf(cwd, sizeof cwd, "%s", o->cwd);
     else if (!getcwd(cwd, sizeof cwd))
@@ -698,10 +734,8 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
         main_path = strf("%s", o->script);
     else
         main_path = strf("%s/%s", cwd, !strncmp(o->script, "./", 2) ? o->script + 2 : o->script);
-    if (!main_path) {
-        sync_teardown(s);
-        return -ENOMEM;
-    }
+    rc = -ENOMEM;
+    if (!main_path) goto done;
     profile_set_str(&store->meta.program, main_path);
     json_t *argv = json_array();
     for (int i = 0; i < o->nargs; i++)
@@ -720,62 +754,20 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     }
     if (!python) python = "python3";
 
-    char **args = calloc((size_t)o->nargs + 4, sizeof *args);
-    char *config = config_json(o, main_path);
-    int nown = 0;
+    /* the helper's argv is the longest: 10 + 2 per include / exclude */
+    args = calloc((size_t)o->nargs + 10 + 2 * (size_t)(o->ninclude + o->nexclude), sizeof *args);
+    config = config_json(o, main_path);
     char *preload = NULL, *libdir = NULL;
     if (o->memory && o->attach_pid <= 0) shim_preload(agent_dir, &preload, &libdir);
-    char **env = config ? build_env(agent_dir, s->sockpath, config, preload, libdir, &nown) : NULL;
+    env = config ? build_env(agent_dir, s->sockpath, config, preload, libdir, &nown) : NULL;
     free(preload);
     free(libdir);
-    if (!args || !env) {
-        free(args);
-        free(config);
-        free(main_path);
-        free_env(env, nown);
-        sync_teardown(s);
-        return -ENOMEM;
-    }
+    if (!args || !env) goto done; /* rc is -ENOMEM */
     int k = 0;
     char pidbuf[24], ivbuf[32];
     if (o->attach_pid > 0) {
-        /* the helper's own argv: exe attach PID --connect SOCK [--interval MS]
-         * [--memory | --children] [--include GLOB]... [--exclude GLOB]...
-         * (the settings' include / exclude: the frame it charges, or with
-         * --memory the injected agent's config, is the one a run's agent
-         * would) */
-        int ninc = o->ninclude, nexc = o->nexclude;
-        free(args);
-        args = calloc(10 + 2 * (size_t)(ninc + nexc), sizeof *args);
-        if (!args) {
-            free(config);
-            free(main_path);
-            free_env(env, nown);
-            sync_teardown(s);
-            return -ENOMEM;
-        }
         python = o->attach_exe;
-        snprintf(pidbuf, sizeof pidbuf, "%d", o->attach_pid);
-        args[k++] = (char *)o->attach_exe;
-        args[k++] = "attach";
-        args[k++] = pidbuf;
-        args[k++] = "--connect";
-        args[k++] = s->sockpath;
-        if (o->interval_ms > 0) {
-            snprintf(ivbuf, sizeof ivbuf, "%g", o->interval_ms);
-            args[k++] = "--interval";
-            args[k++] = ivbuf;
-        }
-        if (o->attach_memory) args[k++] = "--memory";
-        if (o->attach_children && !o->attach_memory) args[k++] = "--children";
-        for (int i = 0; i < ninc; i++) {
-            args[k++] = "--include";
-            args[k++] = o->include[i];
-        }
-        for (int i = 0; i < nexc; i++) {
-            args[k++] = "--exclude";
-            args[k++] = o->exclude[i];
-        }
+        k = helper_args(s, o, args, pidbuf, sizeof pidbuf, ivbuf, sizeof ivbuf);
     } else if (o->module) {
         args[k++] = (char *)python;
         args[k++] = "-m";
@@ -787,7 +779,6 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     for (int i = 0; o->attach_pid <= 0 && i < o->nargs; i++)
         args[k++] = o->args[i];
 
-    int in_fd = -1;
     if (!o->inherit_stdio && o->stdin_path && o->attach_pid <= 0) {
         char in_path[PATH_MAX * 2 + 2];
         if (o->stdin_path[0] == '/' || !cwd[0])
@@ -796,14 +787,9 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
             snprintf(in_path, sizeof in_path, "%s/%s", cwd, o->stdin_path);
         in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
         if (in_fd < 0) {
-            int e = errno;
-            set_err(s, "cannot open %s for the program's stdin: %s", in_path, strerror(e));
-            free(args);
-            free(config);
-            free(main_path);
-            free_env(env, nown);
-            sync_teardown(s);
-            return -e;
+            rc = -errno;
+            set_err(s, "cannot open %s for the program's stdin: %s", in_path, strerror(-rc));
+            goto done;
         }
     }
     uv_stdio_container_t stdio[3];
@@ -821,13 +807,7 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
             rc = uv_pipe_init(loop, &s->io->out[i], 0);
             if (rc) {
                 set_err(s, "cannot set up the program's output: %s", uv_strerror(rc));
-                if (in_fd >= 0) close(in_fd);
-                free(args);
-                free(config);
-                free(main_path);
-                free_env(env, nown);
-                sync_teardown(s);
-                return rc;
+                goto done;
             }
             s->io->out[i].data = s;
             stdio[i + 1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
@@ -847,15 +827,9 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     s->io->proc.data = s;
     s->start_ns = uv_hrtime();
     rc = uv_spawn(loop, &s->io->proc, &po);
-    if (in_fd >= 0) close(in_fd); /* the child has its copy */
-    free(args);
-    free(config);
-    free(main_path);
-    free_env(env, nown);
     if (rc) {
         set_err(s, "cannot start %s: %s", python, uv_strerror(rc));
-        sync_teardown(s);
-        return rc;
+        goto done;
     }
     s->proc_open = 1;
     s->pid = s->io->proc.pid;
@@ -869,5 +843,13 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
                 uv_close((uv_handle_t *)&s->io->out[i], out_closed);
             }
         }
-    return 0;
+
+done:
+    if (in_fd >= 0) close(in_fd); /* the child has its copy */
+    free(args);
+    free(config);
+    free(main_path);
+    free_env(env, nown);
+    if (rc) sync_teardown(s);
+    return rc;
 }

@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/lsp.h"
+#include "core/lsp_call.h"
+#include "core/lsp_out.h"
+#include "core/lsp_provider.h"
+#include "core/lsp_pview.h"
+#include "core/notebook.h"
 #include "store/summary.h"
 #include "core/uri.h"
 
@@ -53,7 +57,7 @@ struct open_file {
  * symlinked folder the profile names the file by the symlinked path while
  * the editor may show it by its real path; a kernel's profile names a
  * cell by a file the editor never opens. */
-static struct open_file *open_files(struct server *s, size_t *n)
+static struct open_file *open_files(struct lsp_facilities *s, size_t *n)
 {
     *n = 0;
     struct open_file *of = s->docs.count ? malloc(s->docs.count * sizeof *of) : NULL;
@@ -71,9 +75,9 @@ static struct open_file *open_files(struct server *s, size_t *n)
  * to by_uri: on every open document that is this file, where the line is
  * still the profiled one (anchor and snapshot); when none is open, under the
  * file's own URI at the profiled line. */
-static void add_line_diag(struct server *s, json_t *by_uri, const struct open_file *of, size_t nof,
-                          const struct prof_file *pf, const char *path, int line, int severity,
-                          const char *code, const char *msg)
+static void add_line_diag(struct lsp_facilities *s, json_t *by_uri, const struct open_file *of,
+                          size_t nof, const struct prof_file *pf, const char *path, int line,
+                          int severity, const char *code, const char *msg)
 {
     int open = 0;
     for (size_t k = 0; pf && k < nof; k++) {
@@ -94,10 +98,10 @@ static void add_line_diag(struct server *s, json_t *by_uri, const struct open_fi
  * the URI of the open document that is its file (by path or real path),
  * else under the file's own URI; URIs published before and not now are
  * cleared. */
-static void publish(struct server *s, struct diag_state *f)
+static void publish(struct lsp_facilities *s, struct diag_state *f)
 {
     const struct profile *prof = lsp_pview_profile(s);
-    const json_t *live = s->view.live;
+    const json_t *live = s->view->live;
     json_t *by_uri = json_object();
     size_t nof;
     struct open_file *of = open_files(s, &nof);
@@ -117,7 +121,7 @@ static void publish(struct server *s, struct diag_state *f)
     /* read from memprof's own records (taken when the profile was last
      * completed), not through their JSON */
     const struct memprof_leak_set *ls =
-        lsp_setting_bool(s, "diagnostics.leaks", 1) ? s->view.leaks : NULL;
+        lsp_setting_bool(s, "diagnostics.leaks", 1) ? s->view->leaks : NULL;
     for (size_t k = 0; ls && k < ls->n; k++) {
         const struct memprof_leak_file *lf = &ls->files[k];
         const struct prof_file *pf = prof ? profile_file(prof, lf->path) : NULL;
@@ -173,9 +177,9 @@ static void publish(struct server *s, struct diag_state *f)
  * symlink, a notebook cell) moves its file's diagnostics between the two
  * URIs. A cell's URI is no path: whether it was a cell is not known any
  * more once it closed, so any such close republishes. */
-static void republish_if_renamed(struct server *s, struct diag_state *f, const char *uri)
+static void republish_if_renamed(struct lsp_facilities *s, struct diag_state *f, const char *uri)
 {
-    if (!f->initialized || s->state != LSP_RUNNING || !lsp_pview_profile(s)) return;
+    if (!f->initialized || !s->running || !lsp_pview_profile(s)) return;
     char *path = lsp_uri_to_path(uri);
     struct doc *d = path ? NULL : doc_find(&s->docs, uri);
     const struct prof_file *pf = path ? lsp_pview_file(s, path) : NULL;
@@ -186,16 +190,16 @@ static void republish_if_renamed(struct server *s, struct diag_state *f, const c
 
 /* An edit to a notebook cell changes which cell file (if any) it is: its
  * diagnostics come or go with it. */
-static void diag_doc_edited(struct server *s, void *self, struct doc *d, const struct doc_edit *e)
+static void diag_doc_edited(struct lsp_facilities *s, void *self, struct doc *d,
+                            const struct doc_edit *e)
 {
     struct diag_state *f = self;
     (void)e;
-    if (f->initialized && s->state == LSP_RUNNING && lsp_pview_profile(s) &&
-        !lsp_nb_cell_hash(s, d->uri, NULL))
+    if (f->initialized && s->running && lsp_pview_profile(s) && !lsp_nb_cell_hash(s, d->uri, NULL))
         publish(s, f);
 }
 
-static int diag_init(struct server *s, void **self)
+static int diag_init(struct lsp_facilities *s, void **self)
 {
     (void)s;
     struct diag_state *f = calloc(1, sizeof *f);
@@ -208,30 +212,30 @@ static int diag_init(struct server *s, void **self)
     return 0;
 }
 
-static void diag_initialized(struct server *s, void *self)
+static void diag_initialized(struct lsp_facilities *s, void *self)
 {
     struct diag_state *f = self;
     f->initialized = 1; /* a profile still loading is published when it is in */
     if (lsp_pview_profile(s)) publish(s, f);
 }
 
-static void diag_profile_updated(struct server *s, void *self, int what)
+static void diag_profile_updated(struct lsp_facilities *s, void *self, int what)
 {
-    (void)what; /* new data or only the live line: both republish */
-    publish(s, self);
+    if (what & (LSP_PV_DATA | LSP_PV_LIVE)) /* new data or only the live line */
+        publish(s, self);
 }
 
-static void diag_doc_opened(struct server *s, void *self, struct doc *d)
+static void diag_doc_opened(struct lsp_facilities *s, void *self, struct doc *d)
 {
     republish_if_renamed(s, self, d->uri);
 }
 
-static void diag_doc_closed(struct server *s, void *self, const char *uri)
+static void diag_doc_closed(struct lsp_facilities *s, void *self, const char *uri)
 {
     republish_if_renamed(s, self, uri);
 }
 
-static void diag_free(struct server *s, void *self)
+static void diag_free(struct lsp_facilities *s, void *self)
 {
     (void)s;
     struct diag_state *f = self;

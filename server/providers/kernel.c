@@ -26,17 +26,19 @@
 #include <unistd.h>
 
 #include "core/hotdir.h"
-#include "core/lsp.h"
-#include "core/lsp_exec.h"
+#include "core/lsp_call.h"
+#include "core/lsp_out.h"
+#include "core/lsp_provider.h"
+#include "core/lsp_pview.h"
 #include "proc/agentsock.h"
 #include "store/memprof.h"
 
-#define KERNEL_TICK_MS 50     /* hotline/executing: at most 20 per second */
+#define KERNEL_TICK_MS 50     /* refresh requests are checked this often */
 #define KERNEL_REFRESH_MS 250 /* refresh requests while data comes */
 #define KERNEL_RETRY_MS 1000  /* another server holds the socket: try again this often */
 
 struct kernel_state {
-    struct server *srv; /* borrowed */
+    struct lsp_facilities *srv; /* borrowed */
     struct agentsock sock;
     int listening;         /* sock is open: close it at exit */
     struct profile *store; /* borrowed: the view's profile our agents fill, or NULL */
@@ -45,8 +47,7 @@ struct kernel_state {
     uv_timer_t retry; /* another server's socket: kernel_listen again (one shot) */
     int retry_open, retried;
     char *root_real; /* owned: the workspace root, resolved (own frames) */
-    json_t *now;     /* owned latest resolved `now`, or NULL */
-    int now_fresh, exec_sent, dirty, live_changed;
+    int dirty;
     uint64_t last_refresh_ns;
 };
 
@@ -59,63 +60,28 @@ static void refresh(struct kernel_state *f)
     lsp_pview_updated(f->srv, LSP_PV_DATA);
 }
 
-/* The fallback for clients without hotline/executing (new), or NULL. */
-static json_t *live_diagnostic(const json_t *exec)
-{
-    if (!exec) return NULL;
-    char msg[700];
-    snprintf(msg, sizeof msg, "%s (kernel)", json_string_value(json_object_get(exec, "text")));
-    json_int_t line = json_integer_value(json_object_get(exec, "line"));
-    return json_pack("{s:s, s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:i, s:s, s:s, s:s}", "uri",
-                     json_string_value(json_object_get(exec, "uri")), "range", "start", "line",
-                     line, "character", 0, "end", "line", line, "character", 0, "severity", 3,
-                     "source", "hotline", "code", "running", "message", msg);
-}
-
 static void on_tick(uv_timer_t *t)
 {
     struct kernel_state *f = t->data;
-    struct server *s = f->srv;
-    if (f->now_fresh && f->now) {
-        f->now_fresh = 0;
-        const char *dirs[] = {s->root_path, f->root_real};
-        json_t *exec = lsp_exec_from_now(s, f->now, dirs, 2);
-        if (s->executing_optin && exec) {
-            lsp_notify(s, "hotline/executing", json_incref(exec));
-            f->exec_sent = 1;
-        }
-        if (!s->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
-            lsp_pview_set_live(s, live_diagnostic(exec));
-            f->live_changed = 1;
-        }
-        json_decref(exec);
-    }
     if ((uv_hrtime() - f->last_refresh_ns) / 1000000 >= KERNEL_REFRESH_MS) {
-        if (f->dirty) {
-            refresh(f); /* publishes the live line too */
-        } else {
-            if (f->live_changed) lsp_pview_updated(s, LSP_PV_LIVE);
+        if (f->dirty)
+            refresh(f);
+        else
             f->last_refresh_ns = uv_hrtime();
-        }
-        f->live_changed = 0;
     }
 }
 
 /* The last agent left (or the profile was taken from us): no live line. */
 static void went_quiet(struct kernel_state *f)
 {
-    struct server *s = f->srv;
+    struct lsp_facilities *s = f->srv;
     if (f->ticking) uv_timer_stop(&f->tick);
     f->ticking = 0;
-    json_decref(f->now);
-    f->now = NULL;
-    f->now_fresh = 0;
-    if (f->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
-    f->exec_sent = 0;
+    lsp_pview_now_end(s); /* hotline/executing {"uri": null} (providers/live.c) */
 }
 
 /* lsp_pview_hold: a run, a clear or a load replaces the profile we fill. */
-static void let_go(struct server *s, void *data)
+static void let_go(struct lsp_facilities *s, void *data)
 {
     struct kernel_state *f = data;
     if (f->sock.nconns)
@@ -134,9 +100,9 @@ static struct profile *on_accept(struct agentsock *a, void *ud)
 {
     (void)a;
     struct kernel_state *f = ud;
-    struct server *s = f->srv;
+    struct lsp_facilities *s = f->srv;
     if (!f->store) {
-        if (s->view.running) { /* a run fills the view */
+        if (s->view->running) { /* a run fills the view */
             lsp_log(s, LSP_MSG_WARNING,
                     "kernels: an agent connected while a program runs (hotline.run): refused");
             return NULL;
@@ -150,6 +116,7 @@ static struct profile *on_accept(struct agentsock *a, void *ud)
     if (!f->ticking) {
         lsp_pview_set_running(s, 1);
         lsp_pview_set_leaks(s, NULL); /* leaks are computed when the agents leave */
+        lsp_pview_now_begin(s, s->root_path, f->root_real, "kernel", uv_hrtime());
         if (f->tick_open && !uv_timer_start(&f->tick, on_tick, KERNEL_TICK_MS, KERNEL_TICK_MS))
             f->ticking = 1;
         agentsock_request_now(&f->sock, 20);
@@ -173,9 +140,7 @@ static void on_now(struct agentsock *a, const json_t *now, void *ud)
 {
     (void)a;
     struct kernel_state *f = ud;
-    json_decref(f->now);
-    f->now = json_incref((json_t *)now);
-    f->now_fresh = 1;
+    lsp_pview_set_now(f->srv, now); /* providers/live.c (nothing unless a stream began) */
 }
 
 static void on_error(struct agentsock *a, const char *msg, void *ud)
@@ -187,7 +152,7 @@ static void on_error(struct agentsock *a, const char *msg, void *ud)
 static void on_gone(struct agentsock *a, long long pid, void *ud)
 {
     struct kernel_state *f = ud;
-    struct server *s = f->srv;
+    struct lsp_facilities *s = f->srv;
     if (pid) lsp_log(s, LSP_MSG_INFO, "kernels: agent of pid %lld left (%d now)", pid, a->nconns);
     if (a->nconns || !f->store) return;
     went_quiet(f);
@@ -197,7 +162,7 @@ static void on_gone(struct agentsock *a, long long pid, void *ud)
     refresh(f); /* final hints / lenses / diagnostics */
 }
 
-static void kernel_listen(struct server *s, struct kernel_state *f);
+static void kernel_listen(struct lsp_facilities *s, struct kernel_state *f);
 
 static void on_retry(uv_timer_t *t)
 {
@@ -209,7 +174,7 @@ static void on_retry(uv_timer_t *t)
 
 /* Listen on <root>/.hotline/agent.sock; every refusal is one log line, but
  * the retries' (another server still there) are quiet. */
-static void kernel_listen(struct server *s, struct kernel_state *f)
+static void kernel_listen(struct lsp_facilities *s, struct kernel_state *f)
 {
     int again = f->retried;
     char dir[PATH_MAX], path[PATH_MAX + 16], err[PATH_MAX + 200];
@@ -255,7 +220,7 @@ static void kernel_listen(struct server *s, struct kernel_state *f)
             again ? " (taken over: the other server left)" : "");
 }
 
-static int kernel_init(struct server *s, void **self)
+static int kernel_init(struct lsp_facilities *s, void **self)
 {
     struct kernel_state *f = calloc(1, sizeof *f);
     if (!f) return -ENOMEM;
@@ -272,19 +237,19 @@ static int kernel_init(struct server *s, void **self)
     return 0;
 }
 
-static void kernel_initialized(struct server *s, void *self)
+static void kernel_initialized(struct lsp_facilities *s, void *self)
 {
     kernel_listen(s, self);
 }
 
-static void kernel_output_live(struct server *s, void *self, int on)
+static void kernel_output_live(struct lsp_facilities *s, void *self, int on)
 {
     (void)s;
     struct kernel_state *f = self;
     if (f->listening) agentsock_request_now(&f->sock, on ? 20 : 0);
 }
 
-static void kernel_debug_state(struct server *s, void *self, json_t *r)
+static void kernel_debug_state(struct lsp_facilities *s, void *self, json_t *r)
 {
     (void)s;
     struct kernel_state *f = self;
@@ -294,7 +259,7 @@ static void kernel_debug_state(struct server *s, void *self, json_t *r)
             json_pack("{s:s, s:i}", "socket", f->sock.path, "connected", f->sock.nconns));
 }
 
-static void kernel_close(struct server *s, void *self)
+static void kernel_close(struct lsp_facilities *s, void *self)
 {
     struct kernel_state *f = self;
     if (!f) return;
@@ -308,12 +273,11 @@ static void kernel_close(struct server *s, void *self)
     f->retry_open = 0;
 }
 
-static void kernel_free(struct server *s, void *self)
+static void kernel_free(struct lsp_facilities *s, void *self)
 {
     (void)s;
     struct kernel_state *f = self;
     if (!f) return;
-    json_decref(f->now);
     free(f->root_real);
     free(f);
 }

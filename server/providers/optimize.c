@@ -32,7 +32,10 @@
 #include "llm/llm.h"
 #include "proc/helper.h"
 #include "core/interp.h"
-#include "core/lsp.h"
+#include "core/lsp_call.h"
+#include "core/lsp_out.h"
+#include "core/lsp_provider.h"
+#include "core/lsp_pview.h"
 #include "llm/prompt_template.h"
 #include "store/summary.h"
 #include "text/pytext.h"
@@ -44,7 +47,7 @@
 struct opt_op;
 
 struct opt_op {
-    struct server *srv;
+    struct lsp_facilities *srv;
     json_t *id;     /* owned: the resolve / executeCommand request */
     json_t *action; /* owned: the action being resolved, or NULL (command path) */
     char *uri, *path;
@@ -91,23 +94,23 @@ struct lsp_opt {
 extern const struct lsp_provider lsp_optimize_provider;
 
 /* Borrowed: this provider's state in s. */
-static struct lsp_opt *opt_of(struct server *s)
+static struct lsp_opt *opt_of(struct lsp_facilities *s)
 {
     return lsp_provider_self(s, &lsp_optimize_provider);
 }
 
-static json_t *llm_settings(struct server *s)
+static json_t *llm_settings(struct lsp_facilities *s)
 {
-    return json_object_get(s->settings, "llm");
+    return json_object_get(s->out->settings, "llm");
 }
 
 /* The target interpreter (the one hotline.run uses): the `python` setting,
  * else $VIRTUAL_ENV/bin/python, else python3 on PATH. A relative path is
  * made absolute against the server's directory, where it meant something,
  * since the helpers run from "/". Borrowed, or buf. */
-static const char *python_exe(struct server *s, char *buf, size_t n)
+static const char *python_exe(struct lsp_facilities *s, char *buf, size_t n)
 {
-    return lsp_interp_exe(json_string_value(json_object_get(s->settings, "python")), buf, n);
+    return lsp_interp_exe(json_string_value(json_object_get(s->out->settings, "python")), buf, n);
 }
 
 /* op->exe: the target interpreter when the server may run it on its own,
@@ -135,14 +138,14 @@ static void pick_exe(struct opt_op *op)
 /* The profile's record for a document's path, found by that path or by its
  * real path (as the hints do): a run through a symlinked folder names the
  * file otherwise than the editor may. NULL: none. */
-static const struct prof_file *prof_file(struct server *s, const char *path)
+static const struct prof_file *prof_file(struct lsp_facilities *s, const char *path)
 {
     return path ? lsp_pview_file(s, path) : NULL;
 }
 
 /* The stats of the profiled line shown at document line cur of d (the
  * core's one query, lsp_profiled_line), or NULL. */
-static const struct agent_stats *line_stats(struct server *s, struct doc *d, uint32_t cur)
+static const struct agent_stats *line_stats(struct lsp_facilities *s, struct doc *d, uint32_t cur)
 {
     const struct prof_file *pf;
     int pl = lsp_profiled_line(s, d, cur, &pf);
@@ -153,7 +156,7 @@ static const struct agent_stats *line_stats(struct server *s, struct doc *d, uin
 
 /* The per-line profile table of the region (new text); *before gets the
  * seconds charged to its lines. */
-static char *profile_table(struct server *s, struct doc *d, uint32_t l0, uint32_t l1,
+static char *profile_table(struct lsp_facilities *s, struct doc *d, uint32_t l0, uint32_t l1,
                            double *before, char *total, size_t tn)
 {
     const struct profile *p = lsp_pview_profile(s);
@@ -449,7 +452,7 @@ static void on_answer(struct llm_req *r, long status, const char *curl_err, long
 
 static void on_probed(struct opt_op *op, int64_t status, const char *out)
 {
-    struct server *s = op->srv;
+    struct lsp_facilities *s = op->srv;
     char python[64] = "unknown", libs[2048] = "";
     json_t *j = status == 0 ? json_loads(out, 0, NULL) : NULL;
     const char *pv = json_string_value(json_object_get(j, "python"));
@@ -570,7 +573,7 @@ static int split_answer(const char *text, char **code, char **expl)
 }
 
 static void on_checked(struct opt_op *op, int64_t status, const char *out);
-static void on_applied(struct server *s, void *data, json_t *result, json_t *error);
+static void on_applied(struct lsp_facilities *s, void *data, json_t *result, json_t *error);
 
 /* 1 when code's first statement line is a decorator (`@...`). */
 static int starts_with_decorator(const char *code)
@@ -648,7 +651,7 @@ static void on_answer(struct llm_req *r, long status, const char *curl_err, long
 {
     (void)r;
     struct opt_op *op = ud;
-    struct server *s = op->srv;
+    struct lsp_facilities *s = op->srv;
     op->req = NULL;
     struct llm_answer a;
     llm_parse(&op->call, status, curl_err, retry_after, body, len, &a);
@@ -689,7 +692,7 @@ static void on_answer(struct llm_req *r, long status, const char *curl_err, long
 
 static void on_checked(struct opt_op *op, int64_t status, const char *out)
 {
-    struct server *s = op->srv;
+    struct lsp_facilities *s = op->srv;
     size_t n = strlen(out);
     while (n && out[n - 1] == '\n')
         n--;
@@ -722,7 +725,7 @@ static void on_checked(struct opt_op *op, int64_t status, const char *out)
         size_t len;
         const char *t = doc_line(d, (uint32_t)d->nlines - 1, &len);
         el = (json_int_t)d->nlines - 1;
-        ec = t ? pos_line_units(t, len, s->enc) : 0;
+        ec = t ? pos_line_units(t, len, s->out->enc) : 0;
     }
     json_t *range = json_pack("{s:{s:i, s:i}, s:{s:I, s:I}}", "start", "line", (int)op->l0,
                               "character", 0, "end", "line", el, "character", ec);
@@ -764,16 +767,17 @@ static int parse_range(json_t *range, json_int_t *l0, json_int_t *c0, json_int_t
 
 /* Start an optimization of (uri, range) for request id; action (stolen, may be
  * NULL) is the action to resolve. Answers id itself on every path. */
-static void on_progress_cancel(struct server *s, void *data);
+static void on_progress_cancel(struct lsp_facilities *s, void *data);
 
-static void op_start(struct server *s, json_t *id, const char *uri, json_t *range, json_t *action)
+static void op_start(struct lsp_facilities *s, json_t *id, const char *uri, json_t *range,
+                     json_t *action)
 {
     struct lsp_opt *o = opt_of(s);
     json_int_t l0, c0, l1, c1;
     struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
     char err[LLM_MAX_TEXT];
     struct llm_call desc;
-    if (o && !o->http && s->loop && s->state == LSP_RUNNING) o->http = llm_client_new(s->loop);
+    if (o && !o->http && s->loop && s->running) o->http = llm_client_new(s->loop);
     if (!o || !o->http) {
         json_decref(action);
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot reach an LLM endpoint");
@@ -832,6 +836,7 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
     op->srv = s;
     op->call = desc;
     op->id = json_incref(id);
+    lsp_reply_later(s, id); /* when the model has answered, or it failed, or a cancel */
     op->action = action;
     op->uri = strdup(uri);
     op->path = lsp_uri_to_path(uri);
@@ -845,7 +850,7 @@ static void op_start(struct server *s, json_t *id, const char *uri, json_t *rang
     op->context = pytext_lines(d, r0 > LSP_OPT_CONTEXT_LINES ? r0 - LSP_OPT_CONTEXT_LINES : 0, r0);
     pytext_imports(d, st, &op->imports, &op->modules);
     free(st);
-    op->runs_at = (int)s->view.gen;
+    op->runs_at = (int)s->view->gen;
     const char *prog = lsp_pview_profile(s) ? lsp_pview_profile(s)->meta.program : NULL;
     op->program = prog && prog[0] == '/' ? strdup(prog) : NULL;
     op->next = o->ops;
@@ -887,7 +892,7 @@ static int kind_wanted(json_t *only)
     return 0;
 }
 
-static void opt_code_action(struct server *s, void *self, json_t *params, json_t *out)
+static void opt_code_action(struct lsp_facilities *s, void *self, json_t *params, json_t *out)
 {
     (void)self;
     const char *uri =
@@ -934,7 +939,8 @@ static void opt_code_action(struct server *s, void *self, json_t *params, json_t
     free(path);
 }
 
-static void opt_code_action_resolve(struct server *s, void *self, json_t *id, json_t *params)
+static void opt_code_action_resolve(struct lsp_facilities *s, void *self, json_t *id,
+                                    json_t *params)
 {
     (void)self;
     json_t *data = json_object_get(params, "data");
@@ -949,7 +955,7 @@ static void opt_code_action_resolve(struct server *s, void *self, json_t *id, js
 }
 
 /* hotline.optimize {uri, range}: for clients without codeAction/resolve */
-static void cmd_optimize(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_optimize(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     (void)self;
     op_start(s, id, json_string_value(json_object_get(a, "uri")), json_object_get(a, "range"),
@@ -959,7 +965,7 @@ static void cmd_optimize(struct server *s, void *self, json_t *id, json_t *a)
 /* ---- before / after lens ------------------------------------------------- */
 
 /* The lens for one applied suggestion still in the document, or NULL (new). */
-static json_t *done_lens(struct server *s, struct opt_done *dn, struct doc *d)
+static json_t *done_lens(struct lsp_facilities *s, struct opt_done *dn, struct doc *d)
 {
     const char *at = strstr(d->text, dn->code);
     if (!at || !*dn->code) return NULL;
@@ -969,7 +975,7 @@ static json_t *done_lens(struct server *s, struct opt_done *dn, struct doc *d)
     for (const char *q = dn->code; *q; q++)
         nl += *q == '\n';
     if (dn->code[strlen(dn->code) - 1] != '\n') nl++;
-    const struct lsp_pview *pv = &s->view;
+    const struct lsp_pview *pv = s->view;
     int later = (int)pv->gen > dn->runs_at; /* a profile newer than the suggestion */
     char title[300];
     json_t *cmd = NULL;
@@ -1018,7 +1024,7 @@ static json_t *done_lens(struct server *s, struct opt_done *dn, struct doc *d)
 /* textDocument/codeLens, joined by the core: the before/after lens of each
  * applied suggestion still in the document, oldest first, above the
  * profile's lenses (the provider list puts this one first). */
-static void opt_code_lens(struct server *s, void *self, json_t *params, struct lsp_buf *out)
+static void opt_code_lens(struct lsp_facilities *s, void *self, json_t *params, struct lsp_buf *out)
 {
     struct lsp_opt *o = self;
     const char *uri =
@@ -1048,7 +1054,7 @@ static void opt_code_lens(struct server *s, void *self, json_t *params, struct l
 
 /* ---- cancel, responses, lifecycle ---------------------------------------- */
 
-static int opt_cancel(struct server *s, void *self, json_t *id)
+static int opt_cancel(struct lsp_facilities *s, void *self, json_t *id)
 {
     struct lsp_opt *o = self;
     for (struct opt_op *op = o ? o->ops : NULL; op; op = op->next)
@@ -1063,14 +1069,14 @@ static int opt_cancel(struct server *s, void *self, json_t *id)
 }
 
 /* window/workDoneProgress/cancel for an op's progress: as $/cancelRequest */
-static void on_progress_cancel(struct server *s, void *data)
+static void on_progress_cancel(struct lsp_facilities *s, void *data)
 {
     struct opt_op *op = data;
     opt_cancel(s, opt_of(s), op->id);
 }
 
 /* The answer to workspace/applyEdit (command path). */
-static void on_applied(struct server *s, void *data, json_t *result, json_t *error)
+static void on_applied(struct lsp_facilities *s, void *data, json_t *result, json_t *error)
 {
     struct opt_op *op = data;
     op->apply_id = 0;
@@ -1088,7 +1094,7 @@ static void on_applied(struct server *s, void *data, json_t *result, json_t *err
     }
 }
 
-static int opt_init(struct server *s, void **self)
+static int opt_init(struct lsp_facilities *s, void **self)
 {
     (void)s;
     /* the HTTP client (and libcurl's TLS setup) waits for the first use */
@@ -1096,7 +1102,7 @@ static int opt_init(struct server *s, void **self)
     return *self ? 0 : -ENOMEM;
 }
 
-static void opt_debug_state(struct server *s, void *self, json_t *r)
+static void opt_debug_state(struct lsp_facilities *s, void *self, json_t *r)
 {
     (void)s;
     struct lsp_opt *o = self;
@@ -1106,7 +1112,7 @@ static void opt_debug_state(struct server *s, void *self, json_t *r)
                                   llm_client_inflight(o->http)));
 }
 
-static void opt_close(struct server *s, void *self)
+static void opt_close(struct lsp_facilities *s, void *self)
 {
     (void)s;
     struct lsp_opt *o = self;
@@ -1117,7 +1123,7 @@ static void opt_close(struct server *s, void *self)
     o->http = NULL;
 }
 
-static void opt_free(struct server *s, void *self)
+static void opt_free(struct lsp_facilities *s, void *self)
 {
     (void)s;
     struct lsp_opt *o = self;
@@ -1137,8 +1143,8 @@ static void opt_free(struct server *s, void *self)
 }
 
 static const struct lsp_method opt_methods[] = {
-    {"codeAction/resolve", opt_code_action_resolve, NULL},
-    {NULL, NULL, NULL},
+    {"codeAction/resolve", opt_code_action_resolve, NULL, "title:s" /* a CodeAction */},
+    {NULL, NULL, NULL, NULL},
 };
 
 static const struct lsp_command opt_commands[] = {

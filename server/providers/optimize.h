@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-struct server;
+#include "core/facilities.h"
 
 #define LSP_OPT_KIND "refactor.rewrite.hotline.optimize"
 #define LSP_OPT_MAX_OPS 8       /* optimizations in flight at once */

@@ -15,14 +15,17 @@
 #include <stdlib.h>
 
 #include "jsonrpc.h"
-#include "core/lsp.h"
+#include "core/lsp_call.h"
+#include "core/lsp_out.h"
+#include "core/lsp_provider.h"
+#include "core/lsp_pview.h"
 #include "store/html.h"
 
 struct pic_state {
     unsigned long version; /* +1 at every change of the profile's data */
 };
 
-static int pic_init(struct server *s, void **self)
+static int pic_init(struct lsp_facilities *s, void **self)
 {
     (void)s;
     *self = calloc(1, sizeof(struct pic_state));
@@ -31,20 +34,20 @@ static int pic_init(struct server *s, void **self)
     return 0;
 }
 
-static void pic_free(struct server *s, void *self)
+static void pic_free(struct lsp_facilities *s, void *self)
 {
     (void)s;
     free(self);
 }
 
-static void pic_updated(struct server *s, void *self, int what)
+static void pic_updated(struct lsp_facilities *s, void *self, int what)
 {
     (void)s;
     struct pic_state *st = self;
     if (what & LSP_PV_DATA) st->version++;
 }
 
-static void cmd_flame(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_flame(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     struct pic_state *st = self;
     const struct profile *p = lsp_pview_profile(s);
@@ -54,7 +57,7 @@ static void cmd_flame(struct server *s, void *self, json_t *id, json_t *a)
         return;
     }
     json_t *res =
-        json_pack("{s:I,s:b}", "version", (json_int_t)st->version, "running", s->view.running);
+        json_pack("{s:I,s:b}", "version", (json_int_t)st->version, "running", s->view->running);
     json_t *since = json_object_get(a, "since");
     if (!res) goto oom;
     if (json_is_true(json_object_get(a, "page"))) {

@@ -1,9 +1,10 @@
 /* Running a program from the editor: workspace/executeCommand hotline.run /
- * stop / clear / showProfile, work-done progress while it runs (cancel stops
- * it), the live "executing here" line (hotline/executing for clients that
- * opted in, an Information diagnostic for the others), throttled refresh
- * requests so hints and lenses follow the data, and persistence of the last
- * profile under <root>/.hotline/. One run at a time per server (= workspace).
+ * stop / clear / showProfile, and hotline.attach / detach (a run of the
+ * `hotline attach` helper), work-done progress while it runs (cancel stops
+ * it), the agent's `now` stacks handed to the live line (providers/live.c),
+ * throttled refresh requests so hints and lenses follow the data. The end of a run is
+ * LSP_PV_FINAL to the view's readers (persist.c saves it). One run at a
+ * time per server (= workspace).
  *
  * Nothing here blocks: the program is a struct session on the server's loop.
  * When the server exits every program it started is killed (session_close
@@ -24,8 +25,10 @@
 #include "jsonrpc.h"
 #include "core/hotdir.h"
 #include "core/interp.h"
-#include "core/lsp.h"
-#include "core/lsp_exec.h"
+#include "core/lsp_call.h"
+#include "core/lsp_out.h"
+#include "core/lsp_provider.h"
+#include "core/lsp_pview.h"
 #include "store/memprof.h"
 #include "proc/pylist.h"
 #include "proc/session.h"
@@ -33,24 +36,19 @@
 #include "core/uri.h"
 
 #define RUN_MAX_ARGS 256
-#define LSP_EXEC_MIN_MS 50 /* hotline/executing: at most 20 per second */
-#define LSP_TICK_MS 250    /* progress, refresh requests, fallback diagnostic */
+#define LSP_TICK_MS 250 /* progress, refresh requests */
 
 struct lsp_run {
     struct session sess;
-    struct server *srv;    /* borrowed */
-    struct profile *store; /* borrowed: the profile view's (the core owns it) */
-    char *uri, *path;      /* owned: the program's file */
-    char *main_dir;        /* owned: directory of the program, resolved (user frames) */
-    char *main_dir_given;  /* owned: the same as given */
-    uv_timer_t tick;       /* LSP_EXEC_MIN_MS */
+    struct lsp_facilities *srv; /* borrowed */
+    struct profile *store;      /* borrowed: the profile view's (the core owns it) */
+    char *uri, *path;           /* owned: the program's file */
+    char *main_dir;             /* owned: directory of the program, resolved (user frames) */
+    char *main_dir_given;       /* owned: the same as given */
+    uv_timer_t tick;            /* progress and refresh requests */
     int tick_open;
     uint64_t start_ns;
     struct lsp_progress progress; /* cancellable: cancel stops the program */
-    json_t *now;                  /* owned latest resolved `now`, or NULL */
-    int now_fresh;
-    int exec_sent;    /* a hotline/executing with a uri was sent */
-    int live_changed; /* the live line (s->view.live) not yet published */
     int stop_requested;
     int attach_pid;    /* > 0: attached to this running process, not a run */
     int attach_memory; /* ... with the agent injected (memory on) */
@@ -58,21 +56,11 @@ struct lsp_run {
     struct lsp_run *next;
 };
 
-struct lsp_load;
-struct lsp_save;
-
 /* The provider's state. */
 struct run_state {
     struct lsp_run *run;     /* owned until its session closed; NULL when idle */
     struct lsp_run *closing; /* runs whose session is closing (list through run->next) */
     int runs_started;
-    struct lsp_load *load;             /* loading <root>/.hotline on the thread pool, or NULL */
-    struct lsp_save *save, *save_next; /* saving it there (in flight, waiting) */
-    struct lsp_list *lists;            /* hotline.listProcesses in flight */
-    pid_t blocked[PYLIST_MAX_SKIP];    /* processes whose image open blocked a listing */
-    int nblocked;
-    int nstuck;      /* listings answered at their bound whose thread is still blocked, maybe */
-    int initialized; /* the client sent `initialized` */
     /* refresh throttling */
     int dirty; /* profile changed since the last refresh request */
     uint64_t last_refresh_ns;
@@ -82,7 +70,7 @@ struct run_state {
 extern const struct lsp_provider lsp_run_provider;
 
 /* Borrowed: this provider's state in s. */
-static struct run_state *run_of(struct server *s)
+static struct run_state *run_of(struct lsp_facilities *s)
 {
     return lsp_provider_self(s, &lsp_run_provider);
 }
@@ -92,281 +80,9 @@ static uint64_t ms_since(uint64_t ns)
     return (uv_hrtime() - ns) / 1000000;
 }
 
-static void send_refresh(struct server *s);
-
-/* ---- persistence ------------------------------------------------------- */
-
-/* <root>/.hotline (core/hotdir.c) holds what a cloned repository may also
- * carry: it is untrusted input. It must be a real directory (not a symlink); the files
- * are opened without following a symlink, must be regular files (a FIFO or
- * /dev/stdin would block forever) and are capped in size; the profile store
- * caps what they hold. Loading runs on the thread pool so that initialize
- * answers at once, whatever the files are. What we write there holds the
- * program's argv and source: the directory is 0700, the files 0600, and a
- * .gitignore of `*` keeps it out of commits. A save replaces whatever is
- * at the name (PROFILE_WRITE_REPLACE), never writes through it. */
-
-/* One save of <root>/.hotline. The snapshot is taken on the loop thread
- * (profile_to_json and the sources' JSON: trees that share nothing with the
- * store, which the next run goes on filling); writing, fsync and rename run
- * on the thread pool, so a big profile does not stop the loop. At most one
- * save is in flight; a newer one waits in run_state.save_next (replacing an
- * older waiting one), so the last profile is the one left on disk.
- * hotline.clear drops the waiting one and marks the one in flight, whose
- * files are removed again when it lands. Freed in save_after only. */
-struct lsp_save {
-    uv_work_t req;
-    struct server *srv; /* borrowed; NULL once the provider let go */
-    char dir[PATH_MAX];
-    json_t *profile, *sources; /* owned snapshots */
-    int rc;                    /* of the file that failed, or 0 */
-    char failed[PATH_MAX + 32];
-    int cleared; /* hotline.clear came while it was in flight */
-};
-
-static void save_free(struct lsp_save *sv)
-{
-    json_decref(sv->profile);
-    json_decref(sv->sources);
-    free(sv);
-}
-
-static void save_write(struct lsp_save *sv)
-{
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/profile.json", sv->dir);
-    sv->rc = sv->profile
-                 ? profile_write_json(sv->profile, path, PROFILE_SAVE_FLAGS, PROFILE_WRITE_REPLACE)
-                 : -ENOMEM;
-    if (!sv->rc) { /* the sources as profiled, for stale detection after a restart */
-        snprintf(path, sizeof path, "%s/sources.json", sv->dir);
-        sv->rc = sv->sources
-                     ? profile_write_json(sv->sources, path, JSON_COMPACT, PROFILE_WRITE_REPLACE)
-                     : -ENOMEM;
-    }
-    if (sv->rc) snprintf(sv->failed, sizeof sv->failed, "%s", path);
-}
-
-static void save_work(uv_work_t *req)
-{
-    save_write(req->data);
-}
-
-static void clear_files(struct server *s);
-static void save_queue(struct server *s, struct lsp_save *sv);
-
-static void save_after(uv_work_t *req, int status)
-{
-    struct lsp_save *sv = req->data;
-    struct server *s = sv->srv;
-    struct run_state *f = s ? run_of(s) : NULL;
-    if (f && f->save == sv) f->save = NULL;
-    if (s && status == 0 && sv->rc)
-        lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", sv->failed, strerror(-sv->rc));
-    if (s && sv->cleared) clear_files(s); /* it landed after hotline.clear */
-    save_free(sv);
-    if (f && f->save_next) {
-        struct lsp_save *next = f->save_next;
-        f->save_next = NULL;
-        save_queue(s, next);
-    }
-}
-
-static void save_queue(struct server *s, struct lsp_save *sv)
-{
-    struct run_state *f = run_of(s);
-    if (!s->loop) { /* no loop (fuzzing): in place */
-        save_write(sv);
-        if (sv->rc)
-            lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", sv->failed, strerror(-sv->rc));
-        save_free(sv);
-        return;
-    }
-    if (f->save) { /* one at a time, the newest next */
-        if (f->save_next) save_free(f->save_next);
-        f->save_next = sv;
-        return;
-    }
-    f->save = sv;
-    if (uv_queue_work(s->loop, &sv->req, save_work, save_after)) {
-        f->save = NULL; /* the thread pool refused: write it here rather than lose it */
-        save_write(sv);
-        if (sv->rc)
-            lsp_log(s, LSP_MSG_WARNING, "cannot save %s: %s", sv->failed, strerror(-sv->rc));
-        save_free(sv);
-    }
-}
-
-static void save_profile(struct server *s)
-{
-    const struct profile *prof = lsp_pview_profile(s);
-    char dir[PATH_MAX];
-    if (!prof || !lsp_setting_bool(s, "persist", 1) || lsp_hotline_dir(s, dir, sizeof dir)) return;
-    int rc = lsp_hotline_dir_make(dir);
-    if (rc) {
-        lsp_log(s, LSP_MSG_WARNING, "not saving the profile: %s: %s", dir,
-                rc == -ELOOP ? "is a symbolic link" : strerror(-rc));
-        return;
-    }
-    struct lsp_save *sv = calloc(1, sizeof *sv);
-    if (!sv) {
-        lsp_log(s, LSP_MSG_WARNING, "cannot save the profile: %s", strerror(ENOMEM));
-        return;
-    }
-    sv->srv = s;
-    sv->req.data = sv;
-    snprintf(sv->dir, sizeof sv->dir, "%s", dir);
-    sv->profile = profile_to_json(prof);
-    sv->sources = anchor_snaps_to_json(&s->view.as);
-    save_queue(s, sv);
-}
-
-/* One load of <root>/.hotline: the worker fills a fresh profile, snapshots
- * and leaks; the loop thread swaps them in (load_after), unless a run or
- * hotline.clear replaced the profile meanwhile (discard) or the server is
- * exiting. A big profile takes seconds (~8 s for 50 MB on a quiet machine):
- * shutdown and exit set cancel, which the parse and the store's fill check
- * as they go, so that the worker ends within milliseconds and the loop (which
- * waits for it) lets the process exit. Freed in load_after only. */
-struct lsp_load {
-    uv_work_t req;
-    struct server *srv; /* borrowed; NULL once the provider's free let go */
-    char dir[PATH_MAX];
-    int discard;
-    atomic_int cancel; /* set on the loop thread, read by the worker */
-    /* results (worker -> loop thread) */
-    struct profile *prof;           /* owned until handed over */
-    struct anchor_set snaps;        /* only snapshots: owned until handed over */
-    struct memprof_leak_set *leaks; /* owned until handed over */
-    int missing;                    /* no profile.json: nothing to say */
-    char err[2 * PATH_MAX + 256];   /* why profile.json was refused: "<path>: <why>" */
-};
-
-static void load_read(struct lsp_load *ld)
-{
-    struct stat st;
-    char path[PATH_MAX + 32];
-    int rc = lsp_real_dir(ld->dir, &st);
-    if (rc == -ENOENT) {
-        ld->missing = 1;
-        return;
-    }
-    if (rc) {
-        snprintf(ld->err, sizeof ld->err, "%s: %s", ld->dir,
-                 rc == -ELOOP ? "is a symbolic link: not followed" : strerror(-rc));
-        return;
-    }
-    snprintf(path, sizeof path, "%s/profile.json", ld->dir);
-    if (lstat(path, &st) && errno == ENOENT) {
-        ld->missing = 1;
-        return;
-    }
-    char err[PATH_MAX + 96] = "";
-    ld->prof = profile_load_cancellable(path, PROFILE_READ_UNTRUSTED, &ld->cancel, err, sizeof err);
-    if (atomic_load(&ld->cancel)) return; /* nobody wants it: load_after frees what there is */
-    if (!ld->prof) {                      /* the file's own errors name it; the format's do not */
-        if (!strncmp(err, path, strlen(path)))
-            snprintf(ld->err, sizeof ld->err, "%s", err);
-        else
-            snprintf(ld->err, sizeof ld->err, "%s: %s", path, err);
-        return;
-    }
-    ld->leaks = memprof_leak_set_new(ld->prof);
-    if (atomic_load(&ld->cancel)) return;
-    snprintf(path, sizeof path, "%s/sources.json", ld->dir);
-    char *text;
-    size_t len;
-    if (profile_read_file(path, PROFILE_MAX_JSON_BYTES, PROFILE_READ_UNTRUSTED, &text, &len))
-        return; /* no snapshots: every line shows as stale, nothing wrong is drawn */
-    json_t *j = profile_json_parse(text, len, &ld->cancel, NULL, 0); /* bounded like the profile */
-    free(text);
-    if (json_is_object(j)) anchor_snaps_from_json(&ld->snaps, j);
-    json_decref(j);
-}
-
-static void load_work(uv_work_t *req)
-{
-    struct lsp_load *ld = req->data;
-    load_read(ld);
-#ifdef __GLIBC__
-    /* The JSON trees are freed, but glibc keeps the pages of this thread's
-     * arena, where the kept store is interleaved with them: ~20 MB resident
-     * for nothing after a 2 MB profile (tests/bench/lsp_bench.py: server RSS
-     * 36 -> 18 MB). Off the loop, once per load. */
-    if (!atomic_load(&ld->cancel)) malloc_trim(0);
-#endif
-}
-
-static void load_free(struct lsp_load *ld)
-{
-    profile_free(ld->prof);
-    anchor_snaps_clear(&ld->snaps);
-    memprof_leak_set_free(ld->leaks);
-    free(ld);
-}
-
-static void load_after(uv_work_t *req, int status)
-{
-    struct lsp_load *ld = req->data;
-    struct server *s = ld->srv;
-    struct run_state *f = s ? run_of(s) : NULL;
-    if (f) f->load = NULL;
-    if (!f || f->exiting || ld->discard || status < 0 || atomic_load(&ld->cancel)) {
-        load_free(ld);
-        return;
-    }
-    if (!ld->prof) {
-        if (!ld->missing) lsp_log(s, LSP_MSG_WARNING, "ignoring %s", ld->err);
-        load_free(ld);
-        return;
-    }
-    lsp_pview_replace(s, ld->prof, &ld->snaps, ld->leaks);
-    ld->prof = NULL;
-    ld->leaks = NULL;
-    lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", ld->dir);
-    load_free(ld);
-    /* requests answered meanwhile had no profile: ask for them again */
-    if (f->initialized && s->state == LSP_RUNNING) send_refresh(s);
-}
-
-static void load_profile(struct server *s)
-{
-    struct run_state *f = run_of(s);
-    char dir[PATH_MAX];
-    if (!lsp_setting_bool(s, "persist", 1) || lsp_hotline_dir(s, dir, sizeof dir)) return;
-    struct lsp_load *ld = calloc(1, sizeof *ld);
-    if (!ld) return;
-    ld->srv = s;
-    ld->req.data = ld;
-    snprintf(ld->dir, sizeof ld->dir, "%s", dir);
-    f->load = ld;
-    if (!s->loop) { /* no loop (fuzzing): in place */
-        load_work(&ld->req);
-        load_after(&ld->req, 0);
-    } else if (uv_queue_work(s->loop, &ld->req, load_work, load_after)) {
-        f->load = NULL;
-        free(ld);
-    }
-}
-
-/* A run or hotline.clear replaces the profile: a load still under way must
- * not bring the old one back. */
-static void load_discard(struct run_state *f)
-{
-    if (f->load) f->load->discard = 1;
-}
-
-/* Shutdown or exit: the profile will never be shown, stop loading it. */
-static void load_cancel(struct run_state *f)
-{
-    if (!f->load) return;
-    atomic_store(&f->load->cancel, 1);
-    uv_cancel((uv_req_t *)&f->load->req); /* not started yet: never starts */
-}
-
 /* ---- progress, refresh, executing ------------------------------------- */
 
-static void hottest_line(struct server *s, char *buf, size_t n)
+static void hottest_line(struct lsp_facilities *s, char *buf, size_t n)
 {
     struct prof_line_ref top;
     buf[0] = 0;
@@ -378,31 +94,13 @@ static void hottest_line(struct server *s, char *buf, size_t n)
     }
 }
 
-static void send_refresh(struct server *s)
+/* what: LSP_PV_DATA, with LSP_PV_FINAL or LSP_PV_CLEARED for persistence */
+static void send_refresh(struct lsp_facilities *s, int what)
 {
     struct run_state *f = run_of(s);
     f->dirty = 0;
     f->last_refresh_ns = uv_hrtime();
-    lsp_pview_updated(s, LSP_PV_DATA); /* refresh requests, diagnostics */
-}
-
-/* The fallback for clients without hotline/executing: an Information
- * diagnostic on the running line (new reference), or NULL. Names the same
- * library call as the notification. */
-static json_t *live_diagnostic(struct server *s, struct lsp_run *r, const json_t *exec)
-{
-    (void)s;
-    if (!exec) return NULL;
-    const char *lib = json_string_value(json_object_get(exec, "call"));
-    char msg[700];
-    double el = (double)(uv_hrtime() - r->start_ns) / 1e9;
-    snprintf(msg, sizeof msg, "\u25b6 running for %.1f s%s%s", el, lib ? " \u2014 in " : "",
-             lib ? lib : "");
-    json_int_t line = json_integer_value(json_object_get(exec, "line"));
-    return json_pack("{s:s, s:{s:{s:I, s:i}, s:{s:I, s:i}}, s:i, s:s, s:s, s:s}", "uri",
-                     json_string_value(json_object_get(exec, "uri")), "range", "start", "line",
-                     line, "character", 0, "end", "line", line, "character", 0, "severity", 3,
-                     "source", "hotline", "code", "running", "message", msg);
+    lsp_pview_updated(s, what); /* refresh requests, diagnostics, persistence */
 }
 
 /* The params of hotline/runEnded (new), the documented end of a run, or NULL
@@ -410,10 +108,11 @@ static json_t *live_diagnostic(struct server *s, struct lsp_run *r, const json_t
  * hotline/executing nor experimental.hotlineRunEnded). reason: the end
  * message's words ("exited 0", "stopped"). Sent after the final refresh, so
  * a client that refreshes its views on it gets the finished run's data. */
-static json_t *run_ended_params(struct server *s, struct lsp_run *r, const struct session *ss,
-                                const char *reason)
+static json_t *run_ended_params(struct lsp_facilities *s, struct lsp_run *r,
+                                const struct session *ss, const char *reason)
 {
-    if (!s->executing_optin && !json_is_true(lsp_client_cap(s, "experimental.hotlineRunEnded")))
+    if (!s->out->executing_optin &&
+        !json_is_true(lsp_client_cap(s, "experimental.hotlineRunEnded")))
         return NULL;
     const char *outcome = r->stop_requested                           ? "stopped"
                           : (ss->term_signal || ss->exit_status != 0) ? "failed"
@@ -430,21 +129,7 @@ static json_t *run_ended_params(struct server *s, struct lsp_run *r, const struc
 static void on_tick(uv_timer_t *t)
 {
     struct lsp_run *r = t->data;
-    struct server *s = r->srv;
-    if (r->now_fresh && r->now) {
-        r->now_fresh = 0;
-        const char *dirs[] = {r->main_dir, r->main_dir_given};
-        json_t *exec = lsp_exec_from_now(s, r->now, dirs, 2);
-        if (s->executing_optin && exec) {
-            lsp_notify(s, "hotline/executing", json_incref(exec));
-            r->exec_sent = 1;
-        }
-        if (!s->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
-            lsp_pview_set_live(s, live_diagnostic(s, r, exec));
-            r->live_changed = 1;
-        }
-        json_decref(exec);
-    }
+    struct lsp_facilities *s = r->srv;
     struct run_state *f = run_of(s);
     const struct profile *prof = lsp_pview_profile(s);
     if (ms_since(f->last_refresh_ns) >= LSP_TICK_MS) {
@@ -459,13 +144,10 @@ static void on_tick(uv_timer_t *t)
                          prof ? prof->meta.samples : 0, hot);
             lsp_progress_report(s, &r->progress, msg);
         }
-        if (f->dirty) {
-            send_refresh(s); /* publishes the live line too */
-        } else {
-            if (r->live_changed) lsp_pview_updated(s, LSP_PV_LIVE);
+        if (f->dirty)
+            send_refresh(s, LSP_PV_DATA);
+        else
             f->last_refresh_ns = uv_hrtime();
-        }
-        r->live_changed = 0;
     }
 }
 
@@ -482,9 +164,7 @@ static void on_now(struct session *ss, const json_t *now, void *ud)
 {
     (void)ss;
     struct lsp_run *r = ud;
-    json_decref(r->now);
-    r->now = json_incref((json_t *)now);
-    r->now_fresh = 1;
+    if (run_of(r->srv)->run == r) lsp_pview_set_now(r->srv, now); /* providers/live.c */
 }
 
 static void on_error(struct session *ss, const char *msg, void *ud)
@@ -508,7 +188,6 @@ static void run_free(struct lsp_run *r)
     free(r->path);
     free(r->main_dir);
     free(r->main_dir_given);
-    json_decref(r->now);
     json_decref(r->pending);
     free(r);
 }
@@ -534,11 +213,12 @@ static void on_sess_closed(struct session *ss)
 }
 
 /* Detach r from the server and close it (kills the program if still running). */
-static void run_retire(struct server *s, struct lsp_run *r)
+static void run_retire(struct lsp_facilities *s, struct lsp_run *r)
 {
     struct run_state *f = run_of(s);
     if (f->run == r) {
         f->run = NULL;
+        lsp_pview_now_end(s); /* done at exit already; not when the server exits */
         lsp_pview_set_running(s, 0);
         lsp_pview_set_live(s, NULL);
     }
@@ -550,13 +230,13 @@ static void run_retire(struct server *s, struct lsp_run *r)
     session_close(&r->sess, on_sess_closed);
 }
 
-static int start_run(struct server *s, json_t *id, json_t *args);
-static void on_progress_cancel(struct server *s, void *data);
+static int start_run(struct lsp_facilities *s, json_t *id, json_t *args);
+static void on_progress_cancel(struct lsp_facilities *s, void *data);
 
 static void on_exit_cb(struct session *ss, void *ud)
 {
     struct lsp_run *r = ud;
-    struct server *s = r->srv;
+    struct lsp_facilities *s = r->srv;
     struct run_state *f = run_of(s);
     uv_timer_stop(&r->tick);
     json_t *ended; /* new, or NULL */
@@ -602,7 +282,6 @@ static void on_exit_cb(struct session *ss, void *ud)
         free(tail);
         if (m->samples == 0 && ss->nconns_total == 0)
             lsp_log(s, LSP_MSG_WARNING, "the profiler agent never connected: no profile");
-        save_profile(s);
         lsp_pview_set_leaks(s, memprof_leak_set_new(lsp_pview_profile(s)));
         ended = run_ended_params(s, r, ss, reason);
     }
@@ -610,11 +289,11 @@ static void on_exit_cb(struct session *ss, void *ud)
                      r->attach_pid > 0   ? "detached"
                      : r->stop_requested ? "stopped"
                                          : "done");
-    if (r->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
+    lsp_pview_now_end(s); /* hotline/executing {"uri": null} (providers/live.c) */
     json_t *pending = r->pending;
     r->pending = NULL;
     run_retire(s, r);
-    send_refresh(s); /* final hints / lenses / diagnostics */
+    send_refresh(s, LSP_PV_DATA | LSP_PV_FINAL); /* final hints, lenses, diagnostics; saved */
     if (ended) lsp_notify(s, "hotline/runEnded", ended);
     if (pending && !f->exiting) {
         start_run(s, NULL, pending);
@@ -642,7 +321,7 @@ static char **str_array(json_t *a, int *n, char **extra, int nextra)
 
 /* Start a run from hotline.run arguments (borrowed). id may be NULL (restart):
  * errors then go to showMessage. 0 or negative errno. */
-static int start_run(struct server *s, json_t *id, json_t *a)
+static int start_run(struct lsp_facilities *s, json_t *id, json_t *a)
 {
     struct run_state *f = run_of(s);
     /* hotline.attach: {"pid": N} instead of a program to start */
@@ -771,7 +450,6 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     }
     /* the new profile replaces the old one from now on (a run that is still
      * closing has had its on_exit: it no longer touches its store) */
-    load_discard(f);
     lsp_pview_replace(s, store, NULL, NULL);
     r->store = store;
     r->attach_pid = attach_pid;
@@ -784,12 +462,13 @@ static int start_run(struct server *s, json_t *id, json_t *a)
     lsp_pview_set_running(s, 1);
     f->runs_started++;
     r->start_ns = uv_hrtime();
-    /* the tick only paces live updates (hotline/executing, progress): without
+    lsp_pview_now_begin(s, r->main_dir, r->main_dir_given, NULL, r->start_ns);
+    /* the tick only paces progress and refresh requests: without
      * it the run goes on and its result still comes at exit */
     if (!uv_timer_init(s->loop, &r->tick)) {
         r->tick.data = r;
         r->tick_open = 1;
-        if (uv_timer_start(&r->tick, on_tick, LSP_EXEC_MIN_MS, LSP_EXEC_MIN_MS))
+        if (uv_timer_start(&r->tick, on_tick, LSP_TICK_MS / 5, LSP_TICK_MS / 5))
             lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer did not start)");
     } else {
         lsp_log(s, LSP_MSG_WARNING, "run: no live updates (the timer could not be set up)");
@@ -808,11 +487,11 @@ static int start_run(struct server *s, json_t *id, json_t *a)
                             r->path, "memory", attach_memory));
     else if (id)
         lsp_reply(s, id, json_pack("{s:b, s:i}", "started", 1, "pid", r->sess.pid));
-    send_refresh(s); /* old hints go away */
+    send_refresh(s, LSP_PV_DATA); /* old hints go away */
     return 0;
 }
 
-static void cmd_run(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_run(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     struct run_state *f = self;
     if (!s->loop) {
@@ -842,7 +521,7 @@ static void cmd_run(struct server *s, void *self, json_t *id, json_t *a)
     start_run(s, id, a);
 }
 
-static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_stop(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     (void)a;
     struct lsp_run *r = ((struct run_state *)self)->run;
@@ -860,7 +539,7 @@ static void cmd_stop(struct server *s, void *self, json_t *id, json_t *a)
  * children too), or with memory: true have gdb inject the agent, whose
  * stream the helper relays (attach_memory.c); the editor shows what it
  * shows during a run. */
-static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_attach(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     struct run_state *f = self;
     json_t *pid = json_object_get(a, "pid");
@@ -906,7 +585,7 @@ static void cmd_attach(struct server *s, void *self, json_t *id, json_t *a)
 }
 
 /* hotline.detach: end an attach; the target runs on untouched */
-static void cmd_detach(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_detach(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     (void)a;
     struct lsp_run *r = ((struct run_state *)self)->run;
@@ -919,193 +598,7 @@ static void cmd_detach(struct server *s, void *self, json_t *id, json_t *a)
     lsp_reply(s, id, json_pack("{s:b, s:i}", "detached", 1, "pid", r->attach_pid));
 }
 
-/* hotline.listProcesses: the Python processes one could attach to */
-/* One hotline.listProcesses. pyproc_list reads /proc and opens every
- * Python process's interpreter image (attach_open: ELF symbols, a few ms
- * each, more on a machine with many processes or a slow disk), so it runs
- * on a thread of its own and the loop keeps serving. An open can also never
- * return (the image a FIFO, or on a hung NFS or FUSE mount): the thread is
- * detached, not on libuv's pool (whose threads are joined at exit), and
- * after LIST_BOUND_MS the request is answered with what the thread listed
- * so far, the blocked process marked; the thread then frees its job
- * whenever it ends (never, maybe), and that pid is not opened again. */
-#define LIST_BOUND_MS 3000
-#define LIST_MAX_THREADS 8 /* listings in flight, blocked ones included */
-
-struct list_job { /* shared by the thread and the loop, under sh.mu */
-    struct pylist_share sh;
-    char *root; /* owned, or NULL */
-    pid_t self;
-    int finished;     /* the thread is done with the listing */
-    int abandoned;    /* the loop let go: the thread frees the job */
-    uv_async_t *wake; /* the loop's, valid while !abandoned */
-};
-
-struct lsp_list {
-    struct server *srv; /* borrowed; NULL once the provider let go */
-    json_t *id;         /* owned copy of the request id */
-    struct list_job *job;
-    uv_async_t wake;
-    uv_timer_t timer;
-    int nclosing;
-    struct lsp_list *next;
-};
-
-static void job_free(struct list_job *j)
-{
-    pthread_mutex_destroy(&j->sh.mu);
-    json_decref(j->sh.out);
-    json_decref(j->sh.cur);
-    free(j->root);
-    free(j);
-}
-
-static void *list_thread(void *arg)
-{
-    struct list_job *j = arg;
-    pyproc_list_shared(j->root, j->self, &j->sh);
-    pthread_mutex_lock(&j->sh.mu);
-    j->finished = 1;
-    int mine = j->abandoned;
-    if (!mine) uv_async_send(j->wake);
-    pthread_mutex_unlock(&j->sh.mu);
-    if (mine) job_free(j);
-    return NULL;
-}
-
-static void list_closed(uv_handle_t *h)
-{
-    struct lsp_list *l = h->data;
-    if (--l->nclosing) return;
-    json_decref(l->id);
-    free(l);
-}
-
-/* Let go of l: out of the provider's list, the job handed to the thread
- * unless it is done (then freed here), the handles closed (l freed then). */
-static void list_release(struct lsp_list *l)
-{
-    struct run_state *f = l->srv ? run_of(l->srv) : NULL;
-    for (struct lsp_list **pp = f ? &f->lists : NULL; pp && *pp; pp = &(*pp)->next)
-        if (*pp == l) {
-            *pp = l->next;
-            break;
-        }
-    pthread_mutex_lock(&l->job->sh.mu);
-    int done = l->job->finished;
-    l->job->abandoned = 1;
-    pthread_mutex_unlock(&l->job->sh.mu);
-    if (done) job_free(l->job);
-    l->job = NULL;
-    l->nclosing = 2;
-    uv_close((uv_handle_t *)&l->wake, list_closed);
-    uv_close((uv_handle_t *)&l->timer, list_closed);
-}
-
-/* The thread is done: answer with its list. */
-static void list_woken(uv_async_t *h)
-{
-    struct lsp_list *l = h->data;
-    if (!l->job) return;
-    struct server *s = l->srv;
-    struct run_state *f = s ? run_of(s) : NULL;
-    if (f && !f->exiting) lsp_reply(s, l->id, json_incref(l->job->sh.out));
-    list_release(l);
-}
-
-/* The bound passed: answer with what was listed, the blocked one marked, and
- * remember its pid so that the next listings do not wait on it again. */
-static void list_timeout(uv_timer_t *h)
-{
-    struct lsp_list *l = h->data;
-    struct server *s = l->srv;
-    struct run_state *f = s ? run_of(s) : NULL;
-    pthread_mutex_lock(&l->job->sh.mu);
-    json_t *out = json_deep_copy(l->job->sh.out);
-    json_t *cur = l->job->sh.cur ? json_deep_copy(l->job->sh.cur) : NULL;
-    int stuck = !l->job->finished;
-    pthread_mutex_unlock(&l->job->sh.mu);
-    if (f && stuck) f->nstuck++;
-    int pid = (int)json_integer_value(json_object_get(cur, "pid"));
-    if (f && pid > 0 && f->nblocked < PYLIST_MAX_SKIP) f->blocked[f->nblocked++] = pid;
-    if (out && cur) json_array_append(out, cur);
-    json_decref(cur);
-    if (f && !f->exiting) {
-        lsp_log(s, LSP_MSG_WARNING,
-                "listProcesses: process %d's interpreter image did not open within %d ms "
-                "(a FIFO, or a hung mount?): listed without its version",
-                pid, LIST_BOUND_MS);
-        if (out)
-            lsp_reply(s, l->id, out);
-        else
-            lsp_reply_error(s, l->id, LSP_REQUEST_FAILED, "cannot list the processes");
-    } else {
-        json_decref(out);
-    }
-    list_release(l);
-}
-
-static void cmd_list_processes(struct server *s, void *self, json_t *id, json_t *a)
-{
-    (void)a;
-    struct run_state *f = self;
-    int n = 0;
-    for (struct lsp_list *l = f->lists; l; l = l->next)
-        n++;
-    if (s->loop && n + f->nstuck >= LIST_MAX_THREADS) {
-        lsp_reply_error(s, id, LSP_REQUEST_FAILED,
-                        "too many process listings in flight or blocked: try again later");
-        return;
-    }
-    struct lsp_list *l = s->loop ? calloc(1, sizeof *l) : NULL;
-    struct list_job *j = l ? calloc(1, sizeof *j) : NULL;
-    if (!j) { /* no loop (fuzzing) or ENOMEM: in place */
-        free(l);
-        lsp_reply(s, id, pyproc_list(s->root_path, getpid()));
-        return;
-    }
-    pthread_mutex_init(&j->sh.mu, NULL);
-    j->sh.out = json_array();
-    j->root = s->root_path ? strdup(s->root_path) : NULL;
-    j->self = getpid();
-    memcpy(j->sh.skip, f->blocked, sizeof j->sh.skip);
-    j->sh.nskip = f->nblocked;
-    const char *hang = getenv("HOTLINE_TEST_LIST_HANG_PID");
-    j->sh.hang_pid = hang ? (pid_t)atoi(hang) : 0;
-    j->wake = &l->wake;
-    l->srv = s;
-    l->id = json_deep_copy(id);
-    l->job = j;
-    pthread_attr_t at;
-    pthread_t t;
-    int ok = l->id && j->sh.out && (!s->root_path || j->root) && !pthread_attr_init(&at);
-    if (ok) {
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        uv_async_init(s->loop, &l->wake, list_woken);
-        uv_timer_init(s->loop, &l->timer);
-        l->wake.data = l->timer.data = l;
-        ok = !pthread_create(&t, &at, list_thread, j);
-        pthread_attr_destroy(&at);
-        if (!ok) {
-            j->finished = 1; /* no thread: list_release frees the job */
-            l->next = f->lists;
-            f->lists = l;
-            list_release(l);
-            lsp_reply_error(s, id, LSP_REQUEST_FAILED, "cannot list the processes");
-            return;
-        }
-        uv_timer_start(&l->timer, list_timeout, LIST_BOUND_MS, 0);
-        l->next = f->lists;
-        f->lists = l;
-        return;
-    }
-    json_decref(l->id);
-    free(l);
-    job_free(j);
-    lsp_reply(s, id, pyproc_list(s->root_path, getpid()));
-}
-
-static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_clear(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     (void)a;
     struct run_state *f = self;
@@ -1113,31 +606,13 @@ static void cmd_clear(struct server *s, void *self, json_t *id, json_t *a)
         lsp_reply_error(s, id, LSP_REQUEST_FAILED, "a program is running: stop it first");
         return;
     }
-    load_discard(f);
     lsp_pview_replace(s, NULL, NULL, NULL);
-    if (f->save_next) save_free(f->save_next);
-    f->save_next = NULL;
-    if (f->save) f->save->cleared = 1;
-    clear_files(s);
-    send_refresh(s);
+    send_refresh(s, LSP_PV_DATA | LSP_PV_CLEARED); /* the saved copies go too */
     lsp_reply(s, id, json_pack("{s:b}", "cleared", 1));
 }
 
-/* Remove <root>/.hotline/{profile,sources}.json (not through a symlink). */
-static void clear_files(struct server *s)
-{
-    char dir[PATH_MAX], path[PATH_MAX + 32];
-    struct stat st;
-    if (!lsp_hotline_dir(s, dir, sizeof dir) && !lsp_real_dir(dir, &st)) {
-        snprintf(path, sizeof path, "%s/profile.json", dir);
-        unlink(path);
-        snprintf(path, sizeof path, "%s/sources.json", dir);
-        unlink(path);
-    }
-}
-
 /* hotline.showProfile; a (borrowed, may be NULL): {"uri", "line"}. */
-static void cmd_show(struct server *s, void *self, json_t *id, json_t *a)
+static void cmd_show(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
 {
     (void)self;
     const char *uri = json_string_value(json_object_get(a, "uri"));
@@ -1155,7 +630,7 @@ static void cmd_show(struct server *s, void *self, json_t *id, json_t *a)
     free(text);
 }
 
-static void run_output_live(struct server *s, void *self, int on)
+static void run_output_live(struct lsp_facilities *s, void *self, int on)
 {
     (void)s;
     struct run_state *f = self;
@@ -1164,7 +639,7 @@ static void run_output_live(struct server *s, void *self, int on)
 }
 
 /* window/workDoneProgress/cancel for the run's progress */
-static void on_progress_cancel(struct server *s, void *data)
+static void on_progress_cancel(struct lsp_facilities *s, void *data)
 {
     (void)s;
     struct lsp_run *r = data;
@@ -1174,53 +649,31 @@ static void on_progress_cancel(struct server *s, void *data)
 
 /* ---- lifecycle --------------------------------------------------------- */
 
-static int run_init(struct server *s, void **self)
+static int run_init(struct lsp_facilities *s, void **self)
 {
     (void)s;
     *self = calloc(1, sizeof(struct run_state));
     return *self ? 0 : -ENOMEM;
 }
 
-static void run_initialize(struct server *s, void *self, json_t *caps)
-{
-    (void)self, (void)caps;
-    load_profile(s);
-}
-
-static void run_initialized(struct server *s, void *self)
-{
-    (void)s;
-    struct run_state *f = self;
-    f->initialized = 1; /* a profile still loading is published when it is in */
-}
-
-static void run_shutdown(struct server *s, void *self)
-{
-    (void)s;
-    if (self) load_cancel(self);
-}
-
-static void run_close(struct server *s, void *self)
+static void run_close(struct lsp_facilities *s, void *self)
 {
     struct run_state *f = self;
     if (!f) return;
     f->exiting = 1;
-    load_cancel(f);  /* the loop waits for the worker, which now ends at once */
-    while (f->lists) /* unanswered; a thread still blocked keeps only its job */
-        list_release(f->lists);
     if (f->run) {
         lsp_log(s, LSP_MSG_INFO, "stopping pid %d: the server is exiting", f->run->sess.pid);
         run_retire(s, f->run);
     }
 }
 
-static void run_settings_changed(struct server *s, void *self)
+static void run_settings_changed(struct lsp_facilities *s, void *self)
 {
     struct run_state *f = self;
-    if (lsp_pview_profile(s) || f->run) send_refresh(s);
+    if (lsp_pview_profile(s) || f->run) send_refresh(s, LSP_PV_DATA);
 }
 
-static void run_debug_state(struct server *s, void *self, json_t *r)
+static void run_debug_state(struct lsp_facilities *s, void *self, json_t *r)
 {
     struct run_state *f = self;
     const struct profile *prof = lsp_pview_profile(s);
@@ -1232,19 +685,13 @@ static void run_debug_state(struct server *s, void *self, json_t *r)
     if (prof) json_object_set_new(r, "samples", json_integer(prof->meta.samples));
 }
 
-static void run_free_state(struct server *s, void *self)
+static void run_free_state(struct lsp_facilities *s, void *self)
 {
     (void)s;
     struct run_state *f = self;
     if (!f) return;
     /* runs still closing (no loop to finish them) are leaked on purpose only
-     * without a loop; with one, run_close + uv_run finished them. The
-     * same for a load: with a loop it has ended; without, it ran in place */
-    if (f->load) f->load->srv = NULL;
-    if (f->save) f->save->srv = NULL; /* lands on its own, freed in save_after */
-    for (struct lsp_list *l = f->lists; l; l = l->next)
-        l->srv = NULL; /* closed by run_close */
-    if (f->save_next) save_free(f->save_next);
+     * without a loop; with one, run_close + uv_run finished them */
     free(f);
 }
 
@@ -1255,16 +702,12 @@ static const struct lsp_command run_commands[] = {
     {"hotline.showProfile", cmd_show},
     {"hotline.attach", cmd_attach},
     {"hotline.detach", cmd_detach},
-    {"hotline.listProcesses", cmd_list_processes},
     {NULL, NULL},
 };
 
 const struct lsp_provider lsp_run_provider = {
     .name = "run",
     .init = run_init,
-    .initialize = run_initialize,
-    .initialized = run_initialized,
-    .shutdown = run_shutdown,
     .commands = run_commands,
     .settings_changed = run_settings_changed,
     .output_live = run_output_live,

@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/lsp.h"
+#include "core/lsp_call.h"
+#include "core/lsp_out.h"
+#include "core/lsp_provider.h"
+#include "core/lsp_pview.h"
 #include "jsonrpc.h"
 #include "store/memprof.h"
 #include "store/summary.h"
@@ -26,7 +29,7 @@
 
 /* The document of params.textDocument as the profile sees it; 0 or -ENOENT
  * (nothing to show). */
-static int view_open(struct server *s, json_t *params, struct lsp_docview *v)
+static int view_open(struct lsp_facilities *s, json_t *params, struct lsp_docview *v)
 {
     const char *uri =
         json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
@@ -337,7 +340,7 @@ static void class_lenses(const struct lsp_docview *v, const struct profile *p, c
 }
 
 /* The profile lenses of the view, appended to b. */
-static void view_lenses(struct server *s, struct lsp_docview *v, struct lsp_buf *b)
+static void view_lenses(struct lsp_facilities *s, struct lsp_docview *v, struct lsp_buf *b)
 {
     const struct profile *p = lsp_pview_profile(s);
     /* ~220 bytes a lens: one allocation instead of a chain of reallocs */
@@ -368,7 +371,8 @@ static void view_lenses(struct server *s, struct lsp_docview *v, struct lsp_buf 
 
 /* textDocument/codeLens, joined by the core: the profile lenses of
  * params.textDocument appended to out. */
-static void view_code_lens(struct server *s, void *self, json_t *params, struct lsp_buf *out)
+static void view_code_lens(struct lsp_facilities *s, void *self, json_t *params,
+                           struct lsp_buf *out)
 {
     (void)self;
     struct lsp_docview v;
@@ -386,7 +390,7 @@ static const char *bar(double pct)
     return b[i < 0 ? 0 : i > 7 ? 7 : i];
 }
 
-static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *params)
+static void view_inlay_hint(struct lsp_facilities *s, void *self, json_t *id, json_t *params)
 {
     (void)self;
     struct lsp_docview v = {0};
@@ -396,12 +400,12 @@ static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *pa
         lsp_reply(s, id, out);
         return;
     }
-    json_int_t l0 = 0, l1 = (json_int_t)v.d->nlines - 1;
+    /* the range's shape was checked at the door */
     json_t *range = json_object_get(params, "range");
-    json_int_t ignore, c1 = 1;
-    if (range)
-        json_unpack(range, "{s:{s:I, s:I}, s:{s:I, s:I}}", "start", "line", &l0, "character",
-                    &ignore, "end", "line", &l1, "character", &c1);
+    json_t *end = json_object_get(range, "end");
+    json_int_t l0 = json_integer_value(json_object_get(json_object_get(range, "start"), "line"));
+    json_int_t l1 = json_integer_value(json_object_get(end, "line"));
+    json_int_t c1 = json_integer_value(json_object_get(end, "character"));
     if (c1 == 0 && l1 > l0)
         l1--; /* the range ends at the start of line l1: its end-of-line hint is outside */
     if (l0 < 0) l0 = 0;
@@ -429,8 +433,8 @@ static void view_inlay_hint(struct server *s, void *self, json_t *id, json_t *pa
         summary_breakdown(p, st, tip, sizeof tip);
         json_array_append_new(out, json_pack("{s:{s:I, s:i}, s:s, s:b, s:{s:s, s:s}, s:{s:i, s:f}}",
                                              "position", "line", cur, "character",
-                                             (int)pos_line_units(text, len, s->enc), "label", lb.p,
-                                             "paddingLeft", 1, "tooltip", "kind", "markdown",
+                                             (int)pos_line_units(text, len, s->out->enc), "label",
+                                             lb.p, "paddingLeft", 1, "tooltip", "kind", "markdown",
                                              "value", tip, "data", "line", pl, "share", share));
     }
     free(lb.p);
@@ -577,7 +581,7 @@ static void hover_callers(const struct profile *p, const char *path, int line, c
     free(c);
 }
 
-static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
+static void view_hover(struct lsp_facilities *s, void *self, json_t *id, json_t *params)
 {
     (void)self;
     struct lsp_docview v = {0};
@@ -586,8 +590,9 @@ static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
         lsp_reply(s, id, json_null());
         return;
     }
-    json_int_t line = -1;
-    json_unpack(json_object_get(params, "position"), "{s:I}", "line", &line);
+    /* position.line is an integer (checked at the door) */
+    json_int_t line =
+        json_integer_value(json_object_get(json_object_get(params, "position"), "line"));
     int pl = line >= 0 ? profiled_line(&v, (uint32_t)line) : 0;
     const struct agent_stats *st = pl ? line_stats(v.pf, pl) : NULL;
     if (!st) {
@@ -629,7 +634,7 @@ static void view_hover(struct server *s, void *self, json_t *id, json_t *params)
 
 /* ---- the provider ---- */
 
-static void view_initialize(struct server *s, void *self, json_t *caps)
+static void view_initialize(struct lsp_facilities *s, void *self, json_t *caps)
 {
     (void)s, (void)self;
     json_object_set_new(caps, "inlayHintProvider", json_pack("{s:b}", "resolveProvider", 0));
@@ -637,9 +642,12 @@ static void view_initialize(struct server *s, void *self, json_t *caps)
 }
 
 static const struct lsp_method view_methods[] = {
-    {"textDocument/inlayHint", view_inlay_hint, NULL},
-    {"textDocument/hover", view_hover, NULL},
-    {NULL, NULL, NULL},
+    {"textDocument/inlayHint", view_inlay_hint, NULL,
+     "textDocument.uri:s range.start.line:i range.start.character:i range.end.line:i "
+     "range.end.character:i"},
+    {"textDocument/hover", view_hover, NULL,
+     "textDocument.uri:s position.line:i position.character:i"},
+    {NULL, NULL, NULL, NULL},
 };
 
 const struct lsp_provider lsp_view_provider = {

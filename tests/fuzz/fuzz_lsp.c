@@ -18,7 +18,10 @@ static void sink(struct server *s, const char *buf, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct server s;
-    if (lsp_server_init(&s, NULL, 1 << 20)) return 0;
+    if (lsp_server_init(&s, NULL, 1 << 20)) {
+        lsp_server_free(&s);
+        return 0;
+    }
     s.write = sink;
     lsp_feed(&s, (const char *)data, size);
     lsp_eof(&s);

@@ -36,7 +36,7 @@ static int calls;
 static json_int_t last_result;
 static int last_error;
 
-static void on_answer(struct server *s, void *data, json_t *result, json_t *error)
+static void on_answer(struct lsp_facilities *s, void *data, json_t *result, json_t *error)
 {
     (void)s;
     calls++;
@@ -67,13 +67,13 @@ static void test_answers(void)
     struct server s;
     start(&s, 0);
     calls = 0;
-    long id = lsp_call(&s, "x/ask", json_pack("{s:i}", "n", 1), on_answer, &calls);
+    long id = lsp_call(&s.f, "x/ask", json_pack("{s:i}", "n", 1), on_answer, &calls);
     CHECK(id > 0);
     char want[64];
     snprintf(want, sizeof want, "\"id\":\"hotline-%ld\"", id);
     CHECK(strstr(out, want) != NULL); /* the wire form clients have always echoed */
     CHECK(strstr(out, "\"method\":\"x/ask\"") != NULL);
-    CHECK_EQ_U(lsp_calls_pending(&s), 1);
+    CHECK_EQ_U(lsp_calls_pending(&s.f), 1);
     /* not ours, or not this call: nobody hears of them */
     feed(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":7}");
     feed(&s, "{\"jsonrpc\":\"2.0\",\"id\":\"hotline-0\",\"result\":7}");
@@ -92,9 +92,9 @@ static void test_answers(void)
     CHECK(!last_error);
     feed(&s, buf); /* answered twice: once is all the callback hears */
     CHECK_EQ_U(calls, 1);
-    CHECK_EQ_U(lsp_calls_pending(&s), 0);
+    CHECK_EQ_U(lsp_calls_pending(&s.f), 0);
     /* an error answer */
-    id = lsp_call(&s, "x/ask", NULL, on_answer, &calls);
+    id = lsp_call(&s.f, "x/ask", NULL, on_answer, &calls);
     snprintf(
         buf, sizeof buf,
         "{\"jsonrpc\":\"2.0\",\"id\":\"hotline-%ld\",\"error\":{\"code\":1,\"message\":\"no\"}}",
@@ -103,14 +103,14 @@ static void test_answers(void)
     CHECK_EQ_U(calls, 2);
     CHECK(last_error);
     /* forgotten: its answer is ignored */
-    id = lsp_call(&s, "x/ask", NULL, on_answer, &calls);
-    lsp_call_forget(&s, id);
+    id = lsp_call(&s.f, "x/ask", NULL, on_answer, &calls);
+    lsp_call_forget(&s.f, id);
     snprintf(buf, sizeof buf, "{\"jsonrpc\":\"2.0\",\"id\":\"hotline-%ld\",\"result\":1}", id);
     feed(&s, buf);
     CHECK_EQ_U(calls, 2);
     /* without a callback nothing is remembered */
-    CHECK(lsp_call(&s, "x/tell", NULL, NULL, NULL) > 0);
-    CHECK_EQ_U(lsp_calls_pending(&s), 0);
+    CHECK(lsp_call(&s.f, "x/tell", NULL, NULL, NULL) > 0);
+    CHECK_EQ_U(lsp_calls_pending(&s.f), 0);
     stop(&s);
 }
 
@@ -120,22 +120,22 @@ static void test_cap(void)
     start(&s, 0);
     long first = 0;
     for (int i = 0; i < LSP_MAX_CALLS; i++) {
-        long id = lsp_call(&s, "x/ask", NULL, on_answer, &calls);
+        long id = lsp_call(&s.f, "x/ask", NULL, on_answer, &calls);
         CHECK(id > 0);
         if (!i) first = id;
     }
     nout = 0;
-    CHECK(lsp_call(&s, "x/ask", json_object(), on_answer, &calls) == -EBUSY);
-    CHECK_EQ_U(nout, 0);                                 /* refused: nothing sent */
-    CHECK(lsp_call(&s, "x/tell", NULL, NULL, NULL) > 0); /* needs no room */
-    lsp_call_forget(&s, first);
-    CHECK(lsp_call(&s, "x/ask", NULL, on_answer, &calls) > 0);
+    CHECK(lsp_call(&s.f, "x/ask", json_object(), on_answer, &calls) == -EBUSY);
+    CHECK_EQ_U(nout, 0);                                   /* refused: nothing sent */
+    CHECK(lsp_call(&s.f, "x/tell", NULL, NULL, NULL) > 0); /* needs no room */
+    lsp_call_forget(&s.f, first);
+    CHECK(lsp_call(&s.f, "x/ask", NULL, on_answer, &calls) > 0);
     stop(&s);
 }
 
 static int cancelled;
 
-static void on_cancel(struct server *s, void *data)
+static void on_cancel(struct lsp_facilities *s, void *data)
 {
     (void)s;
     CHECK(data == &cancelled);
@@ -159,11 +159,11 @@ static void test_progress(void)
     struct lsp_progress p;
     char buf[256];
     start(&s, 1);
-    lsp_progress_start(&s, &p, "tok-1", "Title", "starting", on_cancel, &cancelled);
+    lsp_progress_start(&s.f, &p, "tok-1", "Title", "starting", on_cancel, &cancelled);
     long id = create_id();
     CHECK(id > 0);
     CHECK(strstr(out, "\"token\":\"tok-1\"") != NULL);
-    lsp_progress_report(&s, &p, "early"); /* not begun: nothing */
+    lsp_progress_report(&s.f, &p, "early"); /* not begun: nothing */
     CHECK(strstr(out, "early") == NULL);
     CHECK(!lsp_progress_begun(&p));
     nout = 0;
@@ -173,7 +173,7 @@ static void test_progress(void)
     CHECK(strstr(out, "\"kind\":\"begin\"") && strstr(out, "\"title\":\"Title\"") &&
           strstr(out, "\"cancellable\":true") && strstr(out, "\"message\":\"starting\""));
     nout = 0;
-    lsp_progress_report(&s, &p, "halfway");
+    lsp_progress_report(&s.f, &p, "halfway");
     CHECK(strstr(out, "\"kind\":\"report\"") && strstr(out, "halfway"));
     feed(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"window/workDoneProgress/cancel\","
              "\"params\":{\"token\":\"other\"}}");
@@ -182,18 +182,18 @@ static void test_progress(void)
              "\"params\":{\"token\":\"tok-1\"}}");
     CHECK_EQ_U(cancelled, 1);
     nout = 0;
-    lsp_progress_end(&s, &p, "done");
+    lsp_progress_end(&s.f, &p, "done");
     CHECK(strstr(out, "\"kind\":\"end\"") && strstr(out, "\"message\":\"done\""));
     nout = 0;
-    lsp_progress_report(&s, &p, "late"); /* ended: nothing more */
-    lsp_progress_end(&s, &p, "again");
+    lsp_progress_report(&s.f, &p, "late"); /* ended: nothing more */
+    lsp_progress_end(&s.f, &p, "again");
     CHECK_EQ_U(nout, 0);
     feed(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"window/workDoneProgress/cancel\","
              "\"params\":{\"token\":\"tok-1\"}}");
     CHECK_EQ_U(cancelled, 1);
 
     /* refused by the client: no begin, no reports, no end */
-    lsp_progress_start(&s, &p, "tok-2", "Title", NULL, NULL, NULL);
+    lsp_progress_start(&s.f, &p, "tok-2", "Title", NULL, NULL, NULL);
     id = create_id();
     nout = 0;
     snprintf(
@@ -201,26 +201,26 @@ static void test_progress(void)
         "{\"jsonrpc\":\"2.0\",\"id\":\"hotline-%ld\",\"error\":{\"code\":1,\"message\":\"no\"}}",
         id);
     feed(&s, buf);
-    lsp_progress_report(&s, &p, "x");
-    lsp_progress_end(&s, &p, "y");
+    lsp_progress_report(&s.f, &p, "x");
+    lsp_progress_end(&s.f, &p, "y");
     CHECK_EQ_U(nout, 0);
 
     /* dropped before the client agreed: its late answer begins nothing */
-    lsp_progress_start(&s, &p, "tok-3", "Title", NULL, NULL, NULL);
+    lsp_progress_start(&s.f, &p, "tok-3", "Title", NULL, NULL, NULL);
     id = create_id();
-    lsp_progress_drop(&s, &p);
+    lsp_progress_drop(&s.f, &p);
     nout = 0;
     snprintf(buf, sizeof buf, "{\"jsonrpc\":\"2.0\",\"id\":\"hotline-%ld\",\"result\":null}", id);
     feed(&s, buf);
     CHECK_EQ_U(nout, 0);
-    CHECK_EQ_U(lsp_calls_pending(&s), 0);
+    CHECK_EQ_U(lsp_calls_pending(&s.f), 0);
     stop(&s);
 
     /* a client without workDoneProgress: nothing at all */
     start(&s, 0);
-    lsp_progress_start(&s, &p, "tok-4", "Title", NULL, on_cancel, &cancelled);
-    lsp_progress_report(&s, &p, "x");
-    lsp_progress_end(&s, &p, "y");
+    lsp_progress_start(&s.f, &p, "tok-4", "Title", NULL, on_cancel, &cancelled);
+    lsp_progress_report(&s.f, &p, "x");
+    lsp_progress_end(&s.f, &p, "y");
     CHECK_EQ_U(nout, 0);
     stop(&s);
 }

@@ -1,4 +1,5 @@
-/* `hotline lsp`: the stdio transport around struct server. stdin is read
+/* The stdio transport around struct server (`hotline lsp`, whose argv is
+ * cli/cmd_lsp.c's). stdin is read
  * with whatever libuv handle fits what it is (pipe, tty, or a regular file,
  * which libuv cannot poll and which we therefore read through uv_fs_read);
  * stdout likewise. stdout carries only protocol; logs go to stderr. */
@@ -8,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "core/lsp_stdio.h"
 
 #include "core/lsp.h"
 #include "proc/session.h"
@@ -168,52 +171,8 @@ static void on_signal(uv_signal_t *h, int signum)
     lsp_eof(t->srv);
 }
 
-static const char lsp_usage[] =
-    "usage: hotline lsp [--max-message-bytes N] [--max-output-bytes N]\n"
-    "                   [--max-document-bytes N] [--stdio]\n"
-    "Speaks the Language Server Protocol on stdin/stdout.\n";
-
-int cmd_lsp(int argc, char **argv)
+int lsp_stdio_serve(const struct lsp_stdio_opts *o)
 {
-    size_t max_message = 0, max_output = 0, max_document = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            fputs(lsp_usage, stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--stdio")) {
-            /* the default; accepted because many clients pass it */
-        } else if (!strcmp(argv[i], "--max-output-bytes") && i + 1 < argc) {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(argv[++i], &end, 10);
-            if (errno || *end || v == 0) {
-                fprintf(stderr, "hotline lsp: bad --max-output-bytes '%s'\n", argv[i]);
-                return 2;
-            }
-            max_output = (size_t)v;
-        } else if (!strcmp(argv[i], "--max-document-bytes") && i + 1 < argc) {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(argv[++i], &end, 10);
-            if (errno || *end || v == 0) {
-                fprintf(stderr, "hotline lsp: bad --max-document-bytes '%s'\n", argv[i]);
-                return 2;
-            }
-            max_document = (size_t)v;
-        } else if (!strcmp(argv[i], "--max-message-bytes") && i + 1 < argc) {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(argv[++i], &end, 10);
-            if (errno || *end || v == 0) {
-                fprintf(stderr, "hotline lsp: bad --max-message-bytes '%s'\n", argv[i]);
-                return 2;
-            }
-            max_message = (size_t)v;
-        } else {
-            fprintf(stderr, "hotline lsp: unknown option '%s'\n%s", argv[i], lsp_usage);
-            return 2;
-        }
-    }
     signal(SIGPIPE, SIG_IGN);
 
     uv_loop_t loop;
@@ -223,13 +182,17 @@ int cmd_lsp(int argc, char **argv)
     memset(&t, 0, sizeof t);
     t.loop = &loop;
     t.srv = &srv;
-    if (lsp_server_init(&srv, &loop, max_message)) {
-        fprintf(stderr, "hotline lsp: out of memory\n");
+    int rc = lsp_server_init(&srv, &loop, o->max_message);
+    if (rc) {
+        fprintf(stderr, "hotline lsp: cannot start: %s\n", strerror(-rc));
+        uv_run(&loop, UV_RUN_DEFAULT); /* the close callbacks of what init made */
+        lsp_server_free(&srv);
+        uv_loop_close(&loop);
         return 1;
     }
     srv.transport = &t;
-    srv.out_cap = max_output;
-    srv.docs.max_bytes = max_document;
+    srv.out.cap = o->max_output;
+    srv.f.docs.max_bytes = o->max_document;
     srv.write = transport_write;
     srv.out_pending = transport_pending;
     srv.on_exit = on_server_exit;
@@ -240,7 +203,6 @@ int cmd_lsp(int argc, char **argv)
         if (open_stream(&loop, 1, t.out_type, &t.out, 0) < 0)
             t.out_type = UV_FILE; /* fall back to blocking writes */
     }
-    int rc = 0;
     if (t.in_type == UV_NAMED_PIPE || t.in_type == UV_TTY) {
         rc = open_stream(&loop, 0, t.in_type, &t.in, 1);
         if (!rc) {
