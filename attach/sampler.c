@@ -258,6 +258,22 @@ static struct agent_stat_vals att_stats(const charge_t *c)
     return st;
 }
 
+/* The id of the stack ef[0..n) (key: its frames as text) in pr's stream,
+ * its `stack` written when new; 0 when that write failed (pr->lost). */
+static long long att_stack(struct attach_sproc *pr, const char *key,
+                           const struct agent_emit_frame *ef, int n)
+{
+    json_t *sid = json_object_get(pr->stacks, key);
+    if (sid) return json_integer_value(sid);
+    long long id = pr->next_stack + 1;
+    if (agent_emit_stack(&pr->out, id, ef, n) ||
+        json_object_set_new(pr->stacks, key, json_integer(id))) {
+        pr->lost = 1;
+        return 0;
+    }
+    return pr->next_stack = id;
+}
+
 /* Record one thread's tick, charged c over dw, into its delta entry e:
  * str/stack messages as needed, and its `now` entry when nw is not NULL.
  * The agent's rule (sampling/charge.h): the line and function charged are
@@ -315,18 +331,8 @@ static int att_record(struct attach_sampler *a, struct attach_sproc *pr,
     if (nw) /* the live view: all frames, innermost first */
         agent_now_thread(nw, t->tid, s->name, c->state, since, ef, nf);
     if (nf == 0) return 0;
-    json_t *sid = json_object_get(pr->stacks, key);
-    if (sid) {
-        e->stack = json_integer_value(sid);
-    } else {
-        long long id = pr->next_stack + 1;
-        if (agent_emit_stack(&pr->out, id, ef, nf) ||
-            json_object_set_new(pr->stacks, key, json_integer(id))) {
-            pr->lost = 1;
-            return -1;
-        }
-        e->stack = pr->next_stack = id;
-    }
+    e->stack = att_stack(pr, key, ef, nf);
+    if (!e->stack) return -1;
     /* the same rule as the agent's: th[] only grows, so the index is the
      * thread's rank in first-seen order */
     e->stack_tid = s - pr->th < AGENT_STACK_THREADS ? (long long)t->tid : 0;
@@ -493,6 +499,24 @@ static void att_reopen(struct attach_sproc *pr, unsigned long long arg_start)
     pr->arg_start = arg_start;
 }
 
+/* The end of pr's tick at now: its delta from its ne entries, its `now`
+ * (nw, or NULL when none is due), all of it to the sink. */
+static void att_tick_end(struct attach_sampler *a, struct attach_sproc *pr, int ne, agent_now_t *nw,
+                         double now)
+{
+    if (pr->lost)
+        a->dropped++; /* a write refused: the tick's delta would name ids not sent */
+    else
+        att_delta(a, pr, a->ent, ne, now - a->t0);
+    if (nw) {
+        if (agent_now_end(nw) == 0 && !pr->lost) agent_buf_add(&pr->out, a->now.p, a->now.len);
+        a->now.len = 0;
+        a->now.overflow = 0;
+        pr->last_now = now;
+    }
+    attach_sampler_flush(a, pr);
+}
+
 /* One tick of one process: 0, or -ESRCH when it is gone. */
 int attach_sampler_tick(struct attach_sampler *a, struct attach_sproc *pr)
 {
@@ -560,17 +584,7 @@ int attach_sampler_tick(struct attach_sampler *a, struct attach_sproc *pr)
         s->last_cpu = cpu[i];
     }
     pr->last_tick = now;
-    if (pr->lost)
-        a->dropped++; /* a write refused: the tick's delta would name ids not sent */
-    else
-        att_delta(a, pr, a->ent, ne, now - a->t0);
-    if (now_due) {
-        if (agent_now_end(&nw) == 0 && !pr->lost) agent_buf_add(&pr->out, a->now.p, a->now.len);
-        a->now.len = 0;
-        a->now.overflow = 0;
-        pr->last_now = now;
-    }
-    attach_sampler_flush(a, pr);
+    att_tick_end(a, pr, ne, now_due ? &nw : NULL, now);
     return 0;
 }
 
