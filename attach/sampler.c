@@ -78,7 +78,8 @@ int attach_sampler_init(struct attach_sampler *s, struct attach_sink *sink,
     s->budget = interval_ms * 0.5e-3;
     if (ninclude > ATTACH_MAX_PATTERNS) ninclude = ATTACH_MAX_PATTERNS;
     if (nexclude > ATTACH_MAX_PATTERNS) nexclude = ATTACH_MAX_PATTERNS;
-    memcpy(s->include, include, (size_t)ninclude * sizeof *include);
+    if (ninclude) /* include may be NULL then (memcpy's arguments never are) */
+        memcpy(s->include, include, (size_t)ninclude * sizeof *include);
     s->ninclude = ninclude;
     if (nexclude) {
         memcpy(s->exclude, exclude, (size_t)nexclude * sizeof *exclude);
