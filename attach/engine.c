@@ -28,7 +28,7 @@ int attach_engine_open(struct attach_engine *e, pid_t pid, char *why, size_t n)
     if (rc) {
         if (!why[0]) snprintf(why, n, "%s", strerror(-rc));
         if (s->sink->remote) /* the editor shows it (an `error` alone on its connection) */
-            attach_sampler_emit(s, root, attach_wire_error(why));
+            attach_sampler_error(s, root, why);
         return rc;
     }
     if (clock_getcpuclockid(root->ap.pid, &root->proc_clock) != 0) {

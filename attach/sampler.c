@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 
 #include "agent_config.h"
+#include "agent_emit.h"
 #include "agent_paths.h"
 #include "procfs.h"
 
@@ -23,6 +24,29 @@
 /* lines sent to the editor (each one a message it pops up); past them one
  * more says so, and stderr has them all (a pool of workers) */
 #define ATT_MAX_TOLD 5
+/* a process's lines between two flushes (one tick: the strings and stacks
+ * first seen, a delta of ATTACH_MAX_THREADS entries, a `now`) stay far
+ * below; past it the tick's delta is not written, and counted */
+#define ATT_OUT_MAX (32u << 20)
+#define ATT_MAX_ARGV 1024 /* arguments in hello (the cmdline read is 8 KiB) */
+
+/* One thread's part of a tick's delta, kept until the tick writes it:
+ * agent_emit wants every line entry, then functions, stacks, threads. */
+struct attach__entry {
+    long long tid;
+    const char *name; /* the thread record's (borrowed) */
+    charge_t c;
+    int profiled; /* a frame of the program was on the stack: its line and function */
+    long long file, fn;
+    int line, first, last;
+    long long stack, stack_tid; /* stack 0: no Python frame */
+    double dw;
+};
+
+/* the `now` states are probe.h's categories, as in the agent */
+_Static_assert((int)CAT_SYS == (int)AGENT_STATE_SYSTEM && (int)CAT_PY == (int)AGENT_STATE_PYTHON &&
+                   (int)CAT_NAT == (int)AGENT_STATE_NATIVE,
+               "probe.h's categories are agent_emit.h's states");
 
 /* --exclude's default: what the agent excludes by default (the standard
  * library of any CPython 3, wherever installed, and third-party packages) */
@@ -54,7 +78,8 @@ int attach_sampler_init(struct attach_sampler *s, struct attach_sink *sink,
     s->budget = interval_ms * 0.5e-3;
     if (ninclude > ATTACH_MAX_PATTERNS) ninclude = ATTACH_MAX_PATTERNS;
     if (nexclude > ATTACH_MAX_PATTERNS) nexclude = ATTACH_MAX_PATTERNS;
-    memcpy(s->include, include, (size_t)ninclude * sizeof *include);
+    if (ninclude) /* include may be NULL then (memcpy's arguments never are) */
+        memcpy(s->include, include, (size_t)ninclude * sizeof *include);
     s->ninclude = ninclude;
     if (nexclude) {
         memcpy(s->exclude, exclude, (size_t)nexclude * sizeof *exclude);
@@ -66,7 +91,9 @@ int attach_sampler_init(struct attach_sampler *s, struct attach_sink *sink,
     s->ts = malloc(ATTACH_MAX_LISTED * sizeof *s->ts);
     s->st = malloc(ATTACH_MAX_LISTED);
     s->cpu = malloc(ATTACH_MAX_LISTED * sizeof *s->cpu);
-    return s->ts && s->st && s->cpu ? 0 : -ENOMEM;
+    s->ent = malloc(ATTACH_MAX_THREADS * sizeof *s->ent);
+    s->now.max = ATT_OUT_MAX;
+    return s->ts && s->st && s->cpu && s->ent ? 0 : -ENOMEM;
 }
 
 void attach_sampler_free(struct attach_sampler *s)
@@ -77,15 +104,25 @@ void attach_sampler_free(struct attach_sampler *s)
     free(s->ts);
     free(s->st);
     free(s->cpu);
+    free(s->ent);
+    agent_buf_free(&s->now);
     s->ts = NULL;
     s->st = NULL;
     s->cpu = NULL;
+    s->ent = NULL;
 }
 
-void attach_sampler_emit(struct attach_sampler *s, struct attach_sproc *pr, json_t *msg)
+void attach_sampler_flush(struct attach_sampler *s, struct attach_sproc *pr)
 {
-    if (!msg) return;
-    if (s->sink->emit(s->sink, pr->conn, msg)) *s->stop = SIGPIPE;
+    if (pr->out.len && s->sink->emit(s->sink, pr->conn, pr->out.p, pr->out.len)) *s->stop = SIGPIPE;
+    pr->out.len = 0;
+    pr->out.overflow = 0;
+}
+
+void attach_sampler_error(struct attach_sampler *s, struct attach_sproc *pr, const char *msg)
+{
+    agent_emit_error(&pr->out, msg);
+    attach_sampler_flush(s, pr);
 }
 
 void attach_sampler_tell(struct attach_sampler *s, const char *msg)
@@ -99,16 +136,25 @@ void attach_sampler_tell(struct attach_sampler *s, const char *msg)
         msg = s->children ? "more children are followed (not named again)"
                           : "more Python children were started: not followed, not named again "
                             "(attach with --children to follow them)";
-    attach_sampler_emit(s, s->procs[0], attach_wire_log("notice", msg));
+    /* whole lines only in the buffer here (no delta is open during a tell) */
+    agent_emit_log(&s->procs[0]->out, "notice", msg);
+    attach_sampler_flush(s, s->procs[0]);
 }
 
-static long long att_str(struct attach_sampler *s, struct attach_sproc *pr, const char *str)
+/* The id of str in pr's stream, its `str` written when new; 0 when that
+ * write failed (pr->lost: the tick's delta is not written, so no entry
+ * names an id the stream does not define). */
+static long long att_str(struct attach_sproc *pr, const char *str)
 {
     json_t *id = json_object_get(pr->strs, str);
     if (id) return json_integer_value(id);
-    long long n = ++pr->next_str;
-    json_object_set_new(pr->strs, str, json_integer(n));
-    attach_sampler_emit(s, pr, attach_wire_str(n, str));
+    long long n = pr->next_str + 1;
+    if (agent_emit_str(&pr->out, n, str, strlen(str)) ||
+        json_object_set_new(pr->strs, str, json_integer(n))) {
+        pr->lost = 1;
+        return 0;
+    }
+    pr->next_str = n;
     return n;
 }
 
@@ -182,42 +228,69 @@ static struct attach_sthread *att_thread(struct attach_sproc *pr, long tid)
     return t;
 }
 
-/* The frame charged: the innermost that is part of the program by the
- * include / exclude rule the in-process agent applies (protocol/
- * agent_paths.h: by default the innermost outside the standard library,
- * site-packages and dist-packages, as `hotline run` charges the user's
- * code), else the innermost. */
-static int charged_frame(const struct attach_sampler *s, const struct attach_frame *fr, int nf)
+/* Which of a stack's frames are the program's, by the include / exclude
+ * rule the in-process agent applies (sampling/agent_paths.h: by default
+ * every file outside the standard library, site-packages and
+ * dist-packages, as `hotline run` charges the user's code), for
+ * charge_frame. */
+static void att_profiled(const struct attach_sampler *s, const struct attach_frame *fr, int nf,
+                         int *profiled)
 {
     for (int i = 0; i < nf; i++)
-        if (agent_path_profiled(s->include, s->ninclude, s->exclude, s->nexclude, fr[i].file))
-            return i;
-    return 0;
+        profiled[i] =
+            agent_path_profiled(s->include, s->ninclude, s->exclude, s->nexclude, fr[i].file);
 }
 
-struct attach_charge attach_charge(int running, int cat, double dw, double dc)
+charge_in_t attach_charge_in(int running, int cat, double dw, double dc)
 {
-    struct attach_charge c = {0, 0, 0, 0};
-    if (!running) cat = CAT_SYS;
-    double on = dw > 0 ? (dc < dw ? dc / dw : 1) : 0; /* the busy share */
-    c.py = cat == CAT_PY ? dw : 0;
-    c.nat = cat == CAT_NAT ? dw : 0;
-    c.sys = cat == CAT_SYS ? dw : 0;
-    c.cpu = running ? dw * on : 0;
-    return c;
+    charge_in_t in = {.dw = dw, .dc = dc > 0 ? dc : 0, .busy = dw, .running = running, .cat = cat};
+    return in;
 }
 
-/* Record one thread's tick, charged c (category cat) over dw: str/stack
- * messages as needed, then its part of the delta d. */
-static void att_record(struct attach_sampler *a, struct attach_sproc *pr,
-                       const struct attach_thread *t, struct attach_sthread *s, int cat,
-                       const struct attach_charge *c, double dw, struct attach_delta *d)
+/* The statistics of one sample's line and function entries. */
+static struct agent_stat_vals att_stats(const charge_t *c)
+{
+    struct agent_stat_vals st = {0};
+    agent_stat_put(&st, AGENT_STAT_PY, c->py);
+    agent_stat_put(&st, AGENT_STAT_NAT, c->nat);
+    agent_stat_put(&st, AGENT_STAT_SYS, c->sys);
+    agent_stat_put(&st, AGENT_STAT_CPU, c->cpu);
+    agent_stat_put(&st, AGENT_STAT_N, 1);
+    return st;
+}
+
+/* The id of the stack ef[0..n) (key: its frames as text) in pr's stream,
+ * its `stack` written when new; 0 when that write failed (pr->lost). */
+static long long att_stack(struct attach_sproc *pr, const char *key,
+                           const struct agent_emit_frame *ef, int n)
+{
+    json_t *sid = json_object_get(pr->stacks, key);
+    if (sid) return json_integer_value(sid);
+    long long id = pr->next_stack + 1;
+    if (agent_emit_stack(&pr->out, id, ef, n) ||
+        json_object_set_new(pr->stacks, key, json_integer(id))) {
+        pr->lost = 1;
+        return 0;
+    }
+    return pr->next_stack = id;
+}
+
+/* Record one thread's tick, charged c over dw, into its delta entry e:
+ * str/stack messages as needed, and its `now` entry when nw is not NULL.
+ * The agent's rule (sampling/charge.h): the line and function charged are
+ * the innermost frame of the program's; a stack with none of its frames
+ * charges no line, its thread and its stack still get the time. 0, or -1
+ * when nothing is recorded (a chain that did not validate, a write that
+ * failed). */
+static int att_record(struct attach_sampler *a, struct attach_sproc *pr,
+                      const struct attach_thread *t, struct attach_sthread *s, const charge_t *c,
+                      double dw, struct attach__entry *e, agent_now_t *nw)
 {
     struct attach_frame fr[ATTACH_MAX_FRAMES];
     int nf = attach_stack(&pr->ap, t, fr, ATTACH_MAX_FRAMES);
     if (nf < 0) {
         a->dropped++; /* a chain that did not validate: no garbage in the report */
-        return;
+        return -1;
     }
     if (!s->name[0]) { /* the main thread as Python names it, others by their comm */
         if (t->tid != pr->ap.pid)
@@ -225,48 +298,72 @@ static void att_record(struct attach_sampler *a, struct attach_sproc *pr,
         if (!s->name[0])
             snprintf(s->name, sizeof s->name, "%s", t->tid == pr->ap.pid ? "MainThread" : "?");
     }
-    attach_wire_delta_thread(d, t->tid, s->name, c);
-    if (nf == 0) return;
-    for (int i = 0; i < nf; i++) /* no location (a prologue instruction): its first line */
-        if (fr[i].line < 0) fr[i].line = fr[i].firstline > 0 ? fr[i].firstline : 0;
-    json_t *jfr = json_array();
+    memset(e, 0, sizeof *e);
+    e->tid = t->tid;
+    e->name = s->name;
+    e->c = *c;
+    e->dw = dw;
+    struct agent_emit_frame ef[ATTACH_MAX_FRAMES];
+    int profiled[ATTACH_MAX_FRAMES];
     char key[8192];
     size_t kl = 0;
     for (int i = 0; i < nf; i++) {
-        long long f = att_str(a, pr, fr[i].file), n = att_str(a, pr, fr[i].name);
-        json_array_append_new(jfr, attach_wire_frame(f, n, fr[i].line));
+        if (fr[i].line < 0) /* no location (a prologue instruction): its first line */
+            fr[i].line = fr[i].firstline > 0 ? fr[i].firstline : 0;
+        ef[i].file = att_str(pr, fr[i].file);
+        ef[i].name = att_str(pr, fr[i].name);
+        ef[i].line = fr[i].line;
         if (kl < sizeof key - 64)
-            kl += (size_t)snprintf(key + kl, sizeof key - kl, "%lld:%lld:%d|", f, n, fr[i].line);
+            kl += (size_t)snprintf(key + kl, sizeof key - kl, "%lld:%lld:%d|", ef[i].file,
+                                   ef[i].name, ef[i].line);
     }
-    int ci = charged_frame(a, fr, nf);
-    long long file = att_str(a, pr, fr[ci].file), name = att_str(a, pr, fr[ci].name);
-    double now = attach_mono();
-    if (file != s->cur_file || fr[ci].line != s->cur_line) {
-        s->cur_file = file;
-        s->cur_line = fr[ci].line;
-        s->since = now;
+    if (pr->lost) return -1;
+    att_profiled(a, fr, nf, profiled);
+    int p = charge_frame(profiled, sizeof *profiled, nf);
+    if (p >= 0) {
+        e->profiled = 1;
+        e->file = ef[p].file;
+        e->fn = ef[p].name;
+        e->line = ef[p].line;
+        e->first = fr[p].firstline;
+        e->last = fr[p].lastline;
     }
-    if (pr->now_threads) /* the live view: all frames, innermost first */
-        json_array_append_new(pr->now_threads, attach_wire_now_thread(t->tid, s->name,
-                                                                      cat == CAT_PY    ? "python"
-                                                                      : cat == CAT_NAT ? "native"
-                                                                                       : "system",
-                                                                      now - s->since, jfr));
-    json_t *sid = json_object_get(pr->stacks, key);
-    long long stack;
-    if (sid) {
-        stack = json_integer_value(sid);
-        json_decref(jfr);
-    } else {
-        stack = ++pr->next_stack;
-        json_object_set_new(pr->stacks, key, json_integer(stack));
-        attach_sampler_emit(a, pr, attach_wire_stack(stack, jfr));
-    }
+    double since = charge_pos_at(&s->pos, e->file, e->line, attach_mono());
+    if (nw) /* the live view: all frames, innermost first */
+        agent_now_thread(nw, t->tid, s->name, c->state, since, ef, nf);
+    if (nf == 0) return 0;
+    e->stack = att_stack(pr, key, ef, nf);
+    if (!e->stack) return -1;
     /* the same rule as the agent's: th[] only grows, so the index is the
      * thread's rank in first-seen order */
-    long long stid = s - pr->th < AGENT_STACK_THREADS ? (long long)t->tid : 0;
-    attach_wire_delta_sample(d, file, name, fr[ci].line, fr[ci].firstline, fr[ci].lastline, c,
-                             stack, dw, stid);
+    e->stack_tid = s - pr->th < AGENT_STACK_THREADS ? (long long)t->tid : 0;
+    return 0;
+}
+
+/* A tick's delta from its entries e[0..n), in agent_emit's order. */
+static void att_delta(struct attach_sampler *a, struct attach_sproc *pr,
+                      const struct attach__entry *e, int n, double ts)
+{
+    agent_delta_t d;
+    /* samples: ticks, as attach has always counted them */
+    agent_delta_begin(&d, &pr->out, ts, 1);
+    agent_delta_part(&d, AGENT_DELTA_LINES); /* every array, empty ones too */
+    for (int i = 0; i < n; i++) {
+        struct agent_stat_vals st = att_stats(&e[i].c);
+        if (e[i].profiled) agent_delta_line(&d, e[i].file, e[i].line, &st);
+    }
+    agent_delta_part(&d, AGENT_DELTA_FUNCS);
+    for (int i = 0; i < n; i++) {
+        struct agent_stat_vals st = att_stats(&e[i].c);
+        if (e[i].profiled) agent_delta_func(&d, e[i].file, e[i].fn, e[i].first, e[i].last, &st);
+    }
+    agent_delta_part(&d, AGENT_DELTA_STACKS);
+    for (int i = 0; i < n; i++)
+        if (e[i].stack) agent_delta_stack(&d, e[i].stack, 1, e[i].dw, e[i].stack_tid);
+    agent_delta_part(&d, AGENT_DELTA_THREADS);
+    for (int i = 0; i < n; i++)
+        agent_delta_thread(&d, e[i].tid, e[i].name, e[i].c.py, e[i].c.nat, e[i].c.sys);
+    if (agent_delta_end(&d)) a->dropped++; /* the buffer refused it: a tick lost, counted */
 }
 
 /* One probe window on a running thread (probe.h decides). single: the only
@@ -403,6 +500,24 @@ static void att_reopen(struct attach_sproc *pr, unsigned long long arg_start)
     pr->arg_start = arg_start;
 }
 
+/* The end of pr's tick at now: its delta from its ne entries, its `now`
+ * (nw, or NULL when none is due), all of it to the sink. */
+static void att_tick_end(struct attach_sampler *a, struct attach_sproc *pr, int ne, agent_now_t *nw,
+                         double now)
+{
+    if (pr->lost)
+        a->dropped++; /* a write refused: the tick's delta would name ids not sent */
+    else
+        att_delta(a, pr, a->ent, ne, now - a->t0);
+    if (nw) {
+        if (agent_now_end(nw) == 0 && !pr->lost) agent_buf_add(&pr->out, a->now.p, a->now.len);
+        a->now.len = 0;
+        a->now.overflow = 0;
+        pr->last_now = now;
+    }
+    attach_sampler_flush(a, pr);
+}
+
 /* One tick of one process: 0, or -ESRCH when it is gone. */
 int attach_sampler_tick(struct attach_sampler *a, struct attach_sproc *pr)
 {
@@ -442,13 +557,13 @@ int attach_sampler_tick(struct attach_sampler *a, struct attach_sproc *pr)
         struct attach_sthread *s = att_thread(pr, ts[i].tid);
         if (st[i] && s && s->perf_fd >= 0) thread_cpu(a, pr, s, 0, &cpu[i]);
     }
-    struct attach_delta d;
-    if (attach_wire_delta_begin(&d)) { /* out of memory: a tick lost, counted */
-        a->dropped++;
-        return 0;
-    }
-    if (a->sink->remote && pr->now_hz > 0 && now - pr->last_now >= 1.0 / pr->now_hz)
-        pr->now_threads = json_array();
+    /* every tick's lines go out at its end: strings and stacks first seen,
+     * the delta, the `now` when one is due */
+    pr->lost = 0;
+    agent_now_t nw;
+    int now_due = a->sink->remote && pr->now_hz > 0 && now - pr->last_now >= 1.0 / pr->now_hz;
+    if (now_due) agent_now_begin(&nw, &a->now, now - a->t0);
+    int ne = 0;
     for (int i = 0; i < n; i++) {
         struct attach_sthread *s = att_thread(pr, ts[i].tid);
         if (!s || !st[i]) continue;
@@ -459,20 +574,18 @@ int attach_sampler_tick(struct attach_sampler *a, struct attach_sproc *pr)
             att_probe(a, pr, &ts[i], s, nrun == 1, dc);
         else
             probe_start(&s->probe, 0, 1, cpu[i], now);
-        int cat = running ? s->run_cat : CAT_SYS;
-        struct attach_charge c = attach_charge(running, s->run_cat, dw, dc);
-        att_record(a, pr, &ts[i], s, cat, &c, dw, &d);
+        charge_in_t in = attach_charge_in(running, s->run_cat, dw, dc);
+        charge_t c;
+        charge_interval(&in, &c);
+        if (!pr->lost &&
+            att_record(a, pr, &ts[i], s, &c, dw, &a->ent[ne], now_due ? &nw : NULL) == 0)
+            ne++;
         s->have_base = 1;
         s->last_wall = now;
         s->last_cpu = cpu[i];
     }
     pr->last_tick = now;
-    attach_sampler_emit(a, pr, attach_wire_delta(&d, now - a->t0));
-    if (pr->now_threads) {
-        attach_sampler_emit(a, pr, attach_wire_now(now - a->t0, pr->now_threads));
-        pr->now_threads = NULL;
-        pr->last_now = now;
-    }
+    att_tick_end(a, pr, ne, now_due ? &nw : NULL, now);
     return 0;
 }
 
@@ -487,6 +600,7 @@ struct attach_sproc *attach_sproc_new(struct attach_sampler *s)
     if (!pr) return NULL;
     pr->strs = json_object();
     pr->stacks = json_object();
+    pr->out.max = ATT_OUT_MAX;
     pr->conn = s->sink->open(s->sink);
     if (!pr->strs || !pr->stacks || !pr->conn) {
         attach_sproc_free(s, pr);
@@ -499,7 +613,7 @@ void attach_sproc_free(struct attach_sampler *s, struct attach_sproc *pr)
 {
     if (!pr) return;
     if (pr->conn) s->sink->close(s->sink, pr->conn);
-    json_decref(pr->now_threads);
+    agent_buf_free(&pr->out);
     for (int i = 0; i < pr->nth; i++)
         if (pr->th[i].perf_fd >= 0) close(pr->th[i].perf_fd);
     json_decref(pr->strs);
@@ -518,23 +632,32 @@ void attach_sampler_hello(struct attach_sampler *s, struct attach_sproc *pr, cha
     long len = procfs_cmdline(s->procfs, pid, buf, sizeof buf);
     procfs_script(buf, len > 0 ? (size_t)len : 0, cwd, main_path, sizeof main_path);
     if (program) snprintf(program, n, "%s", main_path[0] ? main_path : exe);
-    struct attach_hello h = {.pid = pid,
-                             .ppid = pr->ppid,
-                             .python = pr->ap.version,
-                             .executable = exe,
-                             .cwd = cwd,
-                             .main = main_path,
-                             .args = buf,
-                             .args_len = len > 0 ? (size_t)len : 0,
-                             .interval_ms = s->interval_ms};
-    attach_sampler_emit(s, pr, attach_wire_hello(&h));
+    /* argv: the cmdline's NUL-ended arguments (buf ends in a NUL) */
+    const char *argv[ATT_MAX_ARGV];
+    int argc = 0;
+    for (long i = 0; i < len && argc < ATT_MAX_ARGV; i += (long)strlen(buf + i) + 1)
+        argv[argc++] = buf + i;
+    struct agent_hello h = {.pid = pid,
+                            .ppid = pr->ppid,
+                            .python = pr->ap.version,
+                            .executable = exe,
+                            .cwd = cwd,
+                            .main = main_path,
+                            .clock = "attach",
+                            .argv = argv,
+                            .argc = argc,
+                            .interval_ms = s->interval_ms};
+    agent_emit_hello(&pr->out, &h);
+    attach_sampler_flush(s, pr);
 }
 
 void attach_sampler_end(struct attach_sampler *s, struct attach_sproc *pr, const char *reason)
 {
     if (pr->gone) return;
     pr->gone = 1;
-    attach_sampler_emit(s, pr, attach_wire_end(attach_mono() - s->t0, reason));
+    struct agent_end e = {.ts = attach_mono() - s->t0, .reason = reason};
+    agent_emit_end(&pr->out, &e);
+    attach_sampler_flush(s, pr);
     for (int i = 0; i < pr->nth; i++) /* its counters go with it */
         if (pr->th[i].perf_fd >= 0) {
             close(pr->th[i].perf_fd);

@@ -4,9 +4,10 @@
  * or native, fed with what /proc says: per-thread state and CPU, from perf
  * task clocks where the kernel allows, else schedstat, which moves only at
  * scheduler ticks; the process CPU clock, exact, stands in for the
- * thread's while it is the only one running), charges the interval
- * (attach_charge) and writes the messages an agent would send (hello, str,
- * stack, delta, now, end: wire.h) into a sink (sink.h). Each process
+ * thread's while it is the only one running), charges the interval by the
+ * agent's own rule (sampling/charge.h) and writes the messages an agent
+ * would send (hello, str, stack, delta, now, end) with the agent's own
+ * builders (protocol/agent_emit.h) into a sink (sink.h). Each process
  * sampled is what one agent is to a run: its own hello, ids and stream.
  * Which processes are sampled is the caller's (engine.c, children.c). */
 #ifndef HOTLINE_ATTACH_SAMPLER_H
@@ -15,10 +16,13 @@
 #include <signal.h>
 #include <time.h>
 
+#include <jansson.h>
+
+#include "agent_buf.h"
 #include "attach.h"
+#include "charge.h"
 #include "probe.h"
 #include "sink.h"
-#include "wire.h"
 
 #define ATTACH_MAX_PROCS 64    /* processes sampled at once, the attached one included */
 #define ATTACH_MAX_PATTERNS 64 /* --include / --exclude each */
@@ -29,11 +33,9 @@ struct attach_sthread {
     int perf_fd; /* the thread's task-clock counter, or -1 */
     double last_wall, last_cpu;
     probe_t probe;
-    char name[32];      /* MainThread, or the thread's comm */
-    long long cur_file; /* charged frame now, and since when (`now`) */
-    int cur_line;
-    double since;
-    unsigned gen; /* the last tick that sampled it (records of others go) */
+    char name[32];    /* MainThread, or the thread's comm */
+    charge_pos_t pos; /* charged line now, and since when (`now`) */
+    unsigned gen;     /* the last tick that sampled it (records of others go) */
 };
 
 /* One process sampled: the attached one, or a child followed. */
@@ -41,6 +43,7 @@ struct attach_sproc {
     struct attach_proc ap;
     pid_t ppid;
     void *conn;            /* its stream in the sink (owned by the sink) */
+    agent_buf_t out;       /* its lines not yet in the sink (whole lines) */
     json_t *strs, *stacks; /* string -> id, stack key -> id (owned) */
     long long next_str, next_stack;
     struct attach_sthread th[ATTACH_MAX_THREADS];
@@ -51,8 +54,8 @@ struct attach_sproc {
     double last_tick;
     int now_hz;
     double last_now;
-    json_t *now_threads;          /* this tick's `now` entries while one is due (owned) */
-    int gone;                     /* its `end` is sent */
+    int lost; /* a write of this tick failed: its delta and `now` are not written */
+    int gone; /* its `end` is sent */
     unsigned long long arg_start; /* /proc/PID/stat's: changes at an exec */
     unsigned long long start;     /* its start time: another at a reused pid */
     int closed;                   /* exec'd into no Python (yet): reopened at the next ticks */
@@ -78,6 +81,8 @@ struct attach_sampler {
     struct attach_thread *ts;
     char *st;
     double *cpu;
+    struct attach__entry *ent; /* one tick's delta entries, ATTACH_MAX_THREADS (owned) */
+    agent_buf_t now;           /* one tick's `now` while it is written */
     /* the program's files (--include / --exclude; borrowed) */
     const char *include[ATTACH_MAX_PATTERNS], *exclude[ATTACH_MAX_PATTERNS];
     int ninclude, nexclude;
@@ -114,15 +119,19 @@ void attach_sampler_forget(struct attach_sampler *s, int i);
 /* A line for the user: stderr and, to a remote sink, a `log` (notice) on
  * the attached process's stream (the first few only). */
 void attach_sampler_tell(struct attach_sampler *s, const char *msg);
-/* One message (new, stolen) on pr's stream; a sink whose reader went
+/* An attach that failed, for the reader of pr's stream (an `error`; msg
+ * borrowed). */
+void attach_sampler_error(struct attach_sampler *s, struct attach_sproc *pr, const char *msg);
+/* pr's lines written so far go to the sink; a sink whose reader went
  * stops the sampler. */
-void attach_sampler_emit(struct attach_sampler *s, struct attach_sproc *pr, json_t *msg);
+void attach_sampler_flush(struct attach_sampler *s, struct attach_sproc *pr);
 
-/* The charging rule: one thread's interval of dw wall seconds, in which
- * its CPU clock moved dc, while running (state R: decided cat, CAT_PY or
- * CAT_NAT, by the probe) or not (waiting: system). The whole interval goes
- * to one category; CPU is the interval's busy share. */
-struct attach_charge attach_charge(int running, int cat, double dw, double dc);
+/* What attach knows of one thread's interval, as the charging rule
+ * (sampling/charge.h) takes it: dw wall seconds in which its CPU clock
+ * moved dc (a clock that went back counts 0), running (state R, cat
+ * decided by the probe: CAT_PY or CAT_NAT) or not. Attach cannot read the
+ * run-queue wait: busy is dw (CPU is then the interval's on-CPU share). */
+charge_in_t attach_charge_in(int running, int cat, double dw, double dc);
 
 /* The monotonic clock in seconds. */
 double attach_mono(void);

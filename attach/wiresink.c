@@ -10,6 +10,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "agent_keys.h"
+
 /* one process's connection */
 struct wire_conn {
     int sock;
@@ -61,19 +65,12 @@ static int wire_send(int sock, const char *s, size_t n)
     return 0;
 }
 
-static int wire_emit(struct attach_sink *k, void *conn, json_t *msg)
+/* The sampler's lines (agent_emit's, whole) as they are. */
+static int wire_emit(struct attach_sink *k, void *conn, const char *lines, size_t n)
 {
     (void)k;
     struct wire_conn *c = conn;
-    if (!msg) return 0;
-    char *s = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (!s) return 0;
-    size_t n = strlen(s);
-    s[n] = '\n'; /* json_dumps' terminator becomes the line end */
-    int rc = wire_send(c->sock, s, n + 1);
-    free(s);
-    return rc;
+    return wire_send(c->sock, lines, n);
 }
 
 /* What the server asked since the last call (`now` rate, `stop`); its
@@ -93,11 +90,11 @@ static int wire_poll(struct attach_sink *k, void *conn, int *now_hz)
         char *nl;
         while ((nl = memchr(c->in, '\n', c->in_len))) {
             json_t *m = json_loadb(c->in, (size_t)(nl - c->in), 0, NULL);
-            const char *t = json_string_value(json_object_get(m, "t"));
-            if (t && !strcmp(t, "now")) {
-                json_int_t hz = json_integer_value(json_object_get(m, "hz"));
+            const char *t = json_string_value(json_object_get(m, agent_key_name(AGENT_KEY_T)));
+            if (t && !strcmp(t, AGENT_REQ_NOW)) {
+                json_int_t hz = json_integer_value(json_object_get(m, AGENT_REQ_HZ));
                 *now_hz = hz > 0 ? (hz < 100 ? (int)hz : 100) : 0;
-            } else if (t && !strcmp(t, "stop")) {
+            } else if (t && !strcmp(t, AGENT_REQ_STOP)) {
                 stop = -1;
             }
             json_decref(m);

@@ -129,6 +129,13 @@ _Static_assert(AGENT_NPLACES <= 32, "AGENT_AT: one bit of an unsigned per place"
     X(LEVEL, "level", AGENT_AT(LOG))                                                               \
     X(MSG, "msg", AGENT_AT(ERROR) | AGENT_AT(LOG))
 
+/* ---- requests: server -> agent -------------------------------------------
+ * {"t":"now","hz":N}: `now` snapshots N times a second (0: none);
+ * {"t":"stop"}: end the stream (the agent's last delta, then `end`). */
+#define AGENT_REQ_NOW "now"
+#define AGENT_REQ_HZ "hz"
+#define AGENT_REQ_STOP "stop"
+
 enum agent_key {
 #define AGENT__KEY(e, k, at) AGENT_KEY_##e,
     AGENT_KEYS(AGENT__KEY)

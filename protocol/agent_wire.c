@@ -364,16 +364,19 @@ static int parse_body(const json_t *o, const char *t, struct agent_msg *m, char 
     return 0;
 }
 
+static int msg_from_json(json_t *o, struct agent_msg *m, char *err, size_t errlen);
+
 int agent_msg_parse(const char *line, size_t len, struct agent_msg *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
     json_error_t je;
     json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
     if (!o) return fail(err, errlen, "bad JSON: %s (column %d)", je.text, je.column);
-    return agent_msg_from_json(o, m, err, errlen);
+    return msg_from_json(o, m, err, errlen);
 }
 
-int agent_msg_from_json(json_t *o, struct agent_msg *m, char *err, size_t errlen)
+/* The message in o (stolen: m owns it on success, it is freed on failure). */
+static int msg_from_json(json_t *o, struct agent_msg *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
     if (!json_is_object(o)) {

@@ -137,10 +137,6 @@ struct agent_msg {
  * a known field of the wrong type) with a reason in err (may be NULL), and m
  * holds nothing. */
 int agent_msg_parse(const char *line, size_t len, struct agent_msg *m, char *err, size_t errlen);
-/* The same from a message already in JSON (o stolen: m owns it on success,
- * it is freed on failure), for a producer in this process (hotline attach
- * without --connect), which then skips printing and parsing it. */
-int agent_msg_from_json(json_t *o, struct agent_msg *m, char *err, size_t errlen);
 void agent_msg_clear(struct agent_msg *m);
 
 /* A frame [file_id, name_id, line] from `stack.fr` or `now.threads[].fr`. */

@@ -1,8 +1,9 @@
 /* cmd_attach: `hotline attach PID [--duration S] [--json OUT] [--interval MS]
  * [--top N] [--children] [--memory] [--connect SOCK]`: its argv, then the
  * out-of-process profiler (attach/engine.h) writing into a sink: the
- * report sink below (each message applied to a profile store, so that the
- * report and the JSON file are the ones `hotline run` makes), or with
+ * report sink below (its lines decoded as the server decodes an agent's,
+ * agent_wire.h, and applied to a profile store, so that the report and the
+ * JSON file are the ones `hotline run` makes), or with
  * --connect the wire sink (attach/wiresink.h: the editor's server gets the
  * stream). --memory is attach_memory.c. Method and limits: docs/attach.md. */
 #include <errno.h>
@@ -77,29 +78,57 @@ struct report_sink {
     long long dropped;       /* messages the store refused (the report says so) */
 };
 
+/* One process's stream: the line reader and decoder an agent's socket
+ * gets (server/proc/agentconn.c), into the store's connection. */
+struct report_conn {
+    struct report_sink *rs; /* borrowed */
+    struct prof_conn *pc;   /* owned */
+    struct agent_reader rd;
+};
+
 static void *report_open(struct attach_sink *k)
 {
-    return profile_conn_new(((struct report_sink *)k)->p);
+    struct report_conn *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->rs = (struct report_sink *)k;
+    c->pc = profile_conn_new(c->rs->p);
+    if (!c->pc) {
+        free(c);
+        return NULL;
+    }
+    agent_reader_init(&c->rd);
+    return c;
 }
 
-static int report_emit(struct attach_sink *k, void *conn, json_t *msg)
+static int report_line(void *ud, enum agent_line_status st, const char *line, size_t len)
 {
-    struct report_sink *rs = (struct report_sink *)k;
+    struct report_conn *c = ud;
     struct agent_msg m;
     char err[128];
-    if (agent_msg_from_json(msg, &m, err, sizeof err) == 0) {
-        if (profile_conn_apply(conn, &m)) rs->dropped++;
+    if (st == AGENT_LINE_OK && agent_msg_parse(line, len, &m, err, sizeof err) == 0) {
+        if (profile_conn_apply(c->pc, &m)) c->rs->dropped++;
         agent_msg_clear(&m);
     } else {
-        rs->dropped++; /* never silently: counted in the report's dropped line */
+        c->rs->dropped++; /* never silently: counted in the report's dropped line */
     }
+    return 0;
+}
+
+static int report_emit(struct attach_sink *k, void *conn, const char *lines, size_t n)
+{
+    struct report_conn *c = conn;
+    if (agent_reader_feed(&c->rd, lines, n, report_line, c) == -ENOMEM)
+        ((struct report_sink *)k)->dropped++;
     return 0;
 }
 
 static void report_close(struct attach_sink *k, void *conn)
 {
     (void)k;
-    profile_conn_free(conn);
+    struct report_conn *c = conn;
+    agent_reader_free(&c->rd);
+    profile_conn_free(c->pc);
+    free(c);
 }
 
 static int open_error_status(int rc)
