@@ -136,7 +136,9 @@ static int read_str(struct attach_proc *ap, uint64_t addr, char *out, size_t out
 {
     const struct attach_layout *l = &ap->lay;
     uint8_t hdr[256];
-    if (l->uni_compact_size > sizeof hdr) return ATTACH_EVERSION;
+    if (l->uni_compact_size > sizeof hdr || l->uni_length + 8 > l->uni_compact_size ||
+        l->uni_state + 4 > l->uni_compact_size)
+        return ATTACH_EVERSION;
     int rc = attach_mem_read(&ap->mem, addr, hdr, l->uni_compact_size);
     if (rc) return rc;
     int64_t len;
@@ -173,7 +175,13 @@ static int code_get(struct attach_proc *ap, uint64_t addr, struct attach_code **
 {
     const struct attach_layout *l = &ap->lay;
     uint8_t head[1024];
-    if (l->co_code_adaptive > sizeof head) return ATTACH_EVERSION;
+    /* the fields are inside the head read (a layout from the target's own
+     * _Py_DebugOffsets, or a snapshot, is not trusted to say so) */
+    if (l->co_code_adaptive > sizeof head || l->co_filename + 8 > l->co_code_adaptive ||
+        l->co_qualname + 8 > l->co_code_adaptive || l->co_linetable + 8 > l->co_code_adaptive ||
+        l->co_firstlineno + 4 > l->co_code_adaptive ||
+        (l->frame_object && l->ob_type + 8 > l->co_code_adaptive))
+        return ATTACH_EVERSION;
     int rc = attach_mem_read(&ap->mem, addr, head, l->co_code_adaptive);
     if (rc) return rc;
     if (l->frame_object) { /* 3.9/3.10: a code object, not what was freed there */
@@ -188,12 +196,26 @@ static int code_get(struct attach_proc *ap, uint64_t addr, struct attach_code **
     memcpy(&tab, head + l->co_linetable, 8);
     memcpy(&first, head + l->co_firstlineno, 4);
     if (first < 0 || first > 10000000) return ATTACH_ERACE;
-    struct attach_code *c = &ap->codes[(addr >> 4) % ATTACH_CODE_CACHE];
-    if (c->addr == addr && c->filename == fname && c->linetable == tab && c->firstline == first) {
+    /* the entry for addr among ATTACH_CODE_WAYS slots; else one that no
+     * frame of this stack uses (their names are borrowed from it) */
+    struct attach_code *c = NULL, *free_slot = NULL;
+    size_t h = (size_t)(addr >> 4) % ATTACH_CODE_CACHE;
+    for (size_t k = 0; k < ATTACH_CODE_WAYS && !c; k++) {
+        struct attach_code *e = &ap->codes[(h + k) % ATTACH_CODE_CACHE];
+        if (e->addr == addr)
+            c = e;
+        else if (!free_slot && e->gen != ap->code_gen)
+            free_slot = e;
+    }
+    if (c && c->filename == fname && c->linetable == tab && c->firstline == first) {
+        c->gen = ap->code_gen;
         *out = c;
         return 0;
     }
+    if (!c) c = free_slot;
+    if (!c) return ATTACH_ERACE; /* every slot holds a frame of this stack: drop it */
     c->addr = 0;
+    c->gen = ap->code_gen;
     if ((rc = read_str(ap, fname, c->file, sizeof c->file)) ||
         (rc = read_str(ap, qname, c->name, sizeof c->name)))
         return rc;
@@ -261,6 +283,7 @@ int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct a
                  int max)
 {
     const struct attach_layout *l = &ap->lay;
+    if (++ap->code_gen == 0) ap->code_gen = 1; /* 0: an entry no stack has used */
     if (l->frame_object) return stack_frame_objects(ap, t, out, max);
     uint64_t f = t->frame;
     int nf = 0, hops = 0;

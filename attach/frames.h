@@ -17,10 +17,12 @@
 #define ATTACH_MAX_FRAMES 256
 #define ATTACH_MAX_STR 1024    /* a file name or qualname longer is cut */
 #define ATTACH_MAX_TABLE 65536 /* bytes of a line table copied */
-#define ATTACH_CODE_CACHE 1024 /* code objects remembered (direct-mapped) */
+#define ATTACH_CODE_CACHE 1024 /* code objects remembered */
+#define ATTACH_CODE_WAYS 8     /* slots a code object may take (from its address on) */
 
 struct attach_code {
     uint64_t addr, filename, linetable; /* cache key: the object and its fields */
+    uint32_t gen;                       /* the last attach_stack call that used it */
     int firstline, lastline;
     char file[ATTACH_MAX_STR], name[ATTACH_MAX_STR];
     uint8_t *tab; /* owned */
@@ -34,7 +36,9 @@ struct attach_thread {
 };
 
 struct attach_frame {
-    const char *file, *name; /* borrowed from the code cache, valid until the next call */
+    /* borrowed from the code cache, valid until the next call: two frames
+     * of one call never share a slot, so one cannot overwrite the other's */
+    const char *file, *name;
     int line, firstline, lastline;
 };
 

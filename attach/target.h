@@ -36,6 +36,7 @@ struct attach_proc {
     char version[32];          /* "3.13.0" */
     char binary[512];          /* the file holding the runtime, as the target sees it */
     struct attach_code *codes; /* owned, ATTACH_CODE_CACHE (frames.h) */
+    uint32_t code_gen;         /* attach_stack calls so far (frames.c) */
     /* 3.9/3.10 (lay.frame_object): PyFrame_Type and PyCode_Type in the
      * target, and where glibc keeps the kernel tid in a struct pthread */
     uint64_t frame_type, code_type;
