@@ -19,7 +19,7 @@
  * pymalloc into PyObject_Malloc behind a check that the allocator is the
  * default one, and any hook sends every allocation down the slow indirect
  * path (+45% wall time on a loop of small dicts and strings). So when the
- * shim is loaded and the domains are plain pymalloc, the hooks are in place
+ * domains are plain pymalloc, the hooks are in place
  * only during short windows that the sampler thread opens between its ticks
  * (~0.2 ms every ~2 ms, jittered: ~10% of the time, and short enough that a
  * burst of a few ms is seen by several); outside them the runtime's structs
@@ -36,6 +36,10 @@
  *   - Larger requests are not counted here at all: pymalloc passes them to
  *     malloc and the shim counts every one of them, windows or not; the
  *     caller's address says they are Python's (py_lo/py_hi).
+ * Without the shim (`windows_raw`: an attached target, hotline.start()
+ * in-process) the RAW domain's wrappers (memhooks.c) do the shim's two
+ * jobs: their free checks the filter, their malloc counts what pymalloc
+ * passes on (the guard raised around a sampled block keeps it out).
  */
 
 static void *win_sample(mem_dom_t *d, void *old, size_t n, int calloc_)
@@ -141,7 +145,7 @@ int mem__win_set(int open)
 /* Still ours? Someone (tracemalloc.start()) may have put their hooks over
  * ours: then windows stop for good rather than undo theirs. A cheap early
  * answer only: win_set's compare-and-swap is what makes it safe. */
-static int win_slots_ours(void)
+int mem__win_slots_ours(void)
 {
     mem_dom_t *ds[2] = {&g_mem.dom_mem, &g_mem.dom_obj};
     for (int i = 0; i < 2; i++) {
@@ -167,7 +171,7 @@ void mem_window(agent_t *a, int open)
     double now = clock_mono();
     if (open) {
         if (g_mem.win_open) return;
-        if (!win_slots_ours()) {
+        if (!mem__win_slots_ours()) {
             g_mem.windowed = 0;
             return;
         }
@@ -186,7 +190,7 @@ void mem_window(agent_t *a, int open)
         return;
     }
     if (!g_mem.win_open) return;
-    if (!win_slots_ours() || !mem__win_set(0)) g_mem.windowed = 0;
+    if (!mem__win_slots_ours() || !mem__win_set(0)) g_mem.windowed = 0;
     g_mem.win_open = 0;
     double len = now - g_mem.win_t0, span = now - g_mem.win_prev;
     /* the program ran slower in the window: the wrappers (calls x their

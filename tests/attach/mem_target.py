@@ -6,8 +6,8 @@ exists, says whether Hotline still runs in it, and exits with status 3.
 With "idle" it first blocks in a read of stdin (no allocator call at all)
 until a line arrives, then does the same. With "audit" an audit hook
 refuses PEP 768's remote scripts (the event cpython.remote_debugger_script).
-With "allocators" it also says at exit whether the MEM and OBJ allocators
-(PyMem_GetAllocator, through ctypes) are those it had at start.
+With "allocators" it also says at exit whether the RAW, MEM and OBJ
+allocators (PyMem_GetAllocator, through ctypes) are those it had at start.
 
 usage: python mem_target.py DIR [idle|audit|allocators]"""
 import os
@@ -29,7 +29,7 @@ if sys.argv[2:] == ["audit"]:
 
 
 def allocators():
-    """(ctx, malloc, calloc, realloc, free) of PYMEM_DOMAIN_MEM and _OBJ"""
+    """(ctx, malloc, calloc, realloc, free) of PYMEM_DOMAIN_RAW, _MEM and _OBJ"""
     import ctypes
 
     class Alloc(ctypes.Structure):
@@ -39,7 +39,7 @@ def allocators():
     get.argtypes = [ctypes.c_int, ctypes.POINTER(Alloc)]
     get.restype = None
     out = []
-    for domain in (1, 2):
+    for domain in (0, 1, 2):
         a = Alloc()
         get(domain, ctypes.byref(a))
         out.append(tuple(getattr(a, n) for n, _ in Alloc._fields_))

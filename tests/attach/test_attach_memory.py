@@ -3,7 +3,7 @@ under test against mem_target.py started as a non-child (setsid):
   - the agent is injected and connects; the 100 MiB the target keeps on its
     KEEP line after that are reported within 10%; on detach the agent
     unloads (no hotline-sampler thread, hotline.running() False) and the
-    MEM and OBJ allocators in effect are the target's own again (ctypes'
+    RAW, MEM and OBJ allocators in effect are the target's own again (ctypes'
     PyMem_GetAllocator in the target, after two attach/detach cycles); the
     target's stdout, stderr and exit status are those of an unattached run;
   - 3.9-3.13 (gdb): failed injections leave the target running and
@@ -209,7 +209,7 @@ def attached(tmp, ref_out, ref_rc):
     # after both detaches the runtime calls the allocators it had before the
     # first attach, not wrappers that forward to them (issue 20: 27% slower)
     check("python allocators as at start: True" in got_out,
-          "after detach the MEM and OBJ allocators are the target's own again")
+          "after detach the RAW, MEM and OBJ allocators are the target's own again")
     got_out = got_out.replace("python allocators as at start: True\n", "")
     check(got_out == ref_out, "target stdout unchanged (%r)" % got_out)
     check(got_rc == ref_rc, "target exit status unchanged (%s)" % got_rc)
