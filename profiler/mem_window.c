@@ -271,7 +271,11 @@ static PyMemAllocatorEx *find_slot(const PyMemAllocatorEx *w, const char *py_pat
  * (ints, strs, lists, dicts), with the window open and closed: median of 5
  * paired differences, ~4 ms at start. GIL held, before sampling starts. 0
  * when the probe cannot run. Still an underestimate: churn is counted
- * ~8% low in windows (tests/memory small_objects). */
+ * ~8% low in windows (tests/memory small_objects). Timed in this thread's
+ * CPU time, not the wall clock: on a loaded machine (load 5-6, 2 cores)
+ * a preemption in the open half of several pairs made the median 33 ns
+ * once in 10 starts, and every window's cost that large counted churn
+ * 2.8x (924 MB against the wrappers' 329); in CPU time 0-2.3 ns there. */
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -303,9 +307,9 @@ static double calibrate(void)
         for (int open = 0; open < 2; open++) {
             mem__win_set(open);
             atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
-            double t0 = clock_mono();
+            double t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
             PyObject *res = PyObject_CallFunction(fn, "i", ITER);
-            t[open] = clock_mono() - t0;
+            t[open] = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
             mem__win_set(0);
             if (!res) {
                 g_mem.py_left = keep;
