@@ -18,9 +18,13 @@ round; the load average (`uptime`'s first figure) is printed with every
 figure. Prints per round and per workload the range and median of
 attached/plain and run/plain.
 
+--before BUILD2 adds a fourth figure in the same rounds, "attach0":
+attach --memory with BUILD2's hotline (another commit's build), for a
+before/after comparison under the same load.
+
 usage: python attach_overhead.py BUILD_DIR [rounds]
        python attach_overhead.py BUILD_DIR --memory [--rounds N] [--seconds S]
-                                 [--python PY] [--only int,dict]"""
+                                 [--python PY] [--only int,dict] [--before BUILD2]"""
 import argparse
 import os
 import signal
@@ -123,13 +127,13 @@ def mem_one(hotline, py, kind, how, seconds, script):
     env = dict(os.environ)
     argv = [py, script, kind, d]
     if how == "run":
-        argv = [hotline, "run", "--python", py, "--", script, kind, d]
+        argv = [hotline["run"], "run", "--python", py, "--", script, kind, d]
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     h = None
     try:
         pid = int(p.stderr.readline())
-        if how == "attach":
-            h = subprocess.Popen([hotline, "attach", str(pid), "--memory"],
+        if how.startswith("attach"):
+            h = subprocess.Popen([hotline[how], "attach", str(pid), "--memory"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         # steady state: 1 s of warm-up (and, attached, the agent running)
         deadline = time.monotonic() + 60
@@ -180,26 +184,26 @@ def memory(hotline, args):
     fd, script = tempfile.mkstemp(prefix="hl-attbench-", suffix=".py")
     with os.fdopen(fd, "w") as f:
         f.write(MEM_WORK)
-    hows = ["plain", "attach", "run"]
+    hows = ["plain", "attach", "run"] + (["attach0"] if "attach0" in hotline else [])
     ratios = {}
     try:
         for rnd in range(args.rounds):
             for kind in args.only.split(","):
-                order = hows[rnd % 3:] + hows[:rnd % 3]
+                order = hows[rnd % len(hows):] + hows[:rnd % len(hows)]
                 got = {}
                 for how in order:
                     rate, mode, la = mem_one(hotline, args.python, kind, how, args.seconds, script)
                     got[how] = rate
-                    print("round %d %-4s %-6s %9s it/CPU s  mem_mode %-12s load %.2f"
+                    print("round %d %-4s %-7s %9s it/CPU s  mem_mode %-12s load %.2f"
                           % (rnd + 1, kind, how, "%.0f" % rate if rate else "-", mode, la),
                           flush=True)
-                for how in ("attach", "run"):
+                for how in hows[1:]:
                     if got.get(how) and got.get("plain"):
                         ratios.setdefault((kind, how), []).append(got[how] / got["plain"])
     finally:
         os.unlink(script)
     for (kind, how), rs in sorted(ratios.items()):
-        print("%-4s %-6s / plain: %.2f-%.2fx, median %.2fx (%d rounds)"
+        print("%-4s %-7s / plain: %.2f-%.2fx, median %.2fx (%d rounds)"
               % (kind, how, min(rs), max(rs), statistics.median(rs), len(rs)))
 
 
@@ -212,10 +216,14 @@ def main():
     ap.add_argument("--seconds", type=float, default=6.0)
     ap.add_argument("--python", default="/usr/bin/python3")
     ap.add_argument("--only", default="int,dict")
+    ap.add_argument("--before", help="another build: its attach --memory as attach0")
     args = ap.parse_args()
     hotline = os.path.join(os.path.abspath(args.build), "hotline")
     if args.memory:
-        memory(hotline, args)
+        tools = {"attach": hotline, "run": hotline}
+        if args.before:
+            tools["attach0"] = os.path.join(os.path.abspath(args.before), "hotline")
+        memory(tools, args)
     else:
         time_only(hotline, args.rounds_pos or 5)
 
