@@ -55,6 +55,40 @@ __attribute__((noinline, cold)) uint64_t mem__countdown_hit(void)
     return k;
 }
 
+/* The RAW domain's countdown (windows_raw): per thread, gaps of mean (RAW
+ * is always counted, as the shim counts malloc). A thread's first RAW
+ * allocation seeds its generator and draws its first gap instead of being
+ * taken as a sample point: a countdown starting at 0 would sample the first
+ * allocation of every thread. */
+static double raw_gap(void)
+{
+    uint64_t r = t_mem.raw_rng;
+    r ^= r << 13;
+    r ^= r >> 7;
+    r ^= r << 17;
+    t_mem.raw_rng = r;
+    return g_mem.mean * (0.5 + (double)(r >> 11) * 0x1.0p-53);
+}
+
+__attribute__((noinline, cold)) uint64_t mem__raw_countdown_hit(void)
+{
+    if (!t_mem.raw_rng) {
+        t_mem.raw_rng = mix((uint64_t)(uintptr_t)&t_mem ^ (uint64_t)getpid()) | 1;
+        t_mem.raw_left += (int64_t)raw_gap() + 1;
+        if (t_mem.raw_left > 0) return 0;
+    }
+    uint64_t k = 0;
+    if ((double)(-t_mem.raw_left) > 64 * g_mem.mean) {
+        k = (uint64_t)((double)(-t_mem.raw_left) / g_mem.mean);
+        t_mem.raw_left += (int64_t)((double)k * g_mem.mean);
+    }
+    while (t_mem.raw_left <= 0) {
+        k++;
+        t_mem.raw_left += (int64_t)raw_gap() + 1;
+    }
+    return k;
+}
+
 /* ---- frames of the calling thread ---- */
 
 static uintptr_t ts_frame_direct(PyThreadState *ts)

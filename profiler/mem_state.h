@@ -170,8 +170,9 @@ struct mem_state {
     int npts;
     int peak_file, peak_line;
     int changed;
-    /* Python domains and the shim */
-    mem_dom_t dom_mem, dom_obj;
+    /* Python domains and the shim; dom_raw is wrapped only in windows_raw
+     * (no shim: it stands in for the shim's malloc and free) */
+    mem_dom_t dom_mem, dom_obj, dom_raw;
     struct hotline_shim_hooks hooks;
     hotline_shim_register_fn shim_register;
     hotline_shim_guard_fn shim_guard;
@@ -189,7 +190,7 @@ struct mem_state {
     _Atomic double win_sample_s; /* time spent taking samples in it */
     double win_t0, win_prev, call_cost, win_mean;
     double py_mean;   /* the Python domains' byte gap: mean, or win_mean in windows */
-    const char *mode; /* "wrappers", "windows" or "shim" (docs/memory.md) */
+    const char *mode; /* "wrappers", "windows", "windows_raw" or "shim" (docs/memory.md) */
     float win_scale[MEM_WIN_RING];
 };
 /* hidden: the hot paths (every allocation and free of the program) reach
@@ -201,6 +202,10 @@ struct mem_tls {
     int *guard;
     int dummy;
     uintptr_t tstate;
+    /* the RAW domain's countdown (windows_raw): RAW is called without the
+     * GIL, so unlike the MEM/OBJ one it is per thread, as the shim's is */
+    int64_t raw_left;
+    uint64_t raw_rng; /* 0 until the thread's first RAW allocation */
 };
 extern MEM__HIDDEN __thread struct mem_tls t_mem; /* mem_sample.c */
 
@@ -254,6 +259,9 @@ static inline unsigned code_bit(uintptr_t code)
 /* ---- mem_sample.c ---- */
 double mem__countdown_gap(void);
 uint64_t mem__countdown_hit(void);
+/* The calling thread's RAW countdown crossed zero: its sample points (0 on
+ * the thread's first RAW allocation, which only draws its first gap). */
+uint64_t mem__raw_countdown_hit(void);
 /* Queue one sampled event (alloc or copy) with the frames of tstate; p
  * enters the live table when kind is EV_ALLOC. Any thread. */
 void mem__record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_t tstate, int direct,
@@ -281,6 +289,9 @@ void mem__find_py_text(char *path, size_t cap);
  * 1 when windows are on, 0 when the slots were not found (the caller then
  * wraps for good). */
 int mem__win_install(const char *py_path);
+/* 1 when the MEM and OBJ slots still hold ours (a window's or the closed
+ * state's), nothing on top. */
+int mem__win_slots_ours(void);
 
 /* ---- mem_rows.c ---- */
 void mem__rows_reset(void); /* under mu */

@@ -19,7 +19,7 @@
  * pymalloc into PyObject_Malloc behind a check that the allocator is the
  * default one, and any hook sends every allocation down the slow indirect
  * path (+45% wall time on a loop of small dicts and strings). So when the
- * shim is loaded and the domains are plain pymalloc, the hooks are in place
+ * domains are plain pymalloc, the hooks are in place
  * only during short windows that the sampler thread opens between its ticks
  * (~0.2 ms every ~2 ms, jittered: ~10% of the time, and short enough that a
  * burst of a few ms is seen by several); outside them the runtime's structs
@@ -36,6 +36,10 @@
  *   - Larger requests are not counted here at all: pymalloc passes them to
  *     malloc and the shim counts every one of them, windows or not; the
  *     caller's address says they are Python's (py_lo/py_hi).
+ * Without the shim (`windows_raw`: an attached target, hotline.start()
+ * in-process) the RAW domain's wrappers (memhooks.c) do the shim's two
+ * jobs: their free checks the filter, their malloc counts what pymalloc
+ * passes on (the guard raised around a sampled block keeps it out).
  */
 
 static void *win_sample(mem_dom_t *d, void *old, size_t n, int calloc_)
@@ -141,7 +145,7 @@ int mem__win_set(int open)
 /* Still ours? Someone (tracemalloc.start()) may have put their hooks over
  * ours: then windows stop for good rather than undo theirs. A cheap early
  * answer only: win_set's compare-and-swap is what makes it safe. */
-static int win_slots_ours(void)
+int mem__win_slots_ours(void)
 {
     mem_dom_t *ds[2] = {&g_mem.dom_mem, &g_mem.dom_obj};
     for (int i = 0; i < 2; i++) {
@@ -167,7 +171,7 @@ void mem_window(agent_t *a, int open)
     double now = clock_mono();
     if (open) {
         if (g_mem.win_open) return;
-        if (!win_slots_ours()) {
+        if (!mem__win_slots_ours()) {
             g_mem.windowed = 0;
             return;
         }
@@ -186,7 +190,7 @@ void mem_window(agent_t *a, int open)
         return;
     }
     if (!g_mem.win_open) return;
-    if (!win_slots_ours() || !mem__win_set(0)) g_mem.windowed = 0;
+    if (!mem__win_slots_ours() || !mem__win_set(0)) g_mem.windowed = 0;
     g_mem.win_open = 0;
     double len = now - g_mem.win_t0, span = now - g_mem.win_prev;
     /* the program ran slower in the window: the wrappers (calls x their
@@ -267,7 +271,11 @@ static PyMemAllocatorEx *find_slot(const PyMemAllocatorEx *w, const char *py_pat
  * (ints, strs, lists, dicts), with the window open and closed: median of 5
  * paired differences, ~4 ms at start. GIL held, before sampling starts. 0
  * when the probe cannot run. Still an underestimate: churn is counted
- * ~8% low in windows (tests/memory small_objects). */
+ * ~8% low in windows (tests/memory small_objects). Timed in this thread's
+ * CPU time, not the wall clock: on a loaded machine (load 5-6, 2 cores)
+ * a preemption in the open half of several pairs made the median 33 ns
+ * once in 10 starts, and every window's cost that large counted churn
+ * 2.8x (924 MB against the wrappers' 329); in CPU time 0-2.3 ns there. */
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -299,9 +307,9 @@ static double calibrate(void)
         for (int open = 0; open < 2; open++) {
             mem__win_set(open);
             atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
-            double t0 = clock_mono();
+            double t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
             PyObject *res = PyObject_CallFunction(fn, "i", ITER);
-            t[open] = clock_mono() - t0;
+            t[open] = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
             mem__win_set(0);
             if (!res) {
                 g_mem.py_left = keep;

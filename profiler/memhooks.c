@@ -8,7 +8,8 @@
  *
  * Two sources feed one sampler:
  *   - PyMem_SetAllocator wrappers on the MEM and OBJ domains (origin python).
- *     The RAW domain is not wrapped: it is malloc, which the shim sees.
+ *     The RAW domain is malloc, which the shim sees; without the shim, in
+ *     windows (windows_raw), RAW is wrapped too (raw_malloc & co. below).
  *   - the LD_PRELOAD shim (shim/memshim.c, origin native), when loaded.
  * Around every call into Python's own allocator the shim's per-thread guard
  * is raised, so pymalloc's (or PYTHONMALLOC=malloc's) underlying mallocs are
@@ -132,6 +133,95 @@ static void py_free(void *ctx, void *p)
     mem_dom_t *d = ctx;
     if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed)) mem_free_ptr(p);
     d->orig.free(d->orig.ctx, p);
+}
+
+/* ---- the RAW domain (windows_raw: no shim) ----
+ *
+ * Windows (mem_window.c) leave two jobs to the shim: the frees of sampled
+ * small blocks (allocated with 513 bytes, so pymalloc frees them through
+ * PyMem_RawFree) and the requests over 512 bytes (pymalloc passes them to
+ * PyMem_RawMalloc). Without the shim (`hotline attach --memory`,
+ * hotline.start() in-process) these wrappers of the RAW domain do both:
+ * every free checks the filter, every malloc, calloc and realloc counts by
+ * the calling thread's own countdown (RAW is called without the GIL),
+ * origin python. Not counted: a call made with this thread's guard raised
+ * (a sampled block win_sample takes, the agent's own work, the sampler
+ * thread). Blocks allocated before the wrap, or by the original after the
+ * unwrap, pass through unchanged: nothing here adds a header.
+ *
+ * They read g_mem.dom_raw, never their ctx, and are installed with the
+ * original's ctx: PyMem_SetAllocator copies the struct while threads
+ * without the GIL may be calling the domain, and a thread that sees ours
+ * with the old ctx (or the old function with ours) must still work.
+ * tracemalloc.start() wraps RAW at run time the same way. */
+static inline __attribute__((always_inline)) uint64_t raw_countdown(size_t n)
+{
+    t_mem.raw_left -= (int64_t)n;
+    if (__builtin_expect(t_mem.raw_left > 0, 1)) return 0;
+    return mem__raw_countdown_hit();
+}
+
+static uintptr_t own_tstate(void);
+
+static __attribute__((noinline, cold)) void raw_sample(void *p, size_t n, uint64_t k)
+{
+    int *g = mem__guard();
+    (*g)++;
+    mem__record(p, n, k, EV_ALLOC, ORIGIN_PY, own_tstate(), 1, g_mem.mean, 0);
+    (*g)--;
+}
+
+static void *raw_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    const mem_dom_t *d = &g_mem.dom_raw;
+    void *p = d->orig.malloc(d->orig.ctx, n);
+    uint64_t k;
+    if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed) && !*mem__guard() &&
+        (k = raw_countdown(n)))
+        raw_sample(p, n, k);
+    return p;
+}
+
+static void *raw_calloc(void *ctx, size_t a, size_t b)
+{
+    (void)ctx;
+    const mem_dom_t *d = &g_mem.dom_raw;
+    void *p = d->orig.calloc(d->orig.ctx, a, b);
+    size_t n;
+    uint64_t k;
+    if (p && !__builtin_mul_overflow(a, b, &n) &&
+        atomic_load_explicit(&g_mem.on, memory_order_relaxed) && !*mem__guard() &&
+        (k = raw_countdown(n)))
+        raw_sample(p, n, k);
+    return p;
+}
+
+static void *raw_realloc(void *ctx, void *old, size_t n)
+{
+    (void)ctx;
+    const mem_dom_t *d = &g_mem.dom_raw;
+    int on = atomic_load_explicit(&g_mem.on, memory_order_relaxed);
+    if (old && on) mem_free_ptr(old); /* a sampled block moves or goes */
+    void *p = d->orig.realloc(d->orig.ctx, old, n);
+    uint64_t k;
+    if (p && on && !*mem__guard() && (k = raw_countdown(n))) raw_sample(p, n, k);
+    return p;
+}
+
+static void raw_free(void *ctx, void *p)
+{
+    (void)ctx;
+    const mem_dom_t *d = &g_mem.dom_raw;
+    if (p && atomic_load_explicit(&g_mem.on, memory_order_relaxed)) mem_free_ptr(p);
+    d->orig.free(d->orig.ctx, p);
+}
+
+static void raw_wrap(void)
+{
+    PyMem_GetAllocator(PYMEM_DOMAIN_RAW, &g_mem.dom_raw.orig);
+    PyMemAllocatorEx w = {g_mem.dom_raw.orig.ctx, raw_malloc, raw_calloc, raw_realloc, raw_free};
+    PyMem_SetAllocator(PYMEM_DOMAIN_RAW, &w);
 }
 
 /* The calling thread's own thread state, or 0. PyGILState_GetThisThreadState
@@ -302,16 +392,22 @@ int mem_start(agent_t *a, double mean_kb)
         PyMem_GetAllocator(PYMEM_DOMAIN_MEM, &g_mem.dom_mem.orig);
         PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &g_mem.dom_obj.orig);
         const char *wenv = getenv("HOTLINE_MEM_WINDOWS");
-        /* windows need the shim (it sees the frees) and plain allocators
-         * (no context: the debug hooks of PYTHONMALLOC=debug have one) */
-        int can_window = g_mem.shim_register && !g_mem.dom_mem.orig.ctx &&
-                         !g_mem.dom_obj.orig.ctx && !(wenv && !strcmp(wenv, "0"));
+        /* windows need plain allocators (no context: the debug hooks of
+         * PYTHONMALLOC=debug have one), and something that sees the frees
+         * and the requests pymalloc passes on: the shim, or without it
+         * (windows_raw) our wrappers of the RAW domain */
+        int can_window =
+            !g_mem.dom_mem.orig.ctx && !g_mem.dom_obj.orig.ctx && !(wenv && !strcmp(wenv, "0"));
+        if (!g_mem.shim_register && !g_mem.pymalloc) can_window = 0;
         if (can_window && !g_mem.pymalloc) {
             /* every Python allocation already reaches malloc: the shim sees
              * them all, and the caller's address tells Python's apart */
             g_mem.mode = "shim";
         } else if (can_window && !mem__win_install(py_path)) {
             can_window = 0; /* slots not found: wrap for good below */
+        } else if (can_window && !g_mem.shim_register) {
+            raw_wrap();
+            g_mem.mode = "windows_raw";
         }
         if (!can_window) {
             PyMemAllocatorEx w;
@@ -355,25 +451,46 @@ int mem_start(agent_t *a, double mean_kb)
     return 0;
 }
 
-/* Put the allocators back that mem_start wrapped (GIL held), when ours are
- * still what the runtime calls in both domains. Left in place, wrappers
+/* Put the allocators back that mem_start wrapped (GIL held; `wrappers` and
+ * `windows_raw`), when ours are still what the runtime calls in every
+ * domain we wrapped. Left in place, wrappers
  * that only forward still cost every allocation an indirect call and the
  * interpreter's inlined pymalloc path (a target detached from `attach
  * --memory` ran 27% slower for good). Safe for the blocks they handed
- * out: py_malloc & co. return the original's pointer for the size asked,
- * with no header, and pass frees and reallocs on unchanged, so the
- * original frees what went through them. When something wrapped ours
+ * out: py_malloc, win_malloc, raw_malloc & co. return the original's
+ * pointer, with no header, and pass frees and reallocs on unchanged, so the
+ * original frees what went through them (a sampled small block of windows
+ * is a 513-byte RAW block, which pymalloc frees through RAW). When something wrapped ours
  * since (tracemalloc.start()), ours stay under it, forwarding: taking
  * them out from under it would cut it off. */
 static void unwrap(void)
 {
-    if (!g_mem.installed || !g_mem.mode || strcmp(g_mem.mode, "wrappers")) return;
-    PyMemAllocatorEx mem, obj;
-    PyMem_GetAllocator(PYMEM_DOMAIN_MEM, &mem);
-    PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &obj);
-    if (mem.malloc != py_malloc || mem.ctx != &g_mem.dom_mem || obj.malloc != py_malloc ||
-        obj.ctx != &g_mem.dom_obj)
-        return;
+    if (!g_mem.installed || !g_mem.mode) return;
+    if (!strcmp(g_mem.mode, "wrappers")) {
+        PyMemAllocatorEx mem, obj;
+        PyMem_GetAllocator(PYMEM_DOMAIN_MEM, &mem);
+        PyMem_GetAllocator(PYMEM_DOMAIN_OBJ, &obj);
+        if (mem.malloc != py_malloc || mem.ctx != &g_mem.dom_mem || obj.malloc != py_malloc ||
+            obj.ctx != &g_mem.dom_obj)
+            return;
+    } else if (!strcmp(g_mem.mode, "windows_raw")) {
+        /* The sampler thread is joined: no window opens any more. MEM and
+         * OBJ hold ours (a window's functions, when tracemalloc put back
+         * what it found during one) and RAW ours, or all three stay. */
+        if (g_mem.win_open) {
+            mem__win_set(0);
+            g_mem.win_open = 0;
+        }
+        PyMemAllocatorEx raw;
+        PyMem_GetAllocator(PYMEM_DOMAIN_RAW, &raw);
+        if (!mem__win_slots_ours() || raw.malloc != raw_malloc || raw.calloc != raw_calloc ||
+            raw.realloc != raw_realloc || raw.free != raw_free)
+            return;
+        PyMem_SetAllocator(PYMEM_DOMAIN_RAW, &g_mem.dom_raw.orig);
+        g_mem.windowed = 0;
+    } else {
+        return; /* windows and shim: with the shim, for the process's life */
+    }
     PyMem_SetAllocator(PYMEM_DOMAIN_MEM, &g_mem.dom_mem.orig);
     PyMem_SetAllocator(PYMEM_DOMAIN_OBJ, &g_mem.dom_obj.orig);
     g_mem.installed = 0; /* the next mem_start wraps them again */

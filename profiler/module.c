@@ -155,11 +155,29 @@ static int unload_pending(void *arg)
 
 /* a->on_own_end (sampler thread, no GIL): queue unload_pending. The queue
  * has ~32 places shared with the program's own pending calls: retry a
- * while when it is full; past that the agent stays loaded, idle. */
+ * while when it is full; past that the agent stays loaded, idle.
+ *
+ * Before 3.13, Py_AddPendingCall sets the eval breaker only when the thread
+ * that calls it may run pending calls (the main thread): from ours the call
+ * waits until the main thread next takes the GIL back and recomputes its
+ * breaker. A program whose main thread never lets the GIL go (a pure-Python
+ * loop, no I/O, no other thread) then never ran it: detached, it kept the
+ * memory hooks for good (an int loop stayed at 0.76x with the wrappers).
+ * Asking for the GIL once makes the main thread look at its breaker: it
+ * runs the pending call there (before it hands the GIL over), whose
+ * sampler_stop lets the GIL go while it joins us. The program is not
+ * finalizing yet: its exit stops the agent (hotline.stop() at exit), which
+ * joins this thread with the GIL released, before any thread must exit. */
 static void schedule_unload(agent_t *a)
 {
     for (int i = 0; i < 100; i++) {
-        if (Py_AddPendingCall(unload_pending, (void *)(uintptr_t)a->serial) == 0) return;
+        if (Py_AddPendingCall(unload_pending, (void *)(uintptr_t)a->serial) == 0) {
+#if PY_VERSION_HEX < 0x030D0000
+            PyGILState_STATE st = PyGILState_Ensure();
+            PyGILState_Release(st);
+#endif
+            return;
+        }
         usleep(20000);
     }
 }

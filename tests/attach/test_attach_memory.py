@@ -3,9 +3,12 @@ under test against mem_target.py started as a non-child (setsid):
   - the agent is injected and connects; the 100 MiB the target keeps on its
     KEEP line after that are reported within 10%; on detach the agent
     unloads (no hotline-sampler thread, hotline.running() False) and the
-    MEM and OBJ allocators in effect are the target's own again (ctypes'
+    RAW, MEM and OBJ allocators in effect are the target's own again (ctypes'
     PyMem_GetAllocator in the target, after two attach/detach cycles); the
     target's stdout, stderr and exit status are those of an unattached run;
+    the same unload when the target's main thread never lets the GIL go
+    (a pure-Python loop: before 3.13 the unload's pending call waited for
+    a GIL switch that never came);
   - 3.9-3.13 (gdb): failed injections leave the target running and
     unchanged, with a clear message and exit status 7: no gdb on PATH, gdb
     that fails (HOTLINE_GDB=/bin/false), a pending call Python refuses (a
@@ -209,7 +212,7 @@ def attached(tmp, ref_out, ref_rc):
     # after both detaches the runtime calls the allocators it had before the
     # first attach, not wrappers that forward to them (issue 20: 27% slower)
     check("python allocators as at start: True" in got_out,
-          "after detach the MEM and OBJ allocators are the target's own again")
+          "after detach the RAW, MEM and OBJ allocators are the target's own again")
     got_out = got_out.replace("python allocators as at start: True\n", "")
     check(got_out == ref_out, "target stdout unchanged (%r)" % got_out)
     check(got_rc == ref_rc, "target exit status unchanged (%s)" % got_rc)
@@ -222,6 +225,37 @@ JSON_LOOP = ("import json, os, sys, time\n"
              "end = time.monotonic() + 120\n"
              "while time.monotonic() < end:\n"
              "    json.dumps(d)  # JSONLOOP\n")
+
+
+def busy_detach(tmp, ref_out, ref_rc):
+    """Detach from a target whose main thread never lets the GIL go: the
+    agent still unloads and the allocators are the target's own again.
+    The unload is a pending call, and before 3.13 one added from the
+    sampler thread waited for the main thread's next GIL switch: a
+    pure-Python loop never ran it (issue 20 item 8: it kept the hooks)."""
+    d = tempfile.mkdtemp(dir=tmp)
+    p, pid, out = start_target(d, "busy")
+    check(out.wait_for("started", 30), "busy: target started")
+    h = subprocess.Popen([HOTLINE, "attach", str(pid), "--memory"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=no_gdb_env(tmp))
+    err = Lines(h.stderr)
+    check(err.wait_for("agent connected", 60), "busy: the agent connected back")
+    touch(d, "go")
+    check(out.wait_for("grown", 60), "busy: target grew, now in its loop")
+    h.send_signal(signal.SIGINT)
+    rc = h.wait(timeout=60)
+    err.rest()
+    check(rc == 0, "busy: attach --memory exits 0 on Ctrl-C (got %d)" % rc)
+    check(wait_until(lambda: sampler_threads(pid) == 0, 15), "busy: the sampler thread is gone")
+    # the unload runs at once with the fix; give a slow machine a moment
+    time.sleep(1.0)
+    with open(os.path.join(d, "flag"), "r+b") as f:
+        f.write(b"1")
+    got_out, got_rc, _ = finish(p, out, d)
+    check("python allocators as at start: True" in got_out,
+          "busy: after detach, with the GIL never let go, the allocators are the target's own"
+          " again (%r)" % got_out[-200:])
+    check(got_rc == ref_rc, "busy: target exit status unchanged (%s)" % got_rc)
 
 
 def include_patterns(tmp):
@@ -763,6 +797,7 @@ def main():
         check(ref_rc == 3 and "grown 100" in ref_out and ref_err == "",
               "reference run (%s, %r)" % (ref_rc, ref_err))
         attached(tmp, ref_out, ref_rc)
+        busy_detach(tmp, ref_out, ref_rc)
         include_patterns(tmp)
         stopped(tmp, ref_out, ref_rc)
         spawn_child(tmp)

@@ -238,6 +238,24 @@ def main():
           rate=sum(sys.getsizeof(s) for s in keep) / MB / (time.perf_counter() - t0))
 main()
 ''',
+    # No shim (`python -m hotline`, as in a target of `attach --memory`):
+    # windows with the RAW domain wrapped (docs/memory.md, "windows_raw").
+    "no_shim": r'''
+from _hotline_agent import _agent
+print("mem_mode", _agent.stats()["mem_mode"])
+keep = []
+def main():
+    for i in range(40):
+        keep.extend(["%0100d" % (i * 100000 + j) for j in range(17000)])  # LKEEPS
+        for j in range(20000):
+            d = {"k%d" % (j % 97): [j, j + 1], "s": str(j) * 3}            # LCHURNS
+        time.sleep(0.01)
+    big = [bytearray(MB) for _ in range(50)]                               # LBIG50
+    nat = LIB.mt_alloc(10 * MB)                                            # LNAT10
+    truth(small_mb=(sys.getsizeof(keep) + sum(sys.getsizeof(s) for s in keep)) / MB)
+    return big, nat
+kept = main()
+''',
     # Notebook-like cells: code compiled from text, run once, freed at once,
     # each within a few ms, so its events are resolved after its code object
     # is gone (the next delta comes 0.1 s later). The cell's lines are this
@@ -298,7 +316,9 @@ def marker_lines(src):
     return out
 
 
-def run(args, case, env_extra=None, expect_rc=0, extra=()):
+def run(args, case, env_extra=None, expect_rc=0, extra=(), standalone=False):
+    """`hotline run --json`; standalone: `python -m hotline` with no shim
+    (the agent's stream in a file, turned into a profile by `hotline view`)."""
     has_np = subprocess.run([args.python, "-c", "import numpy"], capture_output=True).returncode == 0
     body = PROGRAMS["cells" if case == "cells_reused" else case]
     src = PRELUDE + "MB = 1 << 20\nHAVE_NP = %r\nREUSE = %r\n" % (has_np, case == "cells_reused")
@@ -313,9 +333,23 @@ def run(args, case, env_extra=None, expect_rc=0, extra=()):
     truth = os.path.join(work, "truth.json")
     env = dict(os.environ, MT_LIB=args.lib, MT_TRUTH=truth)
     env.update(env_extra or {})
-    p = subprocess.run([args.hotline, "run", "--python", args.python, "--json", out] + list(extra) +
-                       [prog],
-                       cwd=work, env=env, capture_output=True, text=True, timeout=100)
+    if standalone:
+        for k in ("LD_PRELOAD", "HOTLINE_SOCKET", "HOTLINE_BOOT", "HOTLINE_CONFIG"):
+            env.pop(k, None)
+        stream = os.path.join(work, "out.jsonl")
+        env.update(PYTHONPATH=os.path.join(os.path.dirname(os.path.abspath(args.hotline)), "python"),
+                   HOTLINE_OUT=stream)
+        p = subprocess.run([args.python, "-m", "hotline", prog], cwd=work, env=env,
+                           capture_output=True, text=True, timeout=100)
+        if p.returncode == 0:
+            v = subprocess.run([args.hotline, "view", "--json", out, stream], capture_output=True,
+                               text=True, timeout=60)
+            if v.returncode != 0:
+                fail("hotline view exited %d: %s" % (v.returncode, v.stderr[-2000:]))
+    else:
+        p = subprocess.run([args.hotline, "run", "--python", args.python, "--json", out] +
+                           list(extra) + [prog],
+                           cwd=work, env=env, capture_output=True, text=True, timeout=100)
     print(p.stdout[-3000:])
     print(p.stderr[-2000:])
     if expect_rc is not None and p.returncode != expect_rc:
@@ -532,6 +566,36 @@ def main():
             if ok:
                 break
         ok &= L["LCHURNS"] not in leaks_of(f)
+    elif c == "no_shim":
+        # No shim in the process (`hotline attach --memory`'s case, here
+        # in-process): windows still, the RAW domain wrapped to see what the
+        # shim saw (docs/memory.md, "windows_raw"). ~100 MB of small strs
+        # kept and the small-dict churn within the small_objects tolerances
+        # (25% of the truth, of the exact wrappers' churn; kept churn ~0, up
+        # to 3 attempts for the variance of sampling in time); 1 MiB
+        # objects (> any gap) exactly; native memory is not seen without
+        # the shim. The wrappers (HOTLINE_MEM_WINDOWS=0) are the reference.
+        ref, rf, L, _, _ = run(args, c, {"HOTLINE_MEM_WINDOWS": "0"}, standalone=True)
+        if "mem_mode wrappers" not in ref["_stdout"]:
+            fail("expected wrappers with HOTLINE_MEM_WINDOWS=0")
+        churn_ref = field(rf, L["LCHURNS"], "alloc_mb")
+        for attempt in range(3):
+            prof, f, L, t, _ = run(args, c, standalone=True)
+            if "mem_mode windows_raw" not in prof["_stdout"]:
+                fail("expected windows_raw without the shim (pymalloc)")
+            kept, churn = field(f, L["LKEEPS"], "kept_mb"), field(f, L["LCHURNS"], "alloc_mb")
+            ok = near("LKEEPS kept_mb", kept, t["small_mb"], 0.25)
+            ok &= near("LKEEPS python share", field(f, L["LKEEPS"], "python_alloc_fraction"), 1.0,
+                       0.05)
+            ok &= near("LCHURNS alloc_mb vs wrappers", churn, churn_ref, 0.25)
+            ok &= field(f, L["LCHURNS"], "kept_mb") < 0.05 * churn
+            ok &= near("LBIG50 kept_mb", field(f, L["LBIG50"], "kept_mb"), 50, 0.02)
+            print("attempt %d: %s" % (attempt + 1, "ok" if ok else "failed"))
+            if ok:
+                break
+        nat = field(f, L["LNAT10"], "alloc_mb")
+        print("LNAT10 alloc_mb %.2f (native: not seen without the shim)" % nat)
+        ok &= nat < 1
     elif c == "oom":
         prof, f, L, _, _ = run(args, c, expect_rc=None)
         got = field(f, L["LOOM"], "kept_mb")

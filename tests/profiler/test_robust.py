@@ -201,25 +201,30 @@ def case_standalone():
 
 
 def case_unwrap():
-    """hotline.start(memory) then stop in-process (the wrappers mode of an
-    attached target): the original allocators are back after stop, unless
-    tracemalloc wrapped ours since (targets/unwrap.py says how)."""
+    """hotline.start(memory) then stop in-process, with no shim (as in an
+    attached target): windows_raw by default, wrappers with
+    HOTLINE_MEM_WINDOWS=0; the original RAW, MEM and OBJ allocators are back
+    after stop, unless tracemalloc wrapped ours since (targets/unwrap.py
+    says how)."""
     d = tempfile.mkdtemp(prefix="hl-unwrap-")
     try:
-        env = dict(os.environ, PYTHONPATH=harness.AGENT_DIR, HOTLINE_OUT=os.path.join(d, "o.jsonl"))
-        for k in ("HOTLINE_SOCKET", "HOTLINE_BOOT", "HOTLINE_CONFIG", "LD_PRELOAD"):
-            env.pop(k, None)
-        p = subprocess.run([harness.PY, T("unwrap.py")], env=env, cwd=d, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=60)
-        c.check(p.returncode == 0, "unwrap: rc %r %s" % (p.returncode, p.stderr[-500:]))
-        res = json.loads(p.stdout.decode().strip().splitlines()[-1]) if p.returncode == 0 else {}
-        print("unwrap:", res)
-        c.check(res.get("mode") == "wrappers", "unwrap: memory in the wrappers mode (%r)"
-                % res.get("mode"))
-        for key in ("wrapped_while_on", "restored_after_stop", "freed_after",
-                    "under_tracemalloc_kept", "tracemalloc_sees", "ours_back_from_tracemalloc",
-                    "restored_at_last"):
-            c.check(res.get(key) is True, "unwrap: %s" % key)
+        for mode, extra in (("windows_raw", {}), ("wrappers", {"HOTLINE_MEM_WINDOWS": "0"})):
+            env = dict(os.environ, PYTHONPATH=harness.AGENT_DIR,
+                       HOTLINE_OUT=os.path.join(d, "o.jsonl"), **extra)
+            for k in ("HOTLINE_SOCKET", "HOTLINE_BOOT", "HOTLINE_CONFIG", "LD_PRELOAD"):
+                env.pop(k, None)
+            p = subprocess.run([harness.PY, T("unwrap.py")], env=env, cwd=d,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            c.check(p.returncode == 0, "unwrap %s: rc %r %s" % (mode, p.returncode,
+                                                                p.stderr[-500:]))
+            res = json.loads(p.stdout.decode().strip().splitlines()[-1]) if p.returncode == 0 else {}
+            print("unwrap %s:" % mode, res)
+            c.check(res.get("mode") == mode, "unwrap: memory in the %s mode (%r)"
+                    % (mode, res.get("mode")))
+            for key in ("wrapped_while_on", "restored_after_stop", "freed_after",
+                        "under_tracemalloc_kept", "tracemalloc_sees", "ours_back_from_tracemalloc",
+                        "restored_at_last"):
+                c.check(res.get(key) is True, "unwrap %s: %s" % (mode, key))
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
