@@ -132,7 +132,10 @@ struct profile *profile_new(void)
     struct profile *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->p__idx = calloc(1, sizeof(struct prof_idx));
-    if (!p->p__idx) {
+    p->mem = memprof_new();
+    if (!p->p__idx || !p->mem) {
+        free(p->p__idx);
+        memprof_free(p->mem);
         free(p);
         return NULL;
     }
@@ -172,7 +175,7 @@ void profile_free(struct profile *p)
     free(p->meta.python_version);
     free(p->meta.reason);
     json_decref(p->meta.argv);
-    memprof_free(p);
+    memprof_free(p->mem);
     struct prof_idx *ix = IDX(p);
     smap_free(&ix->strs);
     smap_free(&ix->files);
@@ -599,7 +602,7 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
     int rc = 0;
     p->meta.samples = add_count(p->meta.samples, m->u.delta.samples);
     if (c->proc) p->procs[c->proc - 1].last_ts = m->u.delta.ts;
-    memprof_touch(p, m->u.delta.ts);
+    memprof_touch(p->mem, m->u.delta.ts);
     struct agent_line_entry e;
     const json_t *a = m->u.delta.lines;
     for (size_t i = 0; i < json_array_size(a); i++) {
@@ -614,13 +617,13 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
         const json_t *pts = json_object_get(json_array_get(a, i), "kept_pts");
         if (json_array_size(pts)) {
             const struct agent_stats *ls = profile_line(p, path, e.line);
-            memprof_line_points(p, path, e.line, pts, ls ? ls->v[AGENT_STAT_KEPT] : 0,
+            memprof_line_points(p->mem, path, e.line, pts, ls ? ls->v[AGENT_STAT_KEPT] : 0,
                                 m->u.delta.ts);
         }
         add_line(p, path, e.line, &e.st);
         if (e.st.v[AGENT_STAT_ALLOC] > 0 || e.st.v[AGENT_STAT_FREED] > 0) {
             const struct agent_stats *ls = profile_line(p, path, e.line);
-            if (ls) memprof_line_point(p, path, e.line, m->u.delta.ts, ls->v[AGENT_STAT_KEPT]);
+            if (ls) memprof_line_point(p->mem, path, e.line, m->u.delta.ts, ls->v[AGENT_STAT_KEPT]);
         }
     }
     const json_t *mem = json_object_get(m->json, "mem");
@@ -631,7 +634,7 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
             const char *ppath = json_is_integer(pf) && json_integer_value(pf) > 0
                                     ? conn_str(c, json_integer_value(pf))
                                     : NULL;
-            memprof_footprint(p, m->u.delta.ts, json_number_value(live), json_number_value(pk),
+            memprof_footprint(p->mem, m->u.delta.ts, json_number_value(live), json_number_value(pk),
                               ppath, json_is_integer(pl) ? (int)json_integer_value(pl) : 0);
         }
     }
@@ -705,7 +708,7 @@ int profile_conn_apply(struct prof_conn *c, const struct agent_msg *m)
         if (c->proc) {
             struct prof_proc *pr = &c->p->procs[c->proc - 1];
             pr->last_ts = m->u.end.ts;
-            memprof_touch(c->p, m->u.end.ts);
+            memprof_touch(c->p->mem, m->u.end.ts);
             return profile_set_str(&pr->end_reason, m->u.end.reason);
         }
         return 0;
@@ -786,6 +789,40 @@ void profile_func_stats(const struct prof_file *f, const struct prof_func *fn,
                 add_line_memory(out, &f->lines[i].st);
     }
     agent_stats_derive(out);
+}
+
+size_t profile_leaks(const struct profile *p, const char *path, struct memprof_leak *out, size_t n)
+{
+    const struct prof_file *f = n ? profile_file(p, path) : NULL;
+    if (!f) return 0;
+    /* through the file's own lines (a timeline exists only for a line with
+     * data), so that every file of a profile costs its lines, not the
+     * whole table: linear over a profile of 30,000 files */
+    size_t k = 0;
+    for (size_t i = 0; i < f->nlines && k < n; i++)
+        k += (size_t)memprof_line_leak(p->mem, f->path, f->lines[i].line, &out[k]);
+    memprof_leaks_sort(out, k);
+    return k;
+}
+
+struct memprof_leak_set *profile_leak_set_new(const struct profile *p)
+{
+    struct memprof_leak_set *ls = NULL;
+    struct memprof_leak_file one;
+    for (size_t i = 0; p && i < p->nfiles; i++) {
+        one.path = p->files[i]->path;
+        one.n = profile_leaks(p, one.path, one.l, MEMPROF_LEAKS_PER_FILE);
+        if (!one.n) continue;
+        if (!ls && !(ls = calloc(1, sizeof *ls))) return NULL;
+        struct memprof_leak_file *nf = realloc(ls->files, (ls->n + 1) * sizeof *nf);
+        if (!nf) {
+            memprof_leak_set_free(ls);
+            return NULL;
+        }
+        ls->files = nf;
+        ls->files[ls->n++] = one;
+    }
+    return ls;
 }
 
 static int cmp_line_ref(const void *a, const void *b)
