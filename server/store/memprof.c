@@ -141,16 +141,11 @@ int memprof_line_point(struct memprof *m, const char *path, int line, double ts,
     return 0;
 }
 
-void memprof_line_points(struct memprof *m, const char *path, int line, const json_t *pts,
-                         double base, double ts_max)
+void memprof_line_points(struct memprof *m, const char *path, int line,
+                         const struct agent_kept_pt *pts, size_t n, double base, double ts_max)
 {
-    size_t n = json_array_size(pts);
-    if (n > MEMPROF_MAX_PTS) n = MEMPROF_MAX_PTS;
     for (size_t i = 0; i < n; i++) {
-        const json_t *pt = json_array_get(pts, i);
-        const json_t *jt = json_array_get(pt, 0), *jv = json_array_get(pt, 1);
-        if (json_array_size(pt) != 2 || !json_is_number(jt) || !json_is_number(jv)) continue;
-        double t = json_number_value(jt), v = base + json_number_value(jv);
+        double t = pts[i].ts, v = base + pts[i].mb;
         if (!isfinite(t) || !isfinite(v) || t > ts_max) continue;
         if (memprof_line_point(m, path, line, t, v > 0 ? v : 0)) return;
     }

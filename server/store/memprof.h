@@ -17,10 +17,11 @@
 
 #include <jansson.h>
 
+#include "agent_wire.h"
+
 #define MEMPROF_POINTS 64        /* points kept per timeline (thinned when full) */
 #define MEMPROF_MAX_LINES 100000 /* lines with a timeline */
 #define MEMPROF_MIN_LEAK_MB 1.0  /* smaller amounts kept are never a leak */
-#define MEMPROF_MAX_PTS 1024     /* kept points read from one delta entry */
 
 struct memprof;
 
@@ -41,12 +42,12 @@ int memprof_has_data(const struct memprof *m);
 /* Line (path interned by the store, borrowed for m's lifetime) holds kept_mb
  * at ts. 0 or -ENOMEM (point dropped). */
 int memprof_line_point(struct memprof *m, const char *path, int line, double ts, double kept_mb);
-/* Kept-MB points inside one delta period (the agent's `kept_pts`, borrowed:
- * an array of [ts, MB relative to base]); base = the line's kept MB before
- * the delta merged. Points after ts_max or malformed are skipped; at most
- * MEMPROF_MAX_PTS are read. Call before the delta's own point at ts_max. */
-void memprof_line_points(struct memprof *m, const char *path, int line, const json_t *pts,
-                         double base, double ts_max);
+/* Kept-MB points inside one delta period (the agent's `kept_pts`, read
+ * by agent_msg_kept_pts: pts[0..n), borrowed, MB relative to base);
+ * base = the line's kept MB before the delta merged. Points after ts_max
+ * are skipped. Call before the delta's own point at ts_max. */
+void memprof_line_points(struct memprof *m, const char *path, int line,
+                         const struct agent_kept_pt *pts, size_t n, double base, double ts_max);
 /* The run reached ts (any agent message with a time): the end of every
  * timeline moves there, so a line that stopped changing reads as flat.
  * No-op for runs without memory data. */

@@ -78,16 +78,14 @@ int main(void)
         static const char path[] = "/x/fast.py";
         double base = 0;
         for (int period = 0; period < 4; period++) {
-            json_t *pts = json_array();
+            struct agent_kept_pt pts[41];
             double t1 = 0.1 * (period + 1) < 0.35 ? 0.1 * (period + 1) : 0.35;
             for (int i = 0; i < 40; i++) {
                 double t = 0.1 * period + (t1 - 0.1 * period) * (i + 1) / 41.0;
-                json_array_append_new(pts, json_pack("[f,f]", t, 500 * t / 0.35 - base));
+                pts[i] = (struct agent_kept_pt){t, 500 * t / 0.35 - base};
             }
-            json_array_append_new(pts, json_pack("[s,f]", "bad", 1.0));  /* skipped */
-            json_array_append_new(pts, json_pack("[f,f]", t1 + 1, 1.0)); /* after ts: skipped */
-            memprof_line_points(v, path, 7, pts, base, t1);
-            json_decref(pts);
+            pts[40] = (struct agent_kept_pt){t1 + 1, 1.0}; /* after ts: skipped */
+            memprof_line_points(v, path, 7, pts, 41, base, t1);
             base = 500 * t1 / 0.35;
             memprof_line_point(v, path, 7, t1, base);
         }
