@@ -403,3 +403,123 @@ void agent_msg_clear(struct agent_msg *m)
     json_decref(m->json);
     memset(m, 0, sizeof *m);
 }
+
+/* ---- a checked message read typed --------------------------------------- */
+
+static const json_t *msg_array(const struct agent_msg *m, enum agent_msg_array arr)
+{
+    if (m->type == AGENT_MSG_NOW) return arr == AGENT_ARR_THREADS ? m->u.now.threads : NULL;
+    if (m->type != AGENT_MSG_DELTA) return NULL;
+    switch (arr) {
+    case AGENT_ARR_LINES:
+        return m->u.delta.lines;
+    case AGENT_ARR_FUNCS:
+        return m->u.delta.funcs;
+    case AGENT_ARR_STACKS:
+        return m->u.delta.stacks;
+    case AGENT_ARR_THREADS:
+        return m->u.delta.threads;
+    }
+    return NULL;
+}
+
+size_t agent_msg_count(const struct agent_msg *m, enum agent_msg_array arr)
+{
+    return json_array_size(msg_array(m, arr));
+}
+
+/* Entry i of arr, or NULL past its end: the per-entry checks above answer
+ * -EINVAL for NULL. */
+static const json_t *msg_entry(const struct agent_msg *m, enum agent_msg_array arr, size_t i)
+{
+    return json_array_get(msg_array(m, arr), i);
+}
+
+int agent_msg_line(const struct agent_msg *m, size_t i, struct agent_line_entry *out)
+{
+    return agent_wire_line_entry(msg_entry(m, AGENT_ARR_LINES, i), out);
+}
+
+int agent_msg_func(const struct agent_msg *m, size_t i, struct agent_line_entry *out)
+{
+    return agent_wire_func_entry(msg_entry(m, AGENT_ARR_FUNCS, i), out);
+}
+
+int agent_msg_stack(const struct agent_msg *m, size_t i, struct agent_stack_entry *out)
+{
+    return agent_wire_stack_entry(msg_entry(m, AGENT_ARR_STACKS, i), out);
+}
+
+int agent_msg_thread(const struct agent_msg *m, size_t i, struct agent_thread_entry *out)
+{
+    return agent_wire_thread_entry(msg_entry(m, AGENT_ARR_THREADS, i), out);
+}
+
+size_t agent_msg_kept_pts(const struct agent_msg *m, size_t i, struct agent_kept_pt *out, size_t n)
+{
+    const json_t *pts = json_object_get(msg_entry(m, AGENT_ARR_LINES, i), KEY(KEPT_PTS));
+    size_t len = json_array_size(pts), k = 0;
+    if (len > AGENT_WIRE_MAX_KEPT_PTS) len = AGENT_WIRE_MAX_KEPT_PTS;
+    for (size_t j = 0; j < len && k < n; j++) {
+        const json_t *pt = json_array_get(pts, j);
+        const json_t *t = json_array_get(pt, 0), *v = json_array_get(pt, 1);
+        if (json_array_size(pt) != 2 || !json_is_number(t) || !json_is_number(v)) continue;
+        out[k].ts = json_number_value(t);
+        out[k].mb = json_number_value(v);
+        if (isfinite(out[k].ts) && isfinite(out[k].mb)) k++;
+    }
+    return k;
+}
+
+int agent_msg_mem(const struct agent_msg *m, struct agent_msg_mem *out)
+{
+    memset(out, 0, sizeof *out);
+    const json_t *mem = m->type == AGENT_MSG_DELTA ? json_object_get(m->json, KEY(MEM)) : NULL;
+    const json_t *live = json_object_get(mem, KEY(LIVE_MB)),
+                 *pk = json_object_get(mem, KEY(PEAK_MB));
+    if (!json_is_object(mem) || !json_is_number(live) || !json_is_number(pk)) return -ENOENT;
+    out->live_mb = json_number_value(live);
+    out->peak_mb = json_number_value(pk);
+    long long f, l;
+    if (!opt_int(mem, KEY(PEAK_F), &f, 0) && f > 0) out->peak_file = f;
+    if (!opt_int(mem, KEY(PEAK_L), &l, 0) && l > 0 && l <= 0x7fffffff) out->peak_line = (int)l;
+    return 0;
+}
+
+size_t agent_msg_nframes(const struct agent_msg *m)
+{
+    return m->type == AGENT_MSG_STACK ? json_array_size(m->u.stack.fr) : 0;
+}
+
+int agent_msg_frame(const struct agent_msg *m, size_t i, struct agent_frame *out)
+{
+    if (m->type != AGENT_MSG_STACK) return -EINVAL;
+    return agent_wire_frame(json_array_get(m->u.stack.fr, i), out);
+}
+
+/* Thread i of a `now`, or NULL. */
+static const json_t *now_thread(const struct agent_msg *m, size_t i)
+{
+    const json_t *t = m->type == AGENT_MSG_NOW ? json_array_get(m->u.now.threads, i) : NULL;
+    return json_is_object(t) ? t : NULL;
+}
+
+int agent_msg_now_thread(const struct agent_msg *m, size_t i, struct agent_now_entry *out)
+{
+    memset(out, 0, sizeof *out);
+    const json_t *t = now_thread(m, i);
+    if (!t) return -EINVAL;
+    const json_t *tid = json_object_get(t, KEY(TID)), *since = json_object_get(t, KEY(SINCE_S));
+    const json_t *name = json_object_get(t, KEY(NAME)), *state = json_object_get(t, KEY(STATE));
+    if ((out->has_tid = json_is_integer(tid))) out->tid = json_integer_value(tid);
+    if ((out->has_since = json_is_number(since))) out->since_s = json_number_value(since);
+    out->name = json_string_value(name); /* NULL unless a string */
+    out->state = json_string_value(state);
+    out->nframes = json_array_size(json_object_get(t, KEY(FR)));
+    return 0;
+}
+
+int agent_msg_now_frame(const struct agent_msg *m, size_t i, size_t j, struct agent_frame *out)
+{
+    return agent_wire_frame(json_array_get(json_object_get(now_thread(m, i), KEY(FR)), j), out);
+}

@@ -176,4 +176,66 @@ struct agent_thread_entry {
 };
 int agent_wire_thread_entry(const json_t *e, struct agent_thread_entry *out);
 
+/* ---- a checked message read typed ----------------------------------------
+ * What a consumer of a message agent_msg_parse accepted (the profile store)
+ * reads instead of its JSON: the entries of a delta and the frames of a
+ * stack decoded one at a time by the checks above (nothing allocated, the
+ * consumer sees C values only), a line entry's kept-MB points and the
+ * delta's `mem` totals. m is borrowed; so are strings read from it. */
+enum agent_msg_array {
+    AGENT_ARR_LINES,
+    AGENT_ARR_FUNCS,
+    AGENT_ARR_STACKS,
+    AGENT_ARR_THREADS,
+};
+/* Entries in one array of a delta (0 when absent or m is not a delta);
+ * AGENT_ARR_THREADS counts a `now`'s threads too. */
+size_t agent_msg_count(const struct agent_msg *m, enum agent_msg_array arr);
+/* Entry i of lines / funcs / stacks / threads: 0, or -EINVAL when it fails
+ * its check (or i is past the end). A thread's name is borrowed from m. */
+int agent_msg_line(const struct agent_msg *m, size_t i, struct agent_line_entry *out);
+int agent_msg_func(const struct agent_msg *m, size_t i, struct agent_line_entry *out);
+int agent_msg_stack(const struct agent_msg *m, size_t i, struct agent_stack_entry *out);
+int agent_msg_thread(const struct agent_msg *m, size_t i, struct agent_thread_entry *out);
+
+/* One point of a line's `kept_pts`: its kept MB at ts, relative to what it
+ * kept before the delta (docs/memory.md). */
+struct agent_kept_pt {
+    double ts, mb;
+};
+#define AGENT_WIRE_MAX_KEPT_PTS 1024 /* elements of one `kept_pts` looked at */
+/* The kept-MB points of line entry i into out[0..ret) (at most n): of the
+ * first AGENT_WIRE_MAX_KEPT_PTS elements, those that are [number, number];
+ * malformed ones are skipped (the points are optional). */
+size_t agent_msg_kept_pts(const struct agent_msg *m, size_t i, struct agent_kept_pt *out, size_t n);
+
+/* A delta's `mem`: the process's footprint and its peak so far. */
+struct agent_msg_mem {
+    double live_mb, peak_mb;
+    long long peak_file; /* string id of the peak's file, 0: unknown */
+    int peak_line;       /* 0: unknown */
+};
+/* 0 and *out filled, or -ENOENT when the delta has no `mem` with numbers
+ * live_mb and peak_mb (a peak place that is not a valid id / line is 0). */
+int agent_msg_mem(const struct agent_msg *m, struct agent_msg_mem *out);
+
+/* Frames of a stack message: how many, and frame i (0 or -EINVAL). */
+size_t agent_msg_nframes(const struct agent_msg *m);
+int agent_msg_frame(const struct agent_msg *m, size_t i, struct agent_frame *out);
+
+/* Thread i of a `now` (strings borrowed from m, NULL when absent or not a
+ * string; numbers of the wrong type read as absent). */
+struct agent_now_entry {
+    long long tid;
+    int has_tid;
+    const char *name, *state;
+    double since_s;
+    int has_since;
+    size_t nframes; /* entries of its `fr` */
+};
+/* 0, or -EINVAL when thread i is not an object (or past the end). */
+int agent_msg_now_thread(const struct agent_msg *m, size_t i, struct agent_now_entry *out);
+/* Frame j of thread i of a `now`: 0, or -EINVAL (a bad frame: skip it). */
+int agent_msg_now_frame(const struct agent_msg *m, size_t i, size_t j, struct agent_frame *out);
+
 #endif

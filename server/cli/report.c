@@ -159,7 +159,7 @@ static void memory_section(FILE *out, const struct profile *p, int top, const ch
 {
     const char *ppath;
     int pline;
-    double peak = memprof_peak_mb(p, &ppath, &pline);
+    double peak = memprof_peak_mb(p->mem, &ppath, &pline);
     size_t n = 0, cap = 0;
     struct prof_line_ref *v = NULL;
     for (size_t i = 0; i < p->nfiles; i++) {
@@ -202,7 +202,7 @@ static void memory_section(FILE *out, const struct profile *p, int top, const ch
     int first = 1;
     for (size_t i = 0; i < p->nfiles; i++) {
         struct memprof_leak lk[16];
-        size_t nk = memprof_leaks(p, p->files[i]->path, lk, 16);
+        size_t nk = profile_leaks(p, p->files[i]->path, lk, 16);
         for (size_t j = 0; j < nk; j++) {
             if (first) fprintf(out, "\n  likely leaks\n");
             first = 0;

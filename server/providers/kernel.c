@@ -31,7 +31,7 @@
 #include "core/lsp_provider.h"
 #include "core/lsp_pview.h"
 #include "proc/agentsock.h"
-#include "store/memprof.h"
+#include "store/profile.h"
 
 #define KERNEL_TICK_MS 50     /* refresh requests are checked this often */
 #define KERNEL_REFRESH_MS 250 /* refresh requests while data comes */
@@ -158,7 +158,7 @@ static void on_gone(struct agentsock *a, long long pid, void *ud)
     went_quiet(f);
     lsp_pview_set_running(s, 0);
     lsp_pview_set_live(s, NULL);
-    lsp_pview_set_leaks(s, memprof_leak_set_new(lsp_pview_profile(s)));
+    lsp_pview_set_leaks(s, profile_leak_set_new(lsp_pview_profile(s)));
     refresh(f); /* final hints / lenses / diagnostics */
 }
 

@@ -216,7 +216,7 @@ static void load_read(struct lsp_load *ld)
             snprintf(ld->err, sizeof ld->err, "%s: %s", path, err);
         return;
     }
-    ld->leaks = memprof_leak_set_new(ld->prof);
+    ld->leaks = profile_leak_set_new(ld->prof);
     if (atomic_load(&ld->cancel)) return;
     snprintf(path, sizeof path, "%s/sources.json", ld->dir);
     char *text;

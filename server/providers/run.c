@@ -29,7 +29,7 @@
 #include "core/lsp_out.h"
 #include "core/lsp_provider.h"
 #include "core/lsp_pview.h"
-#include "store/memprof.h"
+#include "store/profile.h"
 #include "proc/pylist.h"
 #include "proc/session.h"
 #include "store/summary.h"
@@ -282,7 +282,7 @@ static void on_exit_cb(struct session *ss, void *ud)
         free(tail);
         if (m->samples == 0 && ss->nconns_total == 0)
             lsp_log(s, LSP_MSG_WARNING, "the profiler agent never connected: no profile");
-        lsp_pview_set_leaks(s, memprof_leak_set_new(lsp_pview_profile(s)));
+        lsp_pview_set_leaks(s, profile_leak_set_new(lsp_pview_profile(s)));
         ended = run_ended_params(s, r, ss, reason);
     }
     lsp_progress_end(s, &r->progress,

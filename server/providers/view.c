@@ -455,25 +455,15 @@ static void spark(const struct profile *p, const struct prof_file *pf, int line,
     static const char *const blk[] = {"\u2581", "\u2582", "\u2583", "\u2584",
                                       "\u2585", "\u2586", "\u2587", "\u2588"};
     buf[0] = 0;
-    json_t *lo = json_object();
-    if (!lo) return;
-    memprof_json_line(p, pf->path, line, lo);
-    const json_t *tl = json_object_get(lo, "memory_timeline");
-    size_t np = json_array_size(tl);
-    double v[MEMPROF_POINTS], t0 = 0, t1 = 0, lo_mb = 0, hi_mb = 0;
-    size_t m = 0;
-    for (size_t i = 0; i < np && m < MEMPROF_POINTS; i++) {
-        const json_t *pt = json_array_get(tl, i);
-        double t = json_number_value(json_array_get(pt, 0));
-        v[m] = json_number_value(json_array_get(pt, 1));
-        if (!m || v[m] < lo_mb) lo_mb = v[m];
-        if (!m || v[m] > hi_mb) hi_mb = v[m];
-        if (!m) t0 = t;
-        t1 = t;
-        m++;
+    const double *t, *v;
+    int np = memprof_line_timeline(p->mem, pf->path, line, &t, &v);
+    if (np < 2) return;
+    size_t m = (size_t)np;
+    double t0 = t[0], t1 = t[m - 1], lo_mb = v[0], hi_mb = v[0];
+    for (size_t i = 1; i < m; i++) {
+        if (v[i] < lo_mb) lo_mb = v[i];
+        if (v[i] > hi_mb) hi_mb = v[i];
     }
-    json_decref(lo);
-    if (m < 2) return;
     size_t cols = m < VIEW_SPARK_COLS ? m : VIEW_SPARK_COLS;
     int k = snprintf(buf, n, "\n**Memory kept over the run** `");
     for (size_t c = 0; c < cols && k > 0 && (size_t)k < n; c++) {

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/profile.h"
-
 struct tl {
     int n;
     double t[MEMPROF_POINTS], v[MEMPROF_POINTS];
@@ -27,29 +25,30 @@ struct memprof {
     char *peak_path; /* owned */
     int peak_line;
     double t_end;
+    int used;               /* a memory datum arrived or was loaded */
     struct tl_line **lines; /* open addressing, NULL = empty */
     size_t nlines, cap;
-    size_t examined; /* timelines looked at by memprof_leaks (tests: it stays linear) */
+    size_t examined; /* timelines looked at by memprof_line_leak (tests: it stays linear) */
 };
 
-#define MP(p) ((struct memprof *)(p)->p__mem)
-
-static struct memprof *mp_get(struct profile *p)
+struct memprof *memprof_new(void)
 {
-    if (!p->p__mem) p->p__mem = calloc(1, sizeof(struct memprof));
-    return p->p__mem;
+    return calloc(1, sizeof(struct memprof));
 }
 
-void memprof_free(struct profile *p)
+void memprof_free(struct memprof *m)
 {
-    struct memprof *m = MP(p);
     if (!m) return;
     for (size_t i = 0; i < m->cap; i++)
         free(m->lines[i]);
     free(m->lines);
     free(m->peak_path);
     free(m);
-    p->p__mem = NULL;
+}
+
+int memprof_has_data(const struct memprof *m)
+{
+    return m && m->used;
 }
 
 /* Append keeping at most MEMPROF_POINTS: when full, the point whose
@@ -90,16 +89,21 @@ static size_t line_hash(const char *path, int line, size_t cap)
     return (size_t)h & (cap - 1);
 }
 
-static struct tl_line *line_get(struct memprof *m, const char *path, int line, int create)
+static struct tl_line *line_find(const struct memprof *m, const char *path, int line)
 {
-    if (m->cap) {
-        for (size_t i = line_hash(path, line, m->cap);; i = (i + 1) & (m->cap - 1)) {
-            struct tl_line *e = m->lines[i];
-            if (!e) break;
-            if (e->path == path && e->line == line) return e;
-        }
+    if (!m->cap) return NULL;
+    for (size_t i = line_hash(path, line, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        struct tl_line *e = m->lines[i];
+        if (!e || (e->path == path && e->line == line)) return e;
     }
-    if (!create || m->nlines >= MEMPROF_MAX_LINES) return NULL;
+}
+
+/* The line's record, made when new (NULL past MEMPROF_MAX_LINES or ENOMEM). */
+static struct tl_line *line_get(struct memprof *m, const char *path, int line)
+{
+    struct tl_line *found = line_find(m, path, line);
+    if (found) return found;
+    if (m->nlines >= MEMPROF_MAX_LINES) return NULL;
     if ((m->nlines + 1) * 2 > m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
         struct tl_line **n = calloc(cap, sizeof *n);
@@ -127,42 +131,35 @@ static struct tl_line *line_get(struct memprof *m, const char *path, int line, i
     return e;
 }
 
-int memprof_line_point(struct profile *p, const char *path, int line, double ts, double kept_mb)
+int memprof_line_point(struct memprof *m, const char *path, int line, double ts, double kept_mb)
 {
-    struct memprof *m = mp_get(p);
-    struct tl_line *e = m ? line_get(m, path, line, 1) : NULL;
+    m->used = 1;
+    struct tl_line *e = line_get(m, path, line);
     if (!e) return -ENOMEM;
     tl_add(&e->tl, ts, kept_mb);
     if (ts > m->t_end) m->t_end = ts;
     return 0;
 }
 
-void memprof_line_points(struct profile *p, const char *path, int line, const json_t *pts,
-                         double base, double ts_max)
+void memprof_line_points(struct memprof *m, const char *path, int line,
+                         const struct agent_kept_pt *pts, size_t n, double base, double ts_max)
 {
-    size_t n = json_array_size(pts);
-    if (n > MEMPROF_MAX_PTS) n = MEMPROF_MAX_PTS;
     for (size_t i = 0; i < n; i++) {
-        const json_t *pt = json_array_get(pts, i);
-        const json_t *jt = json_array_get(pt, 0), *jv = json_array_get(pt, 1);
-        if (json_array_size(pt) != 2 || !json_is_number(jt) || !json_is_number(jv)) continue;
-        double t = json_number_value(jt), v = base + json_number_value(jv);
+        double t = pts[i].ts, v = base + pts[i].mb;
         if (!isfinite(t) || !isfinite(v) || t > ts_max) continue;
-        if (memprof_line_point(p, path, line, t, v > 0 ? v : 0)) return;
+        if (memprof_line_point(m, path, line, t, v > 0 ? v : 0)) return;
     }
 }
 
-void memprof_touch(struct profile *p, double ts)
+void memprof_touch(struct memprof *m, double ts)
 {
-    struct memprof *m = MP(p);
-    if (m && ts > m->t_end) m->t_end = ts;
+    if (m->used && ts > m->t_end) m->t_end = ts;
 }
 
-int memprof_footprint(struct profile *p, double ts, double live_mb, double peak_mb,
+int memprof_footprint(struct memprof *m, double ts, double live_mb, double peak_mb,
                       const char *peak_path, int peak_line)
 {
-    struct memprof *m = mp_get(p);
-    if (!m) return -ENOMEM;
+    m->used = 1;
     tl_add(&m->foot, ts, live_mb);
     if (ts > m->t_end) m->t_end = ts;
     if (peak_mb > m->peak_mb) {
@@ -247,26 +244,19 @@ static int cmp_leak(const void *a, const void *b)
                                            : x->line - y->line;
 }
 
-size_t memprof_leaks(const struct profile *p, const char *path, struct memprof_leak *out, size_t n)
+void memprof_leaks_sort(struct memprof_leak *l, size_t n)
 {
-    struct memprof *m = MP(p);
-    const struct prof_file *f = m && n ? profile_file(p, path) : NULL;
-    if (!f) return 0;
-    /* through the file's own lines (a timeline exists only for a line with
-     * data), so that every file of a profile costs its lines, not the
-     * whole table: linear over a profile of 30,000 files */
-    size_t k = 0;
-    for (size_t i = 0; i < f->nlines && k < n; i++) {
-        const struct tl_line *e = line_get(m, f->path, f->lines[i].line, 0);
-        m->examined++;
-        struct memprof_leak l;
-        if (e && memprof_analyse(e->tl.t, e->tl.v, e->tl.n, m->t_end, &l)) {
-            l.line = e->line;
-            out[k++] = l;
-        }
-    }
-    qsort(out, k, sizeof *out, cmp_leak);
-    return k;
+    qsort(l, n, sizeof *l, cmp_leak);
+}
+
+int memprof_line_leak(struct memprof *m, const char *path, int line, struct memprof_leak *out)
+{
+    if (!m || !m->used) return 0;
+    const struct tl_line *e = line_find(m, path, line);
+    m->examined++;
+    if (!e || !memprof_analyse(e->tl.t, e->tl.v, e->tl.n, m->t_end, out)) return 0;
+    out->line = line;
+    return 1;
 }
 
 static json_t *tl_json(const struct tl *tl)
@@ -291,10 +281,9 @@ static void tl_load(struct tl *tl, const json_t *a)
     }
 }
 
-void memprof_json_top(const struct profile *p, json_t *root)
+void memprof_json_top(const struct memprof *m, json_t *root)
 {
-    const struct memprof *m = MP(p);
-    if (!m) return;
+    if (!memprof_has_data(m)) return;
     json_object_set_new(root, "peak_mb", json_real(m->peak_mb));
     if (m->peak_path)
         json_object_set_new(root, "peak_at",
@@ -303,46 +292,20 @@ void memprof_json_top(const struct profile *p, json_t *root)
     json_object_set_new(root, "memory_end_s", json_real(m->t_end));
 }
 
-void memprof_json_line(const struct profile *p, const char *path, int line, json_t *lineobj)
+void memprof_json_line(const struct memprof *m, const char *path, int line, json_t *lineobj)
 {
-    struct memprof *m = MP(p);
-    const struct tl_line *e = m ? line_get(m, path, line, 0) : NULL;
+    const struct tl_line *e = m ? line_find(m, path, line) : NULL;
     if (e && e->tl.n) json_object_set_new(lineobj, "memory_timeline", tl_json(&e->tl));
 }
 
-#define LEAKS_PER_FILE MEMPROF_LEAKS_PER_FILE
-
-json_t *memprof_leaks_json(const struct profile *p, const char *path)
+int memprof_line_timeline(const struct memprof *m, const char *path, int line, const double **t,
+                          const double **v)
 {
-    struct memprof_leak l[LEAKS_PER_FILE];
-    size_t n = memprof_leaks(p, path, l, LEAKS_PER_FILE);
-    if (!n) return NULL;
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:i,s:f,s:f,s:f}", "line", l[i].line, "likelihood",
-                                           round(l[i].likelihood * 100) / 100, "rate_mb_s",
-                                           l[i].rate_mb_s, "kept_mb", l[i].kept_mb));
-    return a;
-}
-
-struct memprof_leak_set *memprof_leak_set_new(const struct profile *p)
-{
-    struct memprof_leak_set *ls = NULL;
-    struct memprof_leak_file one;
-    for (size_t i = 0; p && i < p->nfiles; i++) {
-        one.path = p->files[i]->path;
-        one.n = memprof_leaks(p, one.path, one.l, MEMPROF_LEAKS_PER_FILE);
-        if (!one.n) continue;
-        if (!ls && !(ls = calloc(1, sizeof *ls))) return NULL;
-        struct memprof_leak_file *nf = realloc(ls->files, (ls->n + 1) * sizeof *nf);
-        if (!nf) {
-            memprof_leak_set_free(ls);
-            return NULL;
-        }
-        ls->files = nf;
-        ls->files[ls->n++] = one;
-    }
-    return ls;
+    const struct tl_line *e = m ? line_find(m, path, line) : NULL;
+    if (!e) return 0;
+    *t = e->tl.t;
+    *v = e->tl.v;
+    return e->tl.n;
 }
 
 void memprof_leak_set_free(struct memprof_leak_set *ls)
@@ -352,21 +315,14 @@ void memprof_leak_set_free(struct memprof_leak_set *ls)
     free(ls);
 }
 
-void memprof_json_file(const struct profile *p, const char *path, json_t *fileobj)
-{
-    json_t *a = memprof_leaks_json(p, path);
-    if (a) json_object_set_new(fileobj, "leaks", a);
-}
-
-void memprof_load_top(struct profile *p, const json_t *root)
+void memprof_load_top(struct memprof *m, const json_t *root)
 {
     const json_t *tl = json_object_get(root, "memory_timeline");
     const json_t *pk = json_object_get(root, "peak_mb");
     const json_t *at = json_object_get(root, "peak_at");
     const json_t *end = json_object_get(root, "memory_end_s");
     if (!tl && !pk) return;
-    struct memprof *m = mp_get(p);
-    if (!m) return;
+    m->used = 1;
     tl_load(&m->foot, tl);
     if (json_is_number(pk)) m->peak_mb = json_number_value(pk);
     const json_t *f = json_object_get(at, "file"), *l = json_object_get(at, "line");
@@ -378,26 +334,24 @@ void memprof_load_top(struct profile *p, const json_t *root)
     if (json_is_number(end) && json_number_value(end) > m->t_end) m->t_end = json_number_value(end);
 }
 
-void memprof_load_line(struct profile *p, const char *path, int line, const json_t *lineobj)
+void memprof_load_line(struct memprof *m, const char *path, int line, const json_t *lineobj)
 {
     const json_t *a = json_object_get(lineobj, "memory_timeline");
     if (!json_is_array(a)) return;
-    struct memprof *m = mp_get(p);
-    struct tl_line *e = m ? line_get(m, path, line, 1) : NULL;
+    m->used = 1;
+    struct tl_line *e = line_get(m, path, line);
     if (!e) return;
     tl_load(&e->tl, a);
     if (e->tl.n && e->tl.t[e->tl.n - 1] > m->t_end) m->t_end = e->tl.t[e->tl.n - 1];
 }
 
-size_t memprof_examined(const struct profile *p)
+size_t memprof_examined(const struct memprof *m)
 {
-    const struct memprof *m = MP(p);
     return m ? m->examined : 0;
 }
 
-double memprof_peak_mb(const struct profile *p, const char **path, int *line)
+double memprof_peak_mb(const struct memprof *m, const char **path, int *line)
 {
-    const struct memprof *m = MP(p);
     if (path) *path = m ? m->peak_path : NULL;
     if (line) *line = m ? m->peak_line : 0;
     return m ? m->peak_mb : 0;

@@ -122,7 +122,8 @@ struct prof_conn {
     struct prof_stack **stacks; /* conn stack id -> store stack */
     size_t nstacks;
     long long pid;
-    size_t proc; /* index in p->procs + 1, 0 = none */
+    size_t proc;                                       /* index in p->procs + 1, 0 = none */
+    struct agent_kept_pt pts[AGENT_WIRE_MAX_KEPT_PTS]; /* one line entry's kept_pts */
 };
 
 #define IDX(p) ((struct prof_idx *)(p)->p__idx)
@@ -132,7 +133,10 @@ struct profile *profile_new(void)
     struct profile *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->p__idx = calloc(1, sizeof(struct prof_idx));
-    if (!p->p__idx) {
+    p->mem = memprof_new();
+    if (!p->p__idx || !p->mem) {
+        free(p->p__idx);
+        memprof_free(p->mem);
         free(p);
         return NULL;
     }
@@ -172,7 +176,7 @@ void profile_free(struct profile *p)
     free(p->meta.python_version);
     free(p->meta.reason);
     json_decref(p->meta.argv);
-    memprof_free(p);
+    memprof_free(p->mem);
     struct prof_idx *ix = IDX(p);
     smap_free(&ix->strs);
     smap_free(&ix->files);
@@ -570,13 +574,13 @@ static int apply_hello(struct prof_conn *c, const struct agent_msg *m)
 
 static int apply_stack(struct prof_conn *c, const struct agent_msg *m)
 {
-    size_t n = json_array_size(m->u.stack.fr);
+    size_t n = agent_msg_nframes(m);
     struct prof_frame *fr = malloc((n ? n : 1) * sizeof *fr);
     if (!fr) return -ENOMEM;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         struct agent_frame af;
-        agent_wire_frame(json_array_get(m->u.stack.fr, i), &af); /* checked by the parser */
+        agent_msg_frame(m, i, &af); /* checked by the parser */
         fr[i].file = conn_str(c, af.file);
         fr[i].name = conn_str(c, af.name);
         fr[i].line = af.line;
@@ -599,46 +603,38 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
     int rc = 0;
     p->meta.samples = add_count(p->meta.samples, m->u.delta.samples);
     if (c->proc) p->procs[c->proc - 1].last_ts = m->u.delta.ts;
-    memprof_touch(p, m->u.delta.ts);
+    memprof_touch(p->mem, m->u.delta.ts);
     struct agent_line_entry e;
-    const json_t *a = m->u.delta.lines;
-    for (size_t i = 0; i < json_array_size(a); i++) {
+    size_t n = agent_msg_count(m, AGENT_ARR_LINES);
+    for (size_t i = 0; i < n; i++) {
         const char *path;
-        if (agent_wire_line_entry(json_array_get(a, i), &e) || !(path = conn_str(c, e.file))) {
+        if (agent_msg_line(m, i, &e) || !(path = conn_str(c, e.file))) {
             p->dropped++;
             rc = -EPROTO;
             continue;
         }
         /* kept-MB points inside the period (the agent samples a line's
          * timeline by volume too, docs/memory.md), relative to its kept now */
-        const json_t *pts = json_object_get(json_array_get(a, i), "kept_pts");
-        if (json_array_size(pts)) {
+        size_t np = agent_msg_kept_pts(m, i, c->pts, AGENT_WIRE_MAX_KEPT_PTS);
+        if (np) {
             const struct agent_stats *ls = profile_line(p, path, e.line);
-            memprof_line_points(p, path, e.line, pts, ls ? ls->v[AGENT_STAT_KEPT] : 0,
+            memprof_line_points(p->mem, path, e.line, c->pts, np, ls ? ls->v[AGENT_STAT_KEPT] : 0,
                                 m->u.delta.ts);
         }
         add_line(p, path, e.line, &e.st);
         if (e.st.v[AGENT_STAT_ALLOC] > 0 || e.st.v[AGENT_STAT_FREED] > 0) {
             const struct agent_stats *ls = profile_line(p, path, e.line);
-            if (ls) memprof_line_point(p, path, e.line, m->u.delta.ts, ls->v[AGENT_STAT_KEPT]);
+            if (ls) memprof_line_point(p->mem, path, e.line, m->u.delta.ts, ls->v[AGENT_STAT_KEPT]);
         }
     }
-    const json_t *mem = json_object_get(m->json, "mem");
-    if (json_is_object(mem)) {
-        const json_t *live = json_object_get(mem, "live_mb"), *pk = json_object_get(mem, "peak_mb");
-        const json_t *pf = json_object_get(mem, "peak_f"), *pl = json_object_get(mem, "peak_l");
-        if (json_is_number(live) && json_is_number(pk)) {
-            const char *ppath = json_is_integer(pf) && json_integer_value(pf) > 0
-                                    ? conn_str(c, json_integer_value(pf))
-                                    : NULL;
-            memprof_footprint(p, m->u.delta.ts, json_number_value(live), json_number_value(pk),
-                              ppath, json_is_integer(pl) ? (int)json_integer_value(pl) : 0);
-        }
-    }
-    a = m->u.delta.funcs;
-    for (size_t i = 0; i < json_array_size(a); i++) {
+    struct agent_msg_mem mem;
+    if (!agent_msg_mem(m, &mem))
+        memprof_footprint(p->mem, m->u.delta.ts, mem.live_mb, mem.peak_mb,
+                          conn_str(c, mem.peak_file), mem.peak_line);
+    n = agent_msg_count(m, AGENT_ARR_FUNCS);
+    for (size_t i = 0; i < n; i++) {
         const char *path, *name;
-        if (agent_wire_func_entry(json_array_get(a, i), &e) || !(path = conn_str(c, e.file)) ||
+        if (agent_msg_func(m, i, &e) || !(path = conn_str(c, e.file)) ||
             !(name = conn_str(c, e.fn))) {
             p->dropped++;
             rc = -EPROTO;
@@ -646,10 +642,10 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
         }
         prof__add_func(p, path, name, e.line, e.last, &e.st);
     }
-    a = m->u.delta.stacks;
-    for (size_t i = 0; i < json_array_size(a); i++) {
+    n = agent_msg_count(m, AGENT_ARR_STACKS);
+    for (size_t i = 0; i < n; i++) {
         struct agent_stack_entry se;
-        if (agent_wire_stack_entry(json_array_get(a, i), &se) || (size_t)se.id >= c->nstacks) {
+        if (agent_msg_stack(m, i, &se) || (size_t)se.id >= c->nstacks) {
             p->dropped++;
             rc = -EPROTO;
             continue;
@@ -661,12 +657,11 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
         }
         if (prof__stack_add(p, s, c->pid, se.tid, se.samples, se.seconds)) rc = -ENOMEM;
     }
-    a = m->u.delta.threads;
-    for (size_t i = 0; i < json_array_size(a); i++) {
+    n = agent_msg_count(m, AGENT_ARR_THREADS);
+    for (size_t i = 0; i < n; i++) {
         struct agent_thread_entry te;
         struct prof_thread *t;
-        if (agent_wire_thread_entry(json_array_get(a, i), &te) ||
-            !(t = prof__thread_get(p, c->pid, te.tid, te.name))) {
+        if (agent_msg_thread(m, i, &te) || !(t = prof__thread_get(p, c->pid, te.tid, te.name))) {
             p->dropped++;
             continue;
         }
@@ -705,7 +700,7 @@ int profile_conn_apply(struct prof_conn *c, const struct agent_msg *m)
         if (c->proc) {
             struct prof_proc *pr = &c->p->procs[c->proc - 1];
             pr->last_ts = m->u.end.ts;
-            memprof_touch(c->p, m->u.end.ts);
+            memprof_touch(c->p->mem, m->u.end.ts);
             return profile_set_str(&pr->end_reason, m->u.end.reason);
         }
         return 0;
@@ -717,24 +712,24 @@ int profile_conn_apply(struct prof_conn *c, const struct agent_msg *m)
 json_t *profile_conn_resolve_now(struct prof_conn *c, const struct agent_msg *m)
 {
     json_t *threads = json_array();
-    for (size_t i = 0; i < json_array_size(m->u.now.threads); i++) {
-        const json_t *t = json_array_get(m->u.now.threads, i);
-        if (!json_is_object(t)) continue;
+    size_t n = agent_msg_count(m, AGENT_ARR_THREADS);
+    for (size_t i = 0; i < n; i++) {
+        struct agent_now_entry t;
+        if (agent_msg_now_thread(m, i, &t)) continue;
         json_t *frames = json_array();
-        const json_t *fr = json_object_get(t, "fr");
-        for (size_t j = 0; json_is_array(fr) && j < json_array_size(fr); j++) {
+        for (size_t j = 0; j < t.nframes; j++) {
             struct agent_frame af;
-            if (agent_wire_frame(json_array_get(fr, j), &af)) continue;
+            if (agent_msg_now_frame(m, i, j, &af)) continue;
             const char *file = conn_str(c, af.file), *name = conn_str(c, af.name);
             json_array_append_new(frames, json_pack("{s:s,s:s,s:i}", "file", file ? file : "?",
                                                     "name", name ? name : "?", "line", af.line));
         }
+        /* keys of the resolved form (profile.h), not of the wire */
         json_t *o = json_pack("{s:o}", "frames", frames);
-        const char *keys[] = {"tid", "name", "state", "since_s"};
-        for (size_t k = 0; k < 4; k++) {
-            json_t *v = json_object_get(t, keys[k]);
-            if (v && (json_is_number(v) || json_is_string(v))) json_object_set(o, keys[k], v);
-        }
+        if (t.has_tid) json_object_set_new(o, "tid", json_integer(t.tid));
+        if (t.name) json_object_set_new(o, "name", json_string(t.name));
+        if (t.state) json_object_set_new(o, "state", json_string(t.state));
+        if (t.has_since) json_object_set_new(o, "since_s", json_real(t.since_s));
         json_array_append_new(threads, o);
     }
     return json_pack("{s:f,s:I,s:o}", "ts", m->u.now.ts, "pid", (json_int_t)c->pid, "threads",
@@ -786,6 +781,40 @@ void profile_func_stats(const struct prof_file *f, const struct prof_func *fn,
                 add_line_memory(out, &f->lines[i].st);
     }
     agent_stats_derive(out);
+}
+
+size_t profile_leaks(const struct profile *p, const char *path, struct memprof_leak *out, size_t n)
+{
+    const struct prof_file *f = n ? profile_file(p, path) : NULL;
+    if (!f) return 0;
+    /* through the file's own lines (a timeline exists only for a line with
+     * data), so that every file of a profile costs its lines, not the
+     * whole table: linear over a profile of 30,000 files */
+    size_t k = 0;
+    for (size_t i = 0; i < f->nlines && k < n; i++)
+        k += (size_t)memprof_line_leak(p->mem, f->path, f->lines[i].line, &out[k]);
+    memprof_leaks_sort(out, k);
+    return k;
+}
+
+struct memprof_leak_set *profile_leak_set_new(const struct profile *p)
+{
+    struct memprof_leak_set *ls = NULL;
+    struct memprof_leak_file one;
+    for (size_t i = 0; p && i < p->nfiles; i++) {
+        one.path = p->files[i]->path;
+        one.n = profile_leaks(p, one.path, one.l, MEMPROF_LEAKS_PER_FILE);
+        if (!one.n) continue;
+        if (!ls && !(ls = calloc(1, sizeof *ls))) return NULL;
+        struct memprof_leak_file *nf = realloc(ls->files, (ls->n + 1) * sizeof *nf);
+        if (!nf) {
+            memprof_leak_set_free(ls);
+            return NULL;
+        }
+        ls->files = nf;
+        ls->files[ls->n++] = one;
+    }
+    return ls;
 }
 
 static int cmp_line_ref(const void *a, const void *b)

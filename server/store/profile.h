@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "agent_wire.h"
+#include "store/memprof.h"
 
 #define PROFILE_FORMAT_VERSION 1
 #define PROFILE_MAX_FILES 100000
@@ -146,8 +147,8 @@ struct profile {
     long long dropped;    /* records dropped by caps or bad entries */
     size_t nline_records; /* lines with data over all files (PROFILE_MAX_LINES) */
     struct agent_stats total;
-    void *p__idx; /* private hash indexes */
-    void *p__mem; /* memory timelines and leak analysis (memprof.c) */
+    void *p__idx;        /* private hash indexes */
+    struct memprof *mem; /* owned: memory timelines and leak analysis (memprof.h) */
 };
 
 /* New empty store, or NULL on ENOMEM. */
@@ -210,9 +211,21 @@ size_t profile_top_funcs(const struct profile *p, struct prof_func_ref *out, siz
 size_t profile_top_stacks(const struct profile *p, const char *path, int line,
                           const struct prof_stack **out, size_t n);
 
+/* ---- leaks (memprof's rule over each file's lines with data) ---- */
+/* Leaks of one file: fills out[0..ret) (at most n), most likely first.
+ * Costs the file's lines with data (not the whole profile's). */
+size_t profile_leaks(const struct profile *p, const char *path, struct memprof_leak *out, size_t n);
+/* New set for p (borrowed, may be NULL; the set borrows its paths, so it
+ * must not outlive p), or NULL when no file has a leak (or ENOMEM). Touches
+ * nothing else: the loader calls it off the loop thread. */
+struct memprof_leak_set *profile_leak_set_new(const struct profile *p);
+
 /* ---- JSON ---- */
 /* New reference: the whole profile in docs/profile-format.md form. */
 json_t *profile_to_json(const struct profile *p);
+/* New reference: the `leaks` list of one file as the profile writes it, or
+ * NULL when it has none. */
+json_t *profile_leaks_json(const struct profile *p, const char *path);
 /* New store from a JSON profile (borrowed), or NULL with a reason in err. */
 struct profile *profile_from_json(const json_t *root, char *err, size_t errlen);
 /* The same, cancellable from another thread: once *cancel (borrowed, may be

@@ -33,6 +33,19 @@ static json_t *stats_json(const struct agent_stats *st)
     return o;
 }
 
+json_t *profile_leaks_json(const struct profile *p, const char *path)
+{
+    struct memprof_leak l[MEMPROF_LEAKS_PER_FILE];
+    size_t n = profile_leaks(p, path, l, MEMPROF_LEAKS_PER_FILE);
+    if (!n) return NULL;
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:i,s:f,s:f,s:f}", "line", l[i].line, "likelihood",
+                                           round(l[i].likelihood * 100) / 100, "rate_mb_s",
+                                           l[i].rate_mb_s, "kept_mb", l[i].kept_mb));
+    return a;
+}
+
 static json_t *nullable_str(const char *s)
 {
     return s ? json_string(s) : json_null();
@@ -66,7 +79,7 @@ json_t *profile_to_json(const struct profile *p)
             char k[16];
             snprintf(k, sizeof k, "%d", f->lines[j].line);
             json_t *lo = stats_json(&f->lines[j].st);
-            memprof_json_line(p, f->path, f->lines[j].line, lo);
+            memprof_json_line(p->mem, f->path, f->lines[j].line, lo);
             json_object_set_new(lines, k, lo);
         }
         json_t *funcs = json_array();
@@ -79,11 +92,12 @@ json_t *profile_to_json(const struct profile *p)
         }
         json_t *fo = json_pack("{s:o,s:o,s:o}", "lines", lines, "functions", funcs, "totals",
                                stats_json(&f->total));
-        memprof_json_file(p, f->path, fo);
+        json_t *leaks = profile_leaks_json(p, f->path);
+        if (leaks) json_object_set_new(fo, "leaks", leaks);
         json_object_set_new(files, f->path, fo);
     }
     json_object_set_new(root, "files", files);
-    memprof_json_top(p, root);
+    memprof_json_top(p->mem, root);
 
     const struct prof_stack **top = malloc((p->nstacks ? p->nstacks : 1) * sizeof *top);
     size_t ns = top ? profile_top_stacks(p, NULL, 0, top, PROFILE_JSON_STACKS) : 0;
@@ -240,7 +254,8 @@ static int load_files(struct profile *p, const json_t *files, struct load_cancel
                 p->dropped++;
                 continue;
             }
-            if (!prof__file_add_line(p, f, (int)l, &st)) memprof_load_line(p, f->path, (int)l, lo);
+            if (!prof__file_add_line(p, f, (int)l, &st))
+                memprof_load_line(p->mem, f->path, (int)l, lo);
         }
         for (size_t i = 0; i < json_array_size(funcs); i++) {
             if (load_cancelled(cn)) return -ECANCELED;
@@ -346,7 +361,7 @@ static int load_rest(struct profile *p, const json_t *root, struct load_cancel *
     }
     json_t *d = json_object_get(root, "dropped");
     if (json_is_integer(d)) p->dropped = json_integer_value(d);
-    memprof_load_top(p, root);
+    memprof_load_top(p->mem, root);
     return 0;
 }
 

@@ -13,6 +13,7 @@
  * call and in chunks gives the same lines; a decoded message's fields have
  * the types the header promises; the store's totals stay finite-or-not
  * without crashing the JSON writers. */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,6 +68,27 @@ static void check_entries(const struct agent_msg *m)
     }
 }
 
+/* The typed reads the profile store uses (agent_msg_*): each agrees with
+ * the per-entry check it wraps, kept points are finite and capped. */
+static void check_typed(const struct agent_msg *m)
+{
+    static struct agent_kept_pt pts[AGENT_WIRE_MAX_KEPT_PTS];
+    struct agent_line_entry le, le2;
+    struct agent_msg_mem mem;
+    size_t n = agent_msg_count(m, AGENT_ARR_LINES);
+    if (n != json_array_size(m->u.delta.lines)) abort();
+    for (size_t i = 0; i < n; i++) {
+        int rc = agent_msg_line(m, i, &le);
+        if (rc != agent_wire_line_entry(json_array_get(m->u.delta.lines, i), &le2)) abort();
+        size_t np = agent_msg_kept_pts(m, i, pts, AGENT_WIRE_MAX_KEPT_PTS);
+        if (np > AGENT_WIRE_MAX_KEPT_PTS) abort();
+        for (size_t j = 0; j < np; j++)
+            if (!isfinite(pts[j].ts) || !isfinite(pts[j].mb)) abort();
+    }
+    if (agent_msg_line(m, n, &le) != -EINVAL) abort(); /* past the end */
+    if (!agent_msg_mem(m, &mem) && (mem.peak_file < 0 || mem.peak_line < 0)) abort();
+}
+
 /* now.threads[].fr: what the live marker resolves, checked one by one */
 static void check_now(const struct agent_msg *m)
 {
@@ -80,6 +102,17 @@ static void check_now(const struct agent_msg *m)
         {
             (void)agent_wire_frame(f, &fr);
         }
+    }
+    /* the typed reads (profile_conn_resolve_now's) agree with the JSON */
+    struct agent_now_entry t;
+    if (agent_msg_count(m, AGENT_ARR_THREADS) != json_array_size(m->u.now.threads)) abort();
+    for (i = 0; i < agent_msg_count(m, AGENT_ARR_THREADS); i++) {
+        th = json_array_get(m->u.now.threads, i);
+        if (agent_msg_now_thread(m, i, &t) != (json_is_object(th) ? 0 : -EINVAL)) abort();
+        for (j = 0; j < t.nframes; j++)
+            if (agent_msg_now_frame(m, i, j, &fr) !=
+                agent_wire_frame(json_array_get(json_object_get(th, "fr"), j), &fr))
+                abort();
     }
 }
 
@@ -99,10 +132,14 @@ static void check_msg(struct run *t, const struct agent_msg *m)
         size_t i;
         if (!json_is_array(m->u.stack.fr)) abort();
         json_array_foreach(m->u.stack.fr, i, f) if (agent_wire_frame(f, &fr)) abort();
+        if (agent_msg_nframes(m) != json_array_size(m->u.stack.fr)) abort();
+        for (i = 0; i < agent_msg_nframes(m); i++)
+            if (agent_msg_frame(m, i, &fr)) abort();
         break;
     }
     case AGENT_MSG_DELTA:
         check_entries(m);
+        check_typed(m);
         break;
     case AGENT_MSG_NOW:
         check_now(m);

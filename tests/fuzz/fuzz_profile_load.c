@@ -23,7 +23,7 @@ static void use_store(struct profile *p)
     json_decref(export_speedscope(p, "fuzz", EXPORT_THREADS));
     json_decref(export_speedscope(p, "fuzz", 0));
     json_decref(html_report_data(p));
-    memprof_leak_set_free(memprof_leak_set_new(p));
+    memprof_leak_set_free(profile_leak_set_new(p));
     char *buf = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);

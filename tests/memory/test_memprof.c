@@ -72,22 +72,20 @@ int main(void)
      * keeps 500 MB in 0.35 s sends ~150 of them; the timeline keeps its
      * first point, stays about even in time when thinned, and flags the
      * leak with its rate */
-    struct profile *v = profile_new();
+    struct memprof *v = memprof_new();
     CHECK(v != NULL);
     if (v) {
         static const char path[] = "/x/fast.py";
         double base = 0;
         for (int period = 0; period < 4; period++) {
-            json_t *pts = json_array();
+            struct agent_kept_pt pts[41];
             double t1 = 0.1 * (period + 1) < 0.35 ? 0.1 * (period + 1) : 0.35;
             for (int i = 0; i < 40; i++) {
                 double t = 0.1 * period + (t1 - 0.1 * period) * (i + 1) / 41.0;
-                json_array_append_new(pts, json_pack("[f,f]", t, 500 * t / 0.35 - base));
+                pts[i] = (struct agent_kept_pt){t, 500 * t / 0.35 - base};
             }
-            json_array_append_new(pts, json_pack("[s,f]", "bad", 1.0));  /* skipped */
-            json_array_append_new(pts, json_pack("[f,f]", t1 + 1, 1.0)); /* after ts: skipped */
-            memprof_line_points(v, path, 7, pts, base, t1);
-            json_decref(pts);
+            pts[40] = (struct agent_kept_pt){t1 + 1, 1.0}; /* after ts: skipped */
+            memprof_line_points(v, path, 7, pts, 41, base, t1);
             base = 500 * t1 / 0.35;
             memprof_line_point(v, path, 7, t1, base);
         }
@@ -105,10 +103,16 @@ int main(void)
             if (g > gap) gap = g;
         }
         CHECK(gap < 2 * 0.35 / (MEMPROF_POINTS - 1)); /* even in time */
+        /* the same points, typed (what the hover's sparkline reads) */
+        const double *tt, *tv;
+        CHECK(memprof_line_timeline(v, path, 7, &tt, &tv) == MEMPROF_POINTS);
+        CHECK(fabs(tt[0] - first) < 1e-3 && fabs(tt[MEMPROF_POINTS - 1] - 0.35) < 1e-3);
+        CHECK(fabs(tv[MEMPROF_POINTS - 1] - 500) < 1e-3);
+        CHECK(memprof_line_timeline(v, path, 8, &tt, &tv) == 0); /* no such line */
         json_t *last = json_array_get(tl, json_array_size(tl) - 1);
         CHECK(fabs(json_number_value(json_array_get(last, 0)) - 0.35) < 1e-3);
         CHECK(fabs(json_number_value(json_array_get(last, 1)) - 500) < 1e-3);
-        /* the leak rule on the thinned timeline (memprof_leaks walks a
+        /* the leak rule on the thinned timeline (profile_leaks walks a
          * file's line records, which this store-less test has none of) */
         double ts[MEMPROF_POINTS], vs[MEMPROF_POINTS];
         int nt = 0;
@@ -120,7 +124,7 @@ int main(void)
         CHECK(memprof_analyse(ts, vs, nt, 0.36, &fl) == 1);
         CHECK(fabs(fl.rate_mb_s - 500 / 0.35) < 0.05 * 500 / 0.35);
         json_decref(ln);
-        profile_free(v);
+        memprof_free(v);
     }
 
     /* store round trip: timelines and the leaks computed from them */
@@ -146,7 +150,7 @@ int main(void)
         CHECK(fabs(json_number_value(json_object_get(ln, "kept_mb")) - 50) < 1e-9);
         /* the leak set (what the editor's diagnostics read) holds the same
          * leaks as the saved profile's list, without going through JSON */
-        struct memprof_leak_set *ls = memprof_leak_set_new(q);
+        struct memprof_leak_set *ls = profile_leak_set_new(q);
         CHECK(ls && ls->n == 1);
         if (ls && ls->n == 1) {
             json_t *e = json_array_get(lk, 0);
@@ -158,7 +162,7 @@ int main(void)
                        json_number_value(json_object_get(e, "kept_mb"))) < 1e-9);
         }
         memprof_leak_set_free(ls);
-        CHECK(memprof_leak_set_new(NULL) == NULL); /* no profile, no leaks */
+        CHECK(profile_leak_set_new(NULL) == NULL); /* no profile, no leaks */
         json_decref(out);
         profile_free(q);
     } else {

@@ -285,6 +285,99 @@ static void test_stats(void)
         CHECK(agent_stat_descs[i].wire && agent_stat_descs[i].json);
 }
 
+/* A checked delta and stack read typed (what the profile store reads):
+ * entries decoded one at a time, bad ones -EINVAL, kept_pts with malformed
+ * points skipped and a cap, `mem` with its peak place. */
+static void test_typed(void)
+{
+    struct agent_msg m;
+    CHECK(parse("{\"t\":\"delta\",\"ts\":2,\"lines\":[{\"f\":7,\"l\":12,\"alloc_mb\":3,"
+                "\"kept_pts\":[[1.5,1],[\"x\",2],[1.75],[1.9,2.5]]},{\"f\":0,\"l\":1}],"
+                "\"funcs\":[{\"f\":7,\"fn\":8,\"first\":10,\"last\":20,\"py\":1}],"
+                "\"stacks\":[[3,5,0.05,9]],\"threads\":[{\"tid\":9,\"name\":\"w\",\"py\":0.5}],"
+                "\"mem\":{\"live_mb\":10,\"peak_mb\":12,\"peak_f\":7,\"peak_l\":12}}",
+                &m) == 0);
+    CHECK_EQ(agent_msg_count(&m, AGENT_ARR_LINES), 2);
+    CHECK_EQ(agent_msg_count(&m, AGENT_ARR_FUNCS), 1);
+    CHECK_EQ(agent_msg_count(&m, AGENT_ARR_STACKS), 1);
+    CHECK_EQ(agent_msg_count(&m, AGENT_ARR_THREADS), 1);
+    struct agent_line_entry e;
+    CHECK(agent_msg_line(&m, 0, &e) == 0 && e.file == 7 && e.line == 12);
+    CHECK_NEAR(e.st.v[AGENT_STAT_ALLOC], 3, 1e-12);
+    CHECK(agent_msg_line(&m, 1, &e) == -EINVAL); /* file id 0 */
+    CHECK(agent_msg_line(&m, 2, &e) == -EINVAL); /* past the end */
+    struct agent_kept_pt pts[4];
+    CHECK_EQ(agent_msg_kept_pts(&m, 0, pts, 4), 2); /* ["x",2] and [1.75] skipped */
+    CHECK(pts[0].ts == 1.5 && pts[0].mb == 1 && pts[1].ts == 1.9 && pts[1].mb == 2.5);
+    CHECK_EQ(agent_msg_kept_pts(&m, 0, pts, 1), 1); /* at most n */
+    CHECK_EQ(agent_msg_kept_pts(&m, 1, pts, 4), 0); /* none */
+    CHECK(agent_msg_func(&m, 0, &e) == 0 && e.fn == 8 && e.line == 10 && e.last == 20);
+    struct agent_stack_entry se;
+    CHECK(agent_msg_stack(&m, 0, &se) == 0 && se.id == 3 && se.samples == 5 && se.tid == 9);
+    struct agent_thread_entry te;
+    CHECK(agent_msg_thread(&m, 0, &te) == 0 && te.tid == 9 && !strcmp(te.name, "w"));
+    struct agent_msg_mem mem;
+    CHECK(agent_msg_mem(&m, &mem) == 0 && mem.live_mb == 10 && mem.peak_mb == 12 &&
+          mem.peak_file == 7 && mem.peak_line == 12);
+    CHECK_EQ(agent_msg_nframes(&m), 0); /* not a stack */
+    agent_msg_clear(&m);
+
+    /* a mem without both numbers is absent; a bad peak place reads as unknown */
+    CHECK(parse("{\"t\":\"delta\",\"mem\":{\"live_mb\":1}}", &m) == 0);
+    CHECK(agent_msg_mem(&m, &mem) == -ENOENT);
+    CHECK_EQ(agent_msg_count(&m, AGENT_ARR_LINES), 0);
+    agent_msg_clear(&m);
+    CHECK(parse("{\"t\":\"delta\",\"mem\":{\"live_mb\":1,\"peak_mb\":2,\"peak_f\":\"a\","
+                "\"peak_l\":-4}}",
+                &m) == 0);
+    CHECK(agent_msg_mem(&m, &mem) == 0 && mem.peak_file == 0 && mem.peak_line == 0);
+    agent_msg_clear(&m);
+
+    /* only the first AGENT_WIRE_MAX_KEPT_PTS elements of kept_pts are read */
+    json_t *o =
+        json_pack("{s:s,s:[{s:i,s:i,s:[]}]}", "t", "delta", "lines", "f", 1, "l", 1, "kept_pts");
+    json_t *kp = json_object_get(json_array_get(json_object_get(o, "lines"), 0), "kept_pts");
+    for (int i = 0; i < AGENT_WIRE_MAX_KEPT_PTS + 10; i++)
+        json_array_append_new(kp, json_pack("[f,f]", i * 0.001, 1.0));
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    CHECK(text && parse(text, &m) == 0);
+    free(text);
+    static struct agent_kept_pt many[AGENT_WIRE_MAX_KEPT_PTS + 10];
+    CHECK_EQ(agent_msg_kept_pts(&m, 0, many, AGENT_WIRE_MAX_KEPT_PTS + 10),
+             AGENT_WIRE_MAX_KEPT_PTS);
+    agent_msg_clear(&m);
+
+    CHECK(parse("{\"t\":\"stack\",\"id\":3,\"fr\":[[1,2,10],[1,3,20]]}", &m) == 0);
+    struct agent_frame f;
+    CHECK_EQ(agent_msg_nframes(&m), 2);
+    CHECK(agent_msg_frame(&m, 1, &f) == 0 && f.file == 1 && f.name == 3 && f.line == 20);
+    CHECK(agent_msg_frame(&m, 2, &f) == -EINVAL);
+    CHECK_EQ(agent_msg_count(&m, AGENT_ARR_LINES), 0); /* not a delta */
+    agent_msg_clear(&m);
+
+    /* a `now`: threads with what they have, frames checked one by one */
+    CHECK(parse("{\"t\":\"now\",\"ts\":1,\"threads\":[{\"tid\":5,\"name\":\"M\","
+                "\"state\":\"native\",\"since_s\":0.5,\"fr\":[[1,2,3],[1,-2,3],[4,5,6]]},"
+                "7,{\"tid\":\"x\",\"state\":1}]}",
+                &m) == 0);
+    CHECK_EQ(agent_msg_count(&m, AGENT_ARR_THREADS), 3);
+    CHECK_EQ(agent_msg_count(&m, AGENT_ARR_LINES), 0);
+    struct agent_now_entry nt;
+    CHECK(agent_msg_now_thread(&m, 0, &nt) == 0 && nt.has_tid && nt.tid == 5 && nt.has_since &&
+          nt.since_s == 0.5 && nt.nframes == 3);
+    CHECK(nt.name && !strcmp(nt.name, "M") && nt.state && !strcmp(nt.state, "native"));
+    CHECK(agent_msg_now_frame(&m, 0, 0, &f) == 0 && f.file == 1 && f.name == 2 && f.line == 3);
+    CHECK(agent_msg_now_frame(&m, 0, 1, &f) == -EINVAL); /* negative id */
+    CHECK(agent_msg_now_frame(&m, 0, 2, &f) == 0 && f.line == 6);
+    CHECK(agent_msg_now_thread(&m, 1, &nt) == -EINVAL); /* not an object */
+    CHECK(agent_msg_now_frame(&m, 1, 0, &f) == -EINVAL);
+    CHECK(agent_msg_now_thread(&m, 2, &nt) == 0 && !nt.has_tid && !nt.state && !nt.name &&
+          !nt.has_since && nt.nframes == 0); /* wrong types read as absent */
+    CHECK(agent_msg_now_thread(&m, 3, &nt) == -EINVAL);
+    agent_msg_clear(&m);
+}
+
 int main(void)
 {
     test_splits();
@@ -294,5 +387,6 @@ int main(void)
     test_bad();
     test_owns();
     test_stats();
+    test_typed();
     return check_exit("test_agent_wire");
 }

@@ -352,14 +352,14 @@ static void test_linear_leaks(void)
     json_decref(j);
     size_t leaky = 0; /* pass 2: what the language server does on load */
     for (size_t i = 0; i < p->nfiles; i++) {
-        json_t *l = memprof_leaks_json(p, p->files[i]->path);
+        json_t *l = profile_leaks_json(p, p->files[i]->path);
         leaky += l != NULL;
         json_decref(l);
     }
     CHECK(leaky == 1);
     fprintf(stderr, "linear: %d files, 2 passes: %zu lines examined\n", NFILES,
-            memprof_examined(p));
-    CHECK(memprof_examined(p) <= 2 * (size_t)NFILES);
+            memprof_examined(p->mem));
+    CHECK(memprof_examined(p->mem) <= 2 * (size_t)NFILES);
     profile_free(p);
 }
 
