@@ -11,6 +11,7 @@ editor"), against a real `hotline lsp`:
 4. hotline.detach -> hotline/runEnded (outcome stopped, reason detached,
    attachedPid); the target keeps running, no `hotline attach` helper is
    left; the hot line then has an inlay hint and its function a lens.
+   4b. hotline.stop during an attach does the same (one target slot).
 5. attaching again, then the target exits on its own -> runEnded with
    reason "target exited"; the target's exit status and output are its own.
 6. errors: a pid that does not exist (error reply, "no such process"); a
@@ -175,6 +176,23 @@ def main():
             assert FUNC_LINE in lenses, "no lens over hot(): %r" % lenses
             print("4. detached after %.1f s, %d samples; target running; hints %r lenses %r"
                   % (ended["elapsed_s"], ended["samples"], hints, lenses))
+
+            # 4b. hotline.stop ends an attach as hotline.detach does (run.c and
+            # attach.c share one target slot: providers/target.h)
+            r = execute(c, "hotline.attach", {"pid": target.pid})
+            assert r.get("result", {}).get("attached") is True, r
+            c.wait(lambda m: is_exec(m, u, HOT_LINE), "executing before stop")
+            r = execute(c, "hotline.stop", {})
+            assert r["result"] == {"stopped": True}, r
+            ended = wait_ended(c)
+            assert ended["outcome"] == "stopped" and ended["reason"] == "detached", ended
+            assert ended["attachedPid"] == target.pid, ended
+            time.sleep(0.3)
+            assert target.poll() is None, "the target died at hotline.stop"
+            assert not helpers(target.pid), "attach helpers left: %r" % helpers(target.pid)
+            r = execute(c, "hotline.detach", {})
+            assert r["result"] == {"detached": False}, r
+            print("4b. hotline.stop detached: %r" % ended["reason"])
 
             # 5. attached when the target ends by itself
             r = execute(c, "hotline.attach", {"pid": target.pid})
