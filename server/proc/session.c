@@ -664,16 +664,10 @@ static int helper_args(const struct session *s, const struct session_opts *o, ch
     return k;
 }
 
-int session_start(uv_loop_t *loop, struct session *s, const struct session_opts *o,
-                  const struct session_cbs *cb, void *ud, struct profile *store)
+/* The options' own checks, before anything is made. 0, or a negative errno
+ * with s's errmsg set. */
+static int check_opts(struct session *s, const struct session_opts *o, const struct session_cbs *cb)
 {
-    memset(s, 0, sizeof *s);
-    s->loop = loop;
-    s->store = store;
-    s->cb = *cb;
-    s->ud = ud;
-    s->exit_status = -1;
-    s->detached = !o->inherit_stdio;
     if ((o->attach_pid > 0 ? !o->attach_exe : !!o->script == !!o->module) || !cb->on_exit) {
         set_err(s, "session: exactly one of script / module, and on_exit, are required");
         return -EINVAL;
@@ -692,6 +686,190 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
                 AGENT_INTERVAL_MAX_MS, o->interval_ms);
         return -EINVAL;
     }
+    return 0;
+}
+
+/* The program's absolute main path (new, or NULL: no memory), for the
+ * agent's default include, recorded with its argv in store's meta. cwd: the
+ * folder it runs in ("" when unknown). */
+static char *record_program(const struct session_opts *o, const char *cwd, struct profile *store)
+{
+    char *main_path;
+    if (o->attach_pid > 0)
+        main_path = o->script ? strf("%s", o->script) : strf("process %d", o->attach_pid);
+    else if (o->module)
+        main_path = strf("-m %s", o->module);
+    else if (o->script[0] == '/')
+        main_path = strf("%s", o->script);
+    else
+        main_path = strf("%s/%s", cwd, !strncmp(o->script, "./", 2) ? o->script + 2 : o->script);
+    if (!main_path) return NULL;
+    profile_set_str(&store->meta.program, main_path);
+    json_t *argv = json_array();
+    for (int i = 0; i < o->nargs; i++)
+        json_array_append_new(argv, json_string(o->args[i]));
+    json_decref(store->meta.argv);
+    store->meta.argv = argv;
+    if (o->interval_ms > 0) store->meta.interval_ms = o->interval_ms;
+    return main_path;
+}
+
+/* The interpreter (borrowed: o's, venv_py, or a literal): o->python, else
+ * $VIRTUAL_ENV's, else python3. */
+static const char *pick_python(const struct session_opts *o, char *venv_py, size_t n)
+{
+    const char *venv = getenv("VIRTUAL_ENV");
+    if (o->python) return o->python;
+    if (venv && *venv) {
+        snprintf(venv_py, n, "%s/bin/python", venv);
+        if (access(venv_py, X_OK) == 0) return venv_py;
+    }
+    return "python3";
+}
+
+/* Fill args (room for the helper's, the longest) for o; *python becomes
+ * the helper for an attach. pidbuf, ivbuf: the helper's numbers' room. */
+static void fill_args(struct session *s, const struct session_opts *o, const char **python,
+                      char **args, char *pidbuf, size_t npid, char *ivbuf, size_t niv)
+{
+    int k = 0;
+    if (o->attach_pid > 0) {
+        *python = o->attach_exe;
+        k = helper_args(s, o, args, pidbuf, npid, ivbuf, niv);
+    } else if (o->module) {
+        args[k++] = (char *)*python;
+        args[k++] = "-m";
+        args[k++] = (char *)o->module;
+    } else {
+        args[k++] = (char *)*python;
+        args[k++] = (char *)o->script;
+    }
+    for (int i = 0; o->attach_pid <= 0 && i < o->nargs; i++)
+        args[k++] = o->args[i];
+}
+
+/* The file asked for as the program's stdin, opened into *fd (left -1 when
+ * none is asked for). 0 or a negative errno with s's errmsg set. */
+static int open_stdin(struct session *s, const struct session_opts *o, const char *cwd, int *fd)
+{
+    if (o->inherit_stdio || !o->stdin_path || o->attach_pid > 0) return 0;
+    char in_path[PATH_MAX * 2 + 2];
+    if (o->stdin_path[0] == '/' || !cwd[0])
+        snprintf(in_path, sizeof in_path, "%s", o->stdin_path);
+    else
+        snprintf(in_path, sizeof in_path, "%s/%s", cwd, o->stdin_path);
+    *fd = open(in_path, O_RDONLY | O_CLOEXEC);
+    if (*fd >= 0) return 0;
+    int rc = -errno;
+    set_err(s, "cannot open %s for the program's stdin: %s", in_path, strerror(-rc));
+    return rc;
+}
+
+/* stdio[3] for the child: inherited, or stdin (in_fd or /dev/null) and two
+ * pipes to read. 0 or a libuv error with s's errmsg set. */
+static int setup_stdio(struct session *s, const struct session_opts *o, int in_fd,
+                       uv_stdio_container_t *stdio)
+{
+    if (o->inherit_stdio) {
+        for (int i = 0; i < 3; i++) {
+            stdio[i].flags = UV_INHERIT_FD;
+            stdio[i].data.fd = i;
+        }
+        return 0;
+    }
+    s->tail = malloc(SESSION_OUTPUT_TAIL);
+    /* stdin: /dev/null (UV_IGNORE), or the file asked for */
+    stdio[0].flags = in_fd >= 0 ? UV_INHERIT_FD : UV_IGNORE;
+    stdio[0].data.fd = in_fd;
+    for (int i = 0; i < 2; i++) {
+        int rc = uv_pipe_init(s->loop, &s->io->out[i], 0);
+        if (rc) {
+            set_err(s, "cannot set up the program's output: %s", uv_strerror(rc));
+            return rc;
+        }
+        s->io->out[i].data = s;
+        stdio[i + 1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+        stdio[i + 1].data.stream = (uv_stream_t *)&s->io->out[i];
+    }
+    return 0;
+}
+
+/* uv_spawn, then read its output. 0 or a libuv error with s's errmsg set. */
+static int spawn(struct session *s, const struct session_opts *o, const char *python, char **args,
+                 char **env, uv_stdio_container_t *stdio)
+{
+    uv_process_options_t po;
+    memset(&po, 0, sizeof po);
+    po.exit_cb = on_proc_exit;
+    po.file = python;
+    po.args = args;
+    po.env = env;
+    po.cwd = o->cwd;
+    po.flags = s->detached ? UV_PROCESS_DETACHED : 0;
+    po.stdio_count = 3;
+    po.stdio = stdio;
+    s->io->proc.data = s;
+    s->start_ns = uv_hrtime();
+    int rc = uv_spawn(s->loop, &s->io->proc, &po);
+    if (rc) {
+        set_err(s, "cannot start %s: %s", python, uv_strerror(rc));
+        return rc;
+    }
+    s->proc_open = 1;
+    s->pid = s->io->proc.pid;
+    if (!o->inherit_stdio)
+        for (int i = 0; i < 2; i++) {
+            s->out_open[i] = 1;
+            /* unread, the pipe would fill and block the program: close it
+             * (the program then gets EPIPE) and go on without its output */
+            if (uv_read_start((uv_stream_t *)&s->io->out[i], alloc_buf, out_read)) {
+                s->pending_closes++;
+                uv_close((uv_handle_t *)&s->io->out[i], out_closed);
+            }
+        }
+    return 0;
+}
+
+/* The timers and the agent's socket. 0 or a negative errno / libuv error
+ * with s's errmsg set. */
+static int setup_io(struct session *s)
+{
+    int rc = uv_timer_init(s->loop, &s->io->stop_timer);
+    if (!rc) rc = uv_timer_init(s->loop, &s->io->drain_timer);
+    if (rc) {
+        set_err(s, "cannot set up a timer: %s", uv_strerror(rc));
+        return rc;
+    }
+    s->io->stop_timer.data = s->io->drain_timer.data = s;
+    s->io->listener.data = s;
+    return make_socket(s);
+}
+
+/* The program's environment (new, free_env(env, *nown)), or NULL: the
+ * agent's folder, socket and config, and the memory shim's preload. */
+static char **program_env(const struct session *s, const struct session_opts *o,
+                          const char *agent_dir, const char *config, int *nown)
+{
+    char *preload = NULL, *libdir = NULL;
+    if (o->memory && o->attach_pid <= 0) shim_preload(agent_dir, &preload, &libdir);
+    char **env = build_env(agent_dir, s->sockpath, config, preload, libdir, nown);
+    free(preload);
+    free(libdir);
+    return env;
+}
+
+int session_start(uv_loop_t *loop, struct session *s, const struct session_opts *o,
+                  const struct session_cbs *cb, void *ud, struct profile *store)
+{
+    memset(s, 0, sizeof *s);
+    s->loop = loop;
+    s->store = store;
+    s->cb = *cb;
+    s->ud = ud;
+    s->exit_status = -1;
+    s->detached = !o->inherit_stdio;
+    int rc = check_opts(s, o, cb);
+    if (rc) return rc;
     char agent_dir[PATH_MAX + 64];
     if (session_agent_dir(agent_dir, sizeof agent_dir)) {
         set_err(s, "the profiler agent was not found (looked in %s); set HOTLINE_AGENT_PATH",
@@ -709,140 +887,26 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
      * (sync_teardown closes only the handles that were initialised). */
     char **args = NULL, **env = NULL, *config = NULL, *main_path = NULL;
     int nown = 0, in_fd = -1;
-    int rc = uv_timer_init(loop, &s->io->stop_timer);
-    if (!rc) rc = uv_timer_init(loop, &s->io->drain_timer);
-    if (rc) {
-        set_err(s, "cannot set up a timer: %s", uv_strerror(rc));
-        goto done;
-    }
-    s->io->stop_timer.data = s->io->drain_timer.data = s;
-    s->io->listener.data = s;
-    rc = make_socket(s);
+    rc = setup_io(s);
     if (rc) goto done;
-
-    /* absolute main path, for the agent's default include */
-    char cwd[PATH_MAX];
+    char cwd[PATH_MAX], venv_py[PATH_MAX], pidbuf[24], ivbuf[32];
     if (o->cwd)
         snprintf(cwd, sizeof cwd, "%s", o->cwd);
     else if (!getcwd(cwd, sizeof cwd))
         cwd[0] = 0;
-    if (o->attach_pid > 0)
-        main_path = o->script ? strf("%s", o->script) : strf("process %d", o->attach_pid);
-    else if (o->module)
-        main_path = strf("-m %s", o->module);
-    else if (o->script[0] == '/')
-        main_path = strf("%s", o->script);
-    else
-        main_path = strf("%s/%s", cwd, !strncmp(o->script, "./", 2) ? o->script + 2 : o->script);
     rc = -ENOMEM;
+    main_path = record_program(o, cwd, store);
     if (!main_path) goto done;
-    profile_set_str(&store->meta.program, main_path);
-    json_t *argv = json_array();
-    for (int i = 0; i < o->nargs; i++)
-        json_array_append_new(argv, json_string(o->args[i]));
-    json_decref(store->meta.argv);
-    store->meta.argv = argv;
-    if (o->interval_ms > 0) store->meta.interval_ms = o->interval_ms;
-
-    /* interpreter */
-    char venv_py[PATH_MAX];
-    const char *python = o->python;
-    const char *venv = getenv("VIRTUAL_ENV");
-    if (!python && venv && *venv) {
-        snprintf(venv_py, sizeof venv_py, "%s/bin/python", venv);
-        if (access(venv_py, X_OK) == 0) python = venv_py;
-    }
-    if (!python) python = "python3";
-
+    const char *python = pick_python(o, venv_py, sizeof venv_py);
     /* the helper's argv is the longest: 10 + 2 per include / exclude */
     args = calloc((size_t)o->nargs + 10 + 2 * (size_t)(o->ninclude + o->nexclude), sizeof *args);
     config = config_json(o, main_path);
-    char *preload = NULL, *libdir = NULL;
-    if (o->memory && o->attach_pid <= 0) shim_preload(agent_dir, &preload, &libdir);
-    env = config ? build_env(agent_dir, s->sockpath, config, preload, libdir, &nown) : NULL;
-    free(preload);
-    free(libdir);
+    env = config ? program_env(s, o, agent_dir, config, &nown) : NULL;
     if (!args || !env) goto done; /* rc is -ENOMEM */
-    int k = 0;
-    char pidbuf[24], ivbuf[32];
-    if (o->attach_pid > 0) {
-        python = o->attach_exe;
-        k = helper_args(s, o, args, pidbuf, sizeof pidbuf, ivbuf, sizeof ivbuf);
-    } else if (o->module) {
-        args[k++] = (char *)python;
-        args[k++] = "-m";
-        args[k++] = (char *)o->module;
-    } else {
-        args[k++] = (char *)python;
-        args[k++] = (char *)o->script;
-    }
-    for (int i = 0; o->attach_pid <= 0 && i < o->nargs; i++)
-        args[k++] = o->args[i];
-
-    if (!o->inherit_stdio && o->stdin_path && o->attach_pid <= 0) {
-        char in_path[PATH_MAX * 2 + 2];
-        if (o->stdin_path[0] == '/' || !cwd[0])
-            snprintf(in_path, sizeof in_path, "%s", o->stdin_path);
-        else
-            snprintf(in_path, sizeof in_path, "%s/%s", cwd, o->stdin_path);
-        in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
-        if (in_fd < 0) {
-            rc = -errno;
-            set_err(s, "cannot open %s for the program's stdin: %s", in_path, strerror(-rc));
-            goto done;
-        }
-    }
+    fill_args(s, o, &python, args, pidbuf, sizeof pidbuf, ivbuf, sizeof ivbuf);
     uv_stdio_container_t stdio[3];
-    if (o->inherit_stdio) {
-        for (int i = 0; i < 3; i++) {
-            stdio[i].flags = UV_INHERIT_FD;
-            stdio[i].data.fd = i;
-        }
-    } else {
-        s->tail = malloc(SESSION_OUTPUT_TAIL);
-        /* stdin: /dev/null (UV_IGNORE), or the file asked for */
-        stdio[0].flags = in_fd >= 0 ? UV_INHERIT_FD : UV_IGNORE;
-        stdio[0].data.fd = in_fd;
-        for (int i = 0; i < 2; i++) {
-            rc = uv_pipe_init(loop, &s->io->out[i], 0);
-            if (rc) {
-                set_err(s, "cannot set up the program's output: %s", uv_strerror(rc));
-                goto done;
-            }
-            s->io->out[i].data = s;
-            stdio[i + 1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-            stdio[i + 1].data.stream = (uv_stream_t *)&s->io->out[i];
-        }
-    }
-    uv_process_options_t po;
-    memset(&po, 0, sizeof po);
-    po.exit_cb = on_proc_exit;
-    po.file = python;
-    po.args = args;
-    po.env = env;
-    po.cwd = o->cwd;
-    po.flags = s->detached ? UV_PROCESS_DETACHED : 0;
-    po.stdio_count = 3;
-    po.stdio = stdio;
-    s->io->proc.data = s;
-    s->start_ns = uv_hrtime();
-    rc = uv_spawn(loop, &s->io->proc, &po);
-    if (rc) {
-        set_err(s, "cannot start %s: %s", python, uv_strerror(rc));
-        goto done;
-    }
-    s->proc_open = 1;
-    s->pid = s->io->proc.pid;
-    if (!o->inherit_stdio)
-        for (int i = 0; i < 2; i++) {
-            s->out_open[i] = 1;
-            /* unread, the pipe would fill and block the program: close it
-             * (the program then gets EPIPE) and go on without its output */
-            if (uv_read_start((uv_stream_t *)&s->io->out[i], alloc_buf, out_read)) {
-                s->pending_closes++;
-                uv_close((uv_handle_t *)&s->io->out[i], out_closed);
-            }
-        }
+    if (!(rc = open_stdin(s, o, cwd, &in_fd)) && !(rc = setup_stdio(s, o, in_fd, stdio)))
+        rc = spawn(s, o, python, args, env, stdio);
 
 done:
     if (in_fd >= 0) close(in_fd); /* the child has its copy */
