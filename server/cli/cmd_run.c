@@ -103,17 +103,51 @@ static void die_like(int sig)
     raise(sig);
 }
 
-int cmd_run(int argc, char **argv)
-{
+/* What the command line asks for. */
+struct run_args {
     struct session_opts o;
-    memset(&o, 0, sizeof o);
-    o.memory = 1;
-    o.inherit_stdio = 1;
     char *include[RUN_MAX_GLOBS], *exclude[RUN_MAX_GLOBS];
-    o.include = include;
-    o.exclude = exclude;
-    struct cli_outputs outs = {0};
-    int top = REPORT_DEFAULT_TOP;
+    struct cli_outputs outs;
+    int top;
+};
+
+/* One option with a value (name, val: borrowed from argv) into ra. -1, or
+ * the exit status of a usage error. */
+static int set_valued(struct run_args *ra, const char *name, const char *val)
+{
+    double d;
+    if (!strcmp(name, "--python")) {
+        ra->o.python = val;
+    } else if (cli_output_slot(&ra->outs, name)) {
+        *cli_output_slot(&ra->outs, name) = val;
+    } else if (!strcmp(name, "--interval")) {
+        if (cli_parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &d)) {
+            char fmt[80];
+            snprintf(fmt, sizeof fmt, "--interval wants milliseconds in %g..%g, not '%%s'",
+                     AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS);
+            return usage_error(fmt, val);
+        }
+        ra->o.interval_ms = d;
+    } else if (!strcmp(name, "--top")) {
+        if (cli_parse_num(val, 1, 100000, &d) || d != (int)d)
+            return usage_error("--top wants a whole number >= 1, not '%s'", val);
+        ra->top = (int)d;
+    } else if (!strcmp(name, "--include")) {
+        if (ra->o.ninclude == RUN_MAX_GLOBS)
+            return usage_error("too many --include (max 64) at '%s'", val);
+        ra->include[ra->o.ninclude++] = (char *)val;
+    } else {
+        if (ra->o.nexclude == RUN_MAX_GLOBS)
+            return usage_error("too many --exclude (max 64) at '%s'", val);
+        ra->exclude[ra->o.nexclude++] = (char *)val;
+    }
+    return -1;
+}
+
+/* argv into ra (its strings borrowed from argv). -1 to run, or the exit
+ * status (--help: 0; a usage error). */
+static int parse_args(int argc, char **argv, struct run_args *ra)
+{
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -128,16 +162,16 @@ int cmd_run(int argc, char **argv)
             return 0;
         }
         if (!strcmp(a, "--profile-all")) {
-            o.profile_all = 1;
+            ra->o.profile_all = 1;
             continue;
         }
         if (!strcmp(a, "--no-memory")) {
-            o.memory = 0;
+            ra->o.memory = 0;
             continue;
         }
         if (!strcmp(a, "-m")) {
             if (i + 1 >= argc) return usage_error("%s needs a module name", a);
-            o.module = argv[++i];
+            ra->o.module = argv[++i];
             i++;
             break;
         }
@@ -149,39 +183,82 @@ int cmd_run(int argc, char **argv)
             cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);
         if (!val) return usage_error("%s needs a value", name);
-        double d;
-        if (!strcmp(name, "--python")) {
-            o.python = val;
-        } else if (cli_output_slot(&outs, name)) {
-            *cli_output_slot(&outs, name) = val;
-        } else if (!strcmp(name, "--interval")) {
-            if (cli_parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &d)) {
-                char fmt[80];
-                snprintf(fmt, sizeof fmt, "--interval wants milliseconds in %g..%g, not '%%s'",
-                         AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS);
-                return usage_error(fmt, val);
-            }
-            o.interval_ms = d;
-        } else if (!strcmp(name, "--top")) {
-            if (cli_parse_num(val, 1, 100000, &d) || d != (int)d)
-                return usage_error("--top wants a whole number >= 1, not '%s'", val);
-            top = (int)d;
-        } else if (!strcmp(name, "--include")) {
-            if (o.ninclude == RUN_MAX_GLOBS)
-                return usage_error("too many --include (max 64) at '%s'", val);
-            include[o.ninclude++] = (char *)val;
-        } else {
-            if (o.nexclude == RUN_MAX_GLOBS)
-                return usage_error("too many --exclude (max 64) at '%s'", val);
-            exclude[o.nexclude++] = (char *)val;
-        }
+        int rc = set_valued(ra, name, val);
+        if (rc >= 0) return rc;
     }
-    if (!o.module) {
+    if (!ra->o.module) {
         if (i >= argc) return usage_error("%s", "no script to run");
-        o.script = argv[i++];
+        ra->o.script = argv[i++];
     }
-    o.args = argv + i;
-    o.nargs = argc - i;
+    ra->o.args = argv + i;
+    ra->o.nargs = argc - i;
+    return -1;
+}
+
+/* Run the program under c's loop until it and its session are done, the
+ * terminal's signals forwarded. -1 when it ran, or the exit status when it
+ * could not start (c->p freed). */
+static int run_program(struct run_ctx *c, const struct session_opts *o)
+{
+    signal(SIGPIPE, SIG_IGN); /* the child gets default dispositions back (libuv) */
+    c->tty_driven = is_tty_foreground();
+    struct session_cbs cbs = {.on_error = on_error, .on_exit = on_exit_cb};
+    int rc = session_start(&c->loop, &c->s, o, &cbs, c, c->p);
+    if (rc) {
+        fprintf(stderr, "hotline: %s\n", c->s.errmsg);
+        uv_run(&c->loop, UV_RUN_DEFAULT);
+        uv_loop_close(&c->loop);
+        profile_free(c->p);
+        return rc == UV_ENOENT || rc == UV_EACCES ? 127 : 1; /* like a shell */
+    }
+    const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    for (int k = 0; k < 3; k++) {
+        uv_signal_init(&c->loop, &c->sigs[k]);
+        c->sigs[k].data = c;
+        uv_signal_start(&c->sigs[k], on_signal, sigs[k]);
+    }
+    uv_run(&c->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&c->loop);
+    return -1;
+}
+
+/* The ended run's profile: exit fields, the report (or why there is none),
+ * the files asked for. */
+static void finish(struct run_ctx *c, const struct run_args *ra)
+{
+    struct prof_meta *m = &c->p->meta;
+    m->elapsed_s = c->s.elapsed_s;
+    m->exit_status = c->s.exit_status;
+    m->exit_signal = c->s.term_signal;
+    char reason[64];
+    profile_describe_exit(m->exit_status, m->exit_signal, reason, sizeof reason);
+    profile_set_str(&m->reason, reason);
+
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+    /* no profile: no empty report; the agent's error (shown when it came,
+     * saying the program runs unprofiled) is the one line about it */
+    int none = c->s.nconns_total == 0 || (c->s.agent_error[0] && c->p->meta.samples == 0);
+    if (!(none && c->s.agent_error[0])) fputc('\n', stderr);
+    if (none && !c->s.agent_error[0])
+        fprintf(stderr, "hotline: no profile: the agent never connected (see docs/cli.md, "
+                        "\"no profile\")\n");
+    else if (!none)
+        report_print(stderr, c->p, ra->top, cwd);
+    cli_outputs_write(&ra->outs, c->p, "hotline", 0);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct run_args ra;
+    memset(&ra, 0, sizeof ra);
+    ra.o.memory = 1;
+    ra.o.inherit_stdio = 1;
+    ra.o.include = ra.include;
+    ra.o.exclude = ra.exclude;
+    ra.top = REPORT_DEFAULT_TOP;
+    int rc = parse_args(argc, argv, &ra);
+    if (rc >= 0) return rc;
 
     struct run_ctx c;
     memset(&c, 0, sizeof c);
@@ -191,46 +268,9 @@ int cmd_run(int argc, char **argv)
         profile_free(c.p);
         return 1;
     }
-    signal(SIGPIPE, SIG_IGN); /* the child gets default dispositions back (libuv) */
-    c.tty_driven = is_tty_foreground();
-    struct session_cbs cbs = {.on_error = on_error, .on_exit = on_exit_cb};
-    int rc = session_start(&c.loop, &c.s, &o, &cbs, &c, c.p);
-    if (rc) {
-        fprintf(stderr, "hotline: %s\n", c.s.errmsg);
-        uv_run(&c.loop, UV_RUN_DEFAULT);
-        uv_loop_close(&c.loop);
-        profile_free(c.p);
-        return rc == UV_ENOENT || rc == UV_EACCES ? 127 : 1; /* like a shell */
-    }
-    const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-    for (int k = 0; k < 3; k++) {
-        uv_signal_init(&c.loop, &c.sigs[k]);
-        c.sigs[k].data = &c;
-        uv_signal_start(&c.sigs[k], on_signal, sigs[k]);
-    }
-    uv_run(&c.loop, UV_RUN_DEFAULT);
-    uv_loop_close(&c.loop);
-
-    struct prof_meta *m = &c.p->meta;
-    m->elapsed_s = c.s.elapsed_s;
-    m->exit_status = c.s.exit_status;
-    m->exit_signal = c.s.term_signal;
-    char reason[64];
-    profile_describe_exit(m->exit_status, m->exit_signal, reason, sizeof reason);
-    profile_set_str(&m->reason, reason);
-
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
-    /* no profile: no empty report; the agent's error (shown when it came,
-     * saying the program runs unprofiled) is the one line about it */
-    int none = c.s.nconns_total == 0 || (c.s.agent_error[0] && c.p->meta.samples == 0);
-    if (!(none && c.s.agent_error[0])) fputc('\n', stderr);
-    if (none && !c.s.agent_error[0])
-        fprintf(stderr, "hotline: no profile: the agent never connected (see docs/cli.md, "
-                        "\"no profile\")\n");
-    else if (!none)
-        report_print(stderr, c.p, top, cwd);
-    cli_outputs_write(&outs, c.p, "hotline", 0);
+    rc = run_program(&c, &ra.o);
+    if (rc >= 0) return rc;
+    finish(&c, &ra);
     profile_free(c.p);
     if (c.s.term_signal > 0) die_like(c.s.term_signal);
     if (c.s.term_signal > 0) return 128 + c.s.term_signal;
