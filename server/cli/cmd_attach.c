@@ -220,13 +220,45 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-int cmd_attach(int argc, char **argv)
-{
-    struct cli_outputs outs = {0};
-    const char *pid_arg = NULL, *connect_to = NULL;
-    double duration = 0, interval_ms = AGENT_INTERVAL_DEFAULT_MS, d;
-    int top = REPORT_DEFAULT_TOP, memory = 0, children = 0, ninc = 0, nexc = 0;
+/* What the command line asks for; strings borrowed from argv. */
+struct att_args {
+    struct cli_outputs outs;
+    const char *pid_arg, *connect_to;
+    double duration, interval_ms;
+    int top, memory, children, ninc, nexc;
     const char *incs[ATTACH_MAX_PATTERNS], *excs[ATTACH_MAX_PATTERNS];
+};
+
+/* One option with a value into aa. -1, or the exit status of a usage error. */
+static int set_valued(struct att_args *aa, const char *name, const char *val)
+{
+    double d;
+    if (cli_output_slot(&aa->outs, name)) {
+        *cli_output_slot(&aa->outs, name) = val;
+    } else if (!strcmp(name, "--connect")) {
+        aa->connect_to = val;
+    } else if (!strcmp(name, "--include") || !strcmp(name, "--exclude")) {
+        int inc = name[2] == 'i';
+        int *n = inc ? &aa->ninc : &aa->nexc;
+        if (*n == ATTACH_MAX_PATTERNS) return usage_error("too many %s patterns", name);
+        (inc ? aa->incs : aa->excs)[(*n)++] = val;
+    } else if (!strcmp(name, "--duration")) {
+        if (cli_parse_num(val, 0.001, ATT_MAX_DURATION, &aa->duration))
+            return usage_error("--duration wants seconds > 0, not '%s'", val);
+    } else if (!strcmp(name, "--interval")) {
+        if (cli_parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &aa->interval_ms))
+            return usage_error("--interval wants milliseconds, not '%s'", val);
+    } else {
+        if (cli_parse_num(val, 1, 100000, &d) || d != (int)d)
+            return usage_error("--top wants a whole number >= 1, not '%s'", val);
+        aa->top = (int)d;
+    }
+    return -1;
+}
+
+/* argv into aa. -1 to attach, or the exit status (--help: 0; a usage error). */
+static int parse_args(int argc, char **argv, struct att_args *aa)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -234,16 +266,16 @@ int cmd_attach(int argc, char **argv)
             return 0;
         }
         if (!strcmp(a, "--memory")) {
-            memory = 1;
+            aa->memory = 1;
             continue;
         }
         if (!strcmp(a, "--children")) {
-            children = 1;
+            aa->children = 1;
             continue;
         }
         if (a[0] != '-') {
-            if (pid_arg) return usage_error("one PID only, not '%s'", a);
-            pid_arg = a;
+            if (aa->pid_arg) return usage_error("one PID only, not '%s'", a);
+            aa->pid_arg = a;
             continue;
         }
         static const char *const valued[] = {"--duration",  "--interval",   "--top",  "--json",
@@ -253,69 +285,66 @@ int cmd_attach(int argc, char **argv)
             cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);
         if (!val) return usage_error("%s needs a value", name);
-        if (cli_output_slot(&outs, name)) {
-            *cli_output_slot(&outs, name) = val;
-        } else if (!strcmp(name, "--connect")) {
-            connect_to = val;
-        } else if (!strcmp(name, "--include") || !strcmp(name, "--exclude")) {
-            int inc = name[2] == 'i';
-            int *n = inc ? &ninc : &nexc;
-            if (*n == ATTACH_MAX_PATTERNS) return usage_error("too many %s patterns", name);
-            (inc ? incs : excs)[(*n)++] = val;
-        } else if (!strcmp(name, "--duration")) {
-            if (cli_parse_num(val, 0.001, ATT_MAX_DURATION, &duration))
-                return usage_error("--duration wants seconds > 0, not '%s'", val);
-        } else if (!strcmp(name, "--interval")) {
-            if (cli_parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &interval_ms))
-                return usage_error("--interval wants milliseconds, not '%s'", val);
-        } else {
-            if (cli_parse_num(val, 1, 100000, &d) || d != (int)d)
-                return usage_error("--top wants a whole number >= 1, not '%s'", val);
-            top = (int)d;
-        }
+        int rc = set_valued(aa, name, val);
+        if (rc >= 0) return rc;
     }
-    if (!pid_arg) return usage_error("%s", "no PID to attach to");
-    if (cli_parse_num(pid_arg, 1, INT_MAX, &d) || d != (int)d)
-        return usage_error("'%s' is not a process id", pid_arg);
-    if (memory) {
-        /* the injected agent's fork hook drops it in a child: nothing to follow */
-        if (children)
-            return usage_error("%s", "--memory does not go with --children (the injected agent "
-                                     "is not inherited by children)");
-        struct attach_mem_opts mo = {.pid = (pid_t)d,
-                                     .duration = duration,
-                                     .interval_ms = interval_ms,
-                                     .top = top,
-                                     .outs = &outs,
-                                     .connect = connect_to,
-                                     .include = incs,
-                                     .ninclude = ninc,
-                                     .exclude = excs,
-                                     .nexclude = nexc};
-        return cmd_attach_memory(&mo);
-    }
+    return -1;
+}
 
+/* Sample pid from outside into a report, or to a server with --connect.
+ * The exit status. */
+static int attach_sample(struct att_args *aa, pid_t pid)
+{
     struct report_sink rs = {
         .sink = {.open = report_open, .emit = report_emit, .close = report_close}};
     struct attach_wiresink ws;
     struct attach_sink *sink = &rs.sink;
-    if (connect_to) {
-        attach_wiresink_init(&ws, connect_to);
+    if (aa->connect_to) {
+        attach_wiresink_init(&ws, aa->connect_to);
         sink = &ws.sink;
     }
-    struct attach_engine *e = calloc(1, sizeof *e);
-    rs.p = connect_to ? NULL : profile_new();
     int status = 1;
-    if (!e || (!connect_to && !rs.p) ||
-        attach_sampler_init(&e->s, sink, &att_stop, interval_ms, incs, ninc, excs, nexc)) {
+    struct attach_engine *e = calloc(1, sizeof *e);
+    rs.p = aa->connect_to ? NULL : profile_new();
+    if (!e || (!aa->connect_to && !rs.p) ||
+        attach_sampler_init(&e->s, sink, &att_stop, aa->interval_ms, aa->incs, aa->ninc, aa->excs,
+                            aa->nexc)) {
         fputs("hotline attach: out of memory\n", stderr);
-    } else {
-        e->s.say = att_say;
-        e->s.children = children;
-        status = att_run(e, sink, (pid_t)d, &outs, top, duration);
+        goto done;
     }
+    e->s.say = att_say;
+    e->s.children = aa->children;
+    status = att_run(e, sink, pid, &aa->outs, aa->top, aa->duration);
+done:
     if (e) attach_sampler_free(&e->s);
     free(e);
     profile_free(rs.p);
     return status;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+    struct att_args aa = {.interval_ms = AGENT_INTERVAL_DEFAULT_MS, .top = REPORT_DEFAULT_TOP};
+    double d;
+    int rc = parse_args(argc, argv, &aa);
+    if (rc >= 0) return rc;
+    if (!aa.pid_arg) return usage_error("%s", "no PID to attach to");
+    if (cli_parse_num(aa.pid_arg, 1, INT_MAX, &d) || d != (int)d)
+        return usage_error("'%s' is not a process id", aa.pid_arg);
+    if (!aa.memory) return attach_sample(&aa, (pid_t)d);
+    /* the injected agent's fork hook drops it in a child: nothing to follow */
+    if (aa.children)
+        return usage_error("%s", "--memory does not go with --children (the injected agent "
+                                 "is not inherited by children)");
+    struct attach_mem_opts mo = {.pid = (pid_t)d,
+                                 .duration = aa.duration,
+                                 .interval_ms = aa.interval_ms,
+                                 .top = aa.top,
+                                 .outs = &aa.outs,
+                                 .connect = aa.connect_to,
+                                 .include = aa.incs,
+                                 .ninclude = aa.ninc,
+                                 .exclude = aa.excs,
+                                 .nexclude = aa.nexc};
+    return cmd_attach_memory(&mo);
 }
