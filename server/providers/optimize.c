@@ -765,76 +765,43 @@ static int parse_range(json_t *range, json_int_t *l0, json_int_t *c0, json_int_t
                : 0;
 }
 
-/* Start an optimization of (uri, range) for request id; action (stolen, may be
- * NULL) is the action to resolve. Answers id itself on every path. */
 static void on_progress_cancel(struct lsp_facilities *s, void *data);
 
-static void op_start(struct lsp_facilities *s, json_t *id, const char *uri, json_t *range,
-                     json_t *action)
+/* The region an optimization of lines l0..l1 (LSP positions) takes, into
+ * *r0..*r1 (end exclusive): the enclosing block of one line, whole
+ * statements of a selection. Returns d's logical line starts (new, for the
+ * imports), or NULL: no memory. */
+static unsigned char *pick_region(struct doc *d, json_int_t l0, json_int_t c1, json_int_t l1,
+                                  uint32_t *r0, uint32_t *r1)
 {
-    struct lsp_opt *o = opt_of(s);
-    json_int_t l0, c0, l1, c1;
-    struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
-    char err[LLM_MAX_TEXT];
-    struct llm_call desc;
-    if (o && !o->http && s->loop && s->running) o->http = llm_client_new(s->loop);
-    if (!o || !o->http) {
-        json_decref(action);
-        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "this server cannot reach an LLM endpoint");
-        return;
-    }
-    if (!d || parse_range(range, &l0, &c0, &l1, &c1)) {
-        json_decref(action);
-        lsp_reply_error(s, id, RPC_INVALID_PARAMS,
-                        "hotline.optimize needs {uri, range} of an open document");
-        return;
-    }
-    if (llm_describe(&desc, llm_settings(s), err, sizeof err)) {
-        json_decref(action);
-        lsp_show(s, LSP_MSG_ERROR, "Hotline: Optimize this: %s", err);
-        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "%s", err);
-        return;
-    }
-    if (o->nops >= LSP_OPT_MAX_OPS) {
-        json_decref(action);
-        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "too many optimizations in flight");
-        return;
-    }
-    uint32_t r0, r1;
     if (l0 >= (json_int_t)d->nlines) l0 = (json_int_t)d->nlines - 1;
     if (l1 > l0 && c1 == 0) l1--; /* a selection ending at column 0 stops before that line */
     if (l1 >= (json_int_t)d->nlines) l1 = (json_int_t)d->nlines - 1;
     unsigned char *st = pytext_logical_starts(d->text, d->len, d->nlines, NULL);
-    if (!st) {
-        json_decref(action);
-        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "out of memory");
-        return;
-    }
+    if (!st) return NULL;
     if (l0 == l1) {
-        pytext_enclosing_block(d, st, (uint32_t)l0, LSP_OPT_MAX_REGION, &r0, &r1);
+        pytext_enclosing_block(d, st, (uint32_t)l0, LSP_OPT_MAX_REGION, r0, r1);
     } else { /* whole statements: never half of a string or of a call */
-        r0 = (uint32_t)l0, r1 = (uint32_t)l1 + 1;
-        while (r0 > 0 && !st[r0])
-            r0--;
-        while (r1 < d->nlines && !st[r1])
-            r1++;
+        *r0 = (uint32_t)l0, *r1 = (uint32_t)l1 + 1;
+        while (*r0 > 0 && !st[*r0])
+            (*r0)--;
+        while (*r1 < d->nlines && !st[*r1])
+            (*r1)++;
     }
-    if (r1 - r0 > LSP_OPT_MAX_REGION) {
-        free(st);
-        json_decref(action);
-        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "the region is longer than %d lines",
-                        LSP_OPT_MAX_REGION);
-        return;
-    }
+    return st;
+}
+
+/* A new op for lines r0..r1 of d (st: its logical line starts), in o's list,
+ * answering id later; action stolen. NULL: no memory (action not taken).
+ * Its strings may be NULL (no memory): the caller checks. */
+static struct opt_op *op_new(struct lsp_facilities *s, struct lsp_opt *o, json_t *id,
+                             const struct llm_call *desc, json_t *action, const char *uri,
+                             struct doc *d, uint32_t r0, uint32_t r1, const unsigned char *st)
+{
     struct opt_op *op = calloc(1, sizeof *op);
-    if (!op) {
-        free(st);
-        json_decref(action);
-        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "out of memory");
-        return;
-    }
+    if (!op) return NULL;
     op->srv = s;
-    op->call = desc;
+    op->call = *desc;
     op->id = json_incref(id);
     lsp_reply_later(s, id); /* when the model has answered, or it failed, or a cancel */
     op->action = action;
@@ -849,13 +816,20 @@ static void op_start(struct lsp_facilities *s, json_t *id, const char *uri, json
     op->indent = strndup(t ? t : "", t ? pytext_lead_ws(t, len) : 0);
     op->context = pytext_lines(d, r0 > LSP_OPT_CONTEXT_LINES ? r0 - LSP_OPT_CONTEXT_LINES : 0, r0);
     pytext_imports(d, st, &op->imports, &op->modules);
-    free(st);
     op->runs_at = (int)s->view->gen;
     const char *prog = lsp_pview_profile(s) ? lsp_pview_profile(s)->meta.program : NULL;
     op->program = prog && prog[0] == '/' ? strdup(prog) : NULL;
     op->next = o->ops;
     o->ops = op;
     o->nops++;
+    return op;
+}
+
+/* op's first steps: its progress, the log line, the probe of the
+ * interpreter (then on_probed goes on). */
+static void op_begin(struct lsp_facilities *s, struct lsp_opt *o, struct opt_op *op,
+                     const struct doc *d)
+{
     if (!op->uri || !op->path || !op->region || !op->indent || !op->context || !op->modules) {
         op_fail(op, "out of memory");
         return;
@@ -867,12 +841,62 @@ static void op_start(struct lsp_facilities *s, json_t *id, const char *uri, json
         lsp_progress_start(s, &op->progress, token, title, "reading the profile",
                            on_progress_cancel, op);
     }
-    lsp_log(s, LSP_MSG_INFO, "optimize: sending lines %u-%u of %s to %s (%s)", r0 + 1, r1, op->path,
-            op->call.host, op->call.model);
+    lsp_log(s, LSP_MSG_INFO, "optimize: sending lines %u-%u of %s to %s (%s)", op->l0 + 1, op->l1,
+            op->path, op->call.host, op->call.model);
     pick_exe(op);
     char *input = helper_input("modules", op->modules, base_name(op->path), "source", d->text);
     int rc = input ? proc_start(op, probe_py, input, on_probed) : -ENOMEM;
     if (rc) on_probed(op, -1, ""); /* no interpreter: versions unknown, go on */
+}
+
+/* Start an optimization of (uri, range) for request id; action (stolen, may be
+ * NULL) is the action to resolve. Answers id itself on every path: a
+ * refusal leaves through the one `fail` exit. */
+static void op_start(struct lsp_facilities *s, json_t *id, const char *uri, json_t *range,
+                     json_t *action)
+{
+    struct lsp_opt *o = opt_of(s);
+    json_int_t l0, c0, l1, c1;
+    struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
+    char err[LLM_MAX_TEXT];
+    struct llm_call desc;
+    unsigned char *st = NULL;
+    uint32_t r0, r1;
+    int code = LSP_REQUEST_FAILED;
+    if (o && !o->http && s->loop && s->running) o->http = llm_client_new(s->loop);
+    if (!o || !o->http) {
+        snprintf(err, sizeof err, "this server cannot reach an LLM endpoint");
+        goto fail;
+    }
+    if (!d || parse_range(range, &l0, &c0, &l1, &c1)) {
+        code = RPC_INVALID_PARAMS;
+        snprintf(err, sizeof err, "hotline.optimize needs {uri, range} of an open document");
+        goto fail;
+    }
+    if (llm_describe(&desc, llm_settings(s), err, sizeof err)) {
+        lsp_show(s, LSP_MSG_ERROR, "Hotline: Optimize this: %s", err);
+        goto fail;
+    }
+    snprintf(err, sizeof err, "out of memory");
+    if (o->nops >= LSP_OPT_MAX_OPS) {
+        snprintf(err, sizeof err, "too many optimizations in flight");
+        goto fail;
+    }
+    st = pick_region(d, l0, c1, l1, &r0, &r1);
+    if (!st) goto fail;
+    if (r1 - r0 > LSP_OPT_MAX_REGION) {
+        snprintf(err, sizeof err, "the region is longer than %d lines", LSP_OPT_MAX_REGION);
+        goto fail;
+    }
+    struct opt_op *op = op_new(s, o, id, &desc, action, uri, d, r0, r1, st);
+    if (!op) goto fail;
+    free(st);
+    op_begin(s, o, op, d);
+    return;
+fail:
+    free(st);
+    json_decref(action);
+    lsp_reply_error(s, id, code, "%s", err);
 }
 
 /* ---- code actions -------------------------------------------------------- */
