@@ -51,10 +51,10 @@ static json_t *nullable_str(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-json_t *profile_to_json(const struct profile *p)
+/* p's meta, totals and dropped count into root (its first keys). */
+static void meta_json(const struct profile *p, json_t *root)
 {
     const struct prof_meta *m = &p->meta;
-    json_t *root = json_object();
     json_object_set_new(root, "version", json_integer(PROFILE_FORMAT_VERSION));
     json_object_set_new(root, "program", json_string(m->program ? m->program : ""));
     json_object_set_new(root, "argv", m->argv ? json_deep_copy(m->argv) : json_array());
@@ -70,61 +70,73 @@ json_t *profile_to_json(const struct profile *p)
                                   "reason", nullable_str(m->reason)));
     json_object_set_new(root, "totals", stats_json(&p->total));
     json_object_set_new(root, "dropped", json_integer(p->dropped));
+}
 
-    json_t *files = json_object();
-    for (size_t i = 0; i < p->nfiles; i++) {
-        const struct prof_file *f = p->files[i];
-        json_t *lines = json_object();
-        for (size_t j = 0; j < f->nlines; j++) {
-            char k[16];
-            snprintf(k, sizeof k, "%d", f->lines[j].line);
-            json_t *lo = stats_json(&f->lines[j].st);
-            memprof_json_line(p->mem, f->path, f->lines[j].line, lo);
-            json_object_set_new(lines, k, lo);
-        }
-        json_t *funcs = json_array();
-        for (size_t j = 0; j < f->nfuncs; j++) {
-            json_t *o = stats_json(&f->funcs[j]->st);
-            json_object_set_new(o, "name", json_string(f->funcs[j]->name));
-            json_object_set_new(o, "first_line", json_integer(f->funcs[j]->first_line));
-            json_object_set_new(o, "last_line", json_integer(f->funcs[j]->last_line));
-            json_array_append_new(funcs, o);
-        }
-        json_t *fo = json_pack("{s:o,s:o,s:o}", "lines", lines, "functions", funcs, "totals",
-                               stats_json(&f->total));
-        json_t *leaks = profile_leaks_json(p, f->path);
-        if (leaks) json_object_set_new(fo, "leaks", leaks);
-        json_object_set_new(files, f->path, fo);
+/* One file of p (new): its lines (with their memory), functions, totals, leaks. */
+static json_t *file_json(const struct profile *p, const struct prof_file *f)
+{
+    json_t *lines = json_object();
+    for (size_t j = 0; j < f->nlines; j++) {
+        char k[16];
+        snprintf(k, sizeof k, "%d", f->lines[j].line);
+        json_t *lo = stats_json(&f->lines[j].st);
+        memprof_json_line(p->mem, f->path, f->lines[j].line, lo);
+        json_object_set_new(lines, k, lo);
     }
-    json_object_set_new(root, "files", files);
-    memprof_json_top(p->mem, root);
+    json_t *funcs = json_array();
+    for (size_t j = 0; j < f->nfuncs; j++) {
+        json_t *o = stats_json(&f->funcs[j]->st);
+        json_object_set_new(o, "name", json_string(f->funcs[j]->name));
+        json_object_set_new(o, "first_line", json_integer(f->funcs[j]->first_line));
+        json_object_set_new(o, "last_line", json_integer(f->funcs[j]->last_line));
+        json_array_append_new(funcs, o);
+    }
+    json_t *fo = json_pack("{s:o,s:o,s:o}", "lines", lines, "functions", funcs, "totals",
+                           stats_json(&f->total));
+    json_t *leaks = profile_leaks_json(p, f->path);
+    if (leaks) json_object_set_new(fo, "leaks", leaks);
+    return fo;
+}
 
+/* One stack (new): its frames, samples, seconds and, when threads are told
+ * apart, its parts by thread. */
+static json_t *stack_json(const struct prof_stack *st)
+{
+    json_t *fr = json_array();
+    for (size_t j = 0; j < st->nfr; j++)
+        json_array_append_new(fr, json_pack("{s:s,s:s,s:i}", "file", st->fr[j].file, "name",
+                                            st->fr[j].name, "line", st->fr[j].line));
+    json_t *so = json_pack("{s:o,s:I,s:f}", "frames", fr, "samples", (json_int_t)st->samples,
+                           "seconds", st->seconds);
+    if (so && st->nparts) { /* absent: threads not told apart (docs/profile-format.md) */
+        json_t *parts = json_array();
+        for (size_t j = 0; j < st->nparts; j++) {
+            const struct prof_stack_part *sp = &st->parts[j];
+            json_array_append_new(parts,
+                                  json_pack("{s:I,s:I,s:I,s:f}", "pid", (json_int_t)sp->pid, "tid",
+                                            (json_int_t)sp->tid, "samples", (json_int_t)sp->samples,
+                                            "seconds", sp->seconds));
+        }
+        json_object_set_new(so, "threads", parts);
+    }
+    return so;
+}
+
+/* p's top stacks (new array: at most PROFILE_JSON_STACKS). */
+static json_t *stacks_json(const struct profile *p)
+{
     const struct prof_stack **top = malloc((p->nstacks ? p->nstacks : 1) * sizeof *top);
     size_t ns = top ? profile_top_stacks(p, NULL, 0, top, PROFILE_JSON_STACKS) : 0;
     json_t *stacks = json_array();
-    for (size_t i = 0; i < ns; i++) {
-        json_t *fr = json_array();
-        for (size_t j = 0; j < top[i]->nfr; j++)
-            json_array_append_new(fr, json_pack("{s:s,s:s,s:i}", "file", top[i]->fr[j].file, "name",
-                                                top[i]->fr[j].name, "line", top[i]->fr[j].line));
-        json_t *so = json_pack("{s:o,s:I,s:f}", "frames", fr, "samples",
-                               (json_int_t)top[i]->samples, "seconds", top[i]->seconds);
-        if (so && top[i]->nparts) { /* absent: threads not told apart (docs/profile-format.md) */
-            json_t *parts = json_array();
-            for (size_t j = 0; j < top[i]->nparts; j++) {
-                const struct prof_stack_part *sp = &top[i]->parts[j];
-                json_array_append_new(parts,
-                                      json_pack("{s:I,s:I,s:I,s:f}", "pid", (json_int_t)sp->pid,
-                                                "tid", (json_int_t)sp->tid, "samples",
-                                                (json_int_t)sp->samples, "seconds", sp->seconds));
-            }
-            json_object_set_new(so, "threads", parts);
-        }
-        json_array_append_new(stacks, so);
-    }
+    for (size_t i = 0; i < ns; i++)
+        json_array_append_new(stacks, stack_json(top[i]));
     free(top);
-    json_object_set_new(root, "stacks", stacks);
+    return stacks;
+}
 
+/* p's threads, pids and processes into root (its last keys). */
+static void threads_procs_json(const struct profile *p, json_t *root)
+{
     json_t *threads = json_array();
     for (size_t i = 0; i < p->nthreads; i++) {
         const struct prof_thread *t = &p->threads[i];
@@ -134,7 +146,6 @@ json_t *profile_to_json(const struct profile *p)
                                         t->py, "native_s", t->nat, "system_s", t->sys));
     }
     json_object_set_new(root, "threads", threads);
-
     json_t *procs = json_array(), *pids = json_array();
     for (size_t i = 0; i < p->nprocs; i++) {
         const struct prof_proc *pr = &p->procs[i];
@@ -147,6 +158,19 @@ json_t *profile_to_json(const struct profile *p)
     }
     json_object_set_new(root, "pids", pids);
     json_object_set_new(root, "processes", procs);
+}
+
+json_t *profile_to_json(const struct profile *p)
+{
+    json_t *root = json_object();
+    meta_json(p, root);
+    json_t *files = json_object();
+    for (size_t i = 0; i < p->nfiles; i++)
+        json_object_set_new(files, p->files[i]->path, file_json(p, p->files[i]));
+    json_object_set_new(root, "files", files);
+    memprof_json_top(p->mem, root);
+    json_object_set_new(root, "stacks", stacks_json(p));
+    threads_procs_json(p, root);
     return root;
 }
 
