@@ -88,8 +88,10 @@ def serve(srv, procs, what):
         for key, _ in sel.select(timeout=0.2):
             if key.fileobj is srv:
                 c, _ = srv.accept()
-                sel.register(c, selectors.EVENT_READ)
-                data[c.fileno()] = b""
+                # keyed by connection, not by descriptor: a peer that only
+                # reports an error and closes frees its fd for the next one
+                sel.register(c, selectors.EVENT_READ, data=len(data))
+                data[len(data)] = b""
                 open_conns += 1
                 continue
             chunk = key.fileobj.recv(65536)
@@ -97,7 +99,7 @@ def serve(srv, procs, what):
                 # `now` asked once the peer said hello (its first line): a
                 # peer that only reports an error and closes has nothing
                 # unread then, so its close is not a reset
-                fd = key.fileobj.fileno()
+                fd = key.data
                 if b"\n" not in data[fd] and b"\n" in chunk and b'"hello"' in chunk:
                     key.fileobj.sendall(b'{"t":"now","hz":50}\n')
                 data[fd] += chunk
