@@ -222,8 +222,12 @@ void mem__sample_reset(void)
     /* a forked child's copies of dead codes stay queued: their seqs are
      * older than any event it records, and the next emit frees them */
     memset(g_mem.codebits, 0, sizeof g_mem.codebits);
-    memset(g_mem.fbuf[0], 0, MEM_FILTER / 8);
-    memset(g_mem.fbuf[1], 0, MEM_FILTER / 8);
+    /* word by word, atomically: a free on another thread may be reading
+     * the filter right now (mem_free_ptr takes no lock) */
+    for (size_t i = 0; i < MEM_FILTER / 64; i++) {
+        __atomic_store_n(&g_mem.fbuf[0][i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&g_mem.fbuf[1][i], 0, __ATOMIC_RELAXED);
+    }
     memset(g_mem.fcount, 0, sizeof g_mem.fcount);
     g_mem.fcur = 0;
     g_mem.fstale = 0;
@@ -273,7 +277,8 @@ void mem__record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_t 
 
 __attribute__((noinline, cold)) void mem__free_hit(void *p)
 {
-    double t0 = g_mem.win_open ? clock_mono() : 0;
+    /* win_open is the sampler thread's; read racily on purpose (atomic) */
+    double t0 = __atomic_load_n(&g_mem.win_open, __ATOMIC_RELAXED) ? clock_mono() : 0;
     pthread_mutex_lock(&g_mem.mu);
     mem_live_t le;
     if (g_mem.live && live_take((uintptr_t)p, &le) && g_mem.nfr < MEM_FREES) {

@@ -186,12 +186,12 @@ void mem_window(agent_t *a, int open)
             g_mem.windowed = 0;
             return;
         }
-        g_mem.win_open = 1;
+        __atomic_store_n(&g_mem.win_open, 1, __ATOMIC_RELAXED);
         return;
     }
     if (!g_mem.win_open) return;
     if (!mem__win_slots_ours() || !mem__win_set(0)) g_mem.windowed = 0;
-    g_mem.win_open = 0;
+    __atomic_store_n(&g_mem.win_open, 0, __ATOMIC_RELAXED);
     double len = now - g_mem.win_t0, span = now - g_mem.win_prev;
     /* the program ran slower in the window: the wrappers (calls x their
      * calibrated cost) and the samples taken (measured) */

@@ -46,6 +46,14 @@ def work(n):
                 keep.clear()
     return s
 
+def work_for(seconds):
+    # by time, not by count: how fast the loop runs depends on the memory
+    # mode (windows vs always-on wrappers) and on the machine, and the
+    # check below needs the profile to span a number of ticks
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        work(5000)
+
 def short_lived(k):
     ts = [threading.Thread(target=work, args=(2000,)) for _ in range(k)]
     for t in ts:
@@ -54,7 +62,7 @@ def short_lived(k):
         t.join()
 
 hotline.start(interval_ms=1)
-long = [threading.Thread(target=work, args=(400000,)) for _ in range(3)]
+long = [threading.Thread(target=work_for, args=(1.0,)) for _ in range(3)]
 for t in long:
     t.start()
 short_lived(20)
