@@ -395,18 +395,30 @@ def main():
     ok = True
     if c in ("amounts", "pymalloc_off"):
         env = {"PYTHONMALLOC": "malloc"} if c == "pymalloc_off" else None
-        prof, f, L, t, _ = run(args, c, env)
         want = {"L5": 5, "L50": 50, "L500": 500, "LB20": 20} if c == "amounts" else {"L50": 50}
-        # 3.9 charges 0.1-0.8 MB that is not the program's to the line that
-        # runs at some moment (docs/memory.md): L5 and L50 read up to 5.78 and
-        # 50.67 there, 4.9-5.1 and 49.9-50.1 on 3.10+
-        py39 = str(prof.get("python_version", "")).startswith("3.9.")
-        for k, mb in want.items():
-            ok &= near(k + " kept_mb", field(f, L[k], "kept_mb"), mb, 0.10, 0.8 if py39 else 0.0)
-            ok &= near(k + " python share", field(f, L[k], "python_alloc_fraction"), 1.0, 0.05)
-        if c == "pymalloc_off":
-            # 200000 small strs (sys.getsizeof each): counted once, not twice
-            ok &= near("LSMALL kept_mb", field(f, L["LSMALL"], "kept_mb"), t["small_mb"], 0.10)
+        # Each 64 KiB block is counted by the byte countdown (exact in
+        # expectation, 1/16 MB steps); the lines' small object headers are
+        # sampled in windows, whose samples stand for the time since the
+        # previous window: a sampler that wakes late under load gives one
+        # such sample a large weight (docs/memory.md, "Windows"). Quiet, 30
+        # runs on 3.13: L5 read 4.88-5.50; under CI's load once 5.56. So up
+        # to 3 attempts, as small_objects; a wrong count fails all three.
+        # 3.9 also charges 0.1-0.8 MB that is not the program's to the line
+        # that runs at some moment (docs/memory.md): L5 and L50 read up to
+        # 5.78 and 50.67 there.
+        for attempt in range(3):
+            prof, f, L, t, _ = run(args, c, env)
+            py39 = str(prof.get("python_version", "")).startswith("3.9.")
+            ok = True
+            for k, mb in want.items():
+                ok &= near(k + " kept_mb", field(f, L[k], "kept_mb"), mb, 0.10, 0.8 if py39 else 0.0)
+                ok &= near(k + " python share", field(f, L[k], "python_alloc_fraction"), 1.0, 0.05)
+            if c == "pymalloc_off":
+                # 200000 small strs (sys.getsizeof each): counted once, not twice
+                ok &= near("LSMALL kept_mb", field(f, L["LSMALL"], "kept_mb"), t["small_mb"], 0.10)
+            print("attempt %d: %s" % (attempt + 1, "ok" if ok else "failed"))
+            if ok:
+                break
         if prof.get("peak_mb", 0) < sum(want.values()) * 0.9:
             fail("peak_mb %.1f below what was kept" % prof.get("peak_mb", 0))
     elif c == "native":
