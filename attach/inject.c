@@ -71,15 +71,8 @@ int inject_find(pid_t pid, struct inject_target *t, char *why, size_t n)
     snprintf(why, n, "--memory injection is built for x86-64 only");
     return -ENOSYS;
 #endif
-    char st = procfs_state(NULL, pid);
-    if (pid <= 0 || !st || st == 'X') {
-        snprintf(why, n, "no such process: %d", (int)pid);
-        return -ESRCH;
-    }
-    if (st == 'Z') {
-        snprintf(why, n, "process %d has exited (a zombie waiting for its parent)", (int)pid);
-        return -ESRCH;
-    }
+    int alive = procfs_alive(NULL, pid, why, n);
+    if (alive < 0) return alive;
     struct attach__mapping *m = calloc(INJECT_MAX_FILES, sizeof *m);
     if (!m) return -ENOMEM;
     int nm = attach__mappings(pid, m, INJECT_MAX_FILES, may_hold);

@@ -78,6 +78,20 @@ char procfs_state(const char *root, pid_t pid)
     return procfs_stat(root, pid, NULL, NULL, 0);
 }
 
+int procfs_alive(const char *root, pid_t pid, char *why, size_t n)
+{
+    char st = pid > 0 ? procfs_state(root, pid) : 0;
+    if (!st || st == 'X') {
+        snprintf(why, n, "no such process: %d", (int)pid);
+        return -ESRCH;
+    }
+    if (st == 'Z') {
+        snprintf(why, n, "process %d has exited (a zombie waiting for its parent)", (int)pid);
+        return -ESRCH;
+    }
+    return st;
+}
+
 char procfs_task(const char *root, pid_t pid, long tid, double *cpu)
 {
     char path[PATH_MAX], buf[512];

@@ -38,6 +38,9 @@ int procfs_gone(char state, const struct procfs_stat *ps, unsigned long long sta
 char procfs_stat(const char *root, pid_t pid, struct procfs_stat *ps, char *comm, size_t ncomm);
 /* The state letter alone ('Z' zombie, 'T' stopped, 't' traced, 0 none). */
 char procfs_state(const char *root, pid_t pid);
+/* Whether pid can be attached to at all: -ESRCH with the reason in why (no
+ * such process, or a zombie), else its state letter. */
+int procfs_alive(const char *root, pid_t pid, char *why, size_t n);
 
 /* Thread tid of pid: its state letter (ROOT/PID/task/TID/stat) and its CPU
  * seconds so far (schedstat, which moves at scheduler ticks) in *cpu; 0

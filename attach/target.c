@@ -387,15 +387,8 @@ int attach__target_open(struct attach_proc *ap, pid_t pid, char *why, size_t n)
     memset(ap, 0, sizeof *ap);
     ap->pid = pid;
     ap->mem = attach_mem_live(pid);
-    char st = procfs_state(NULL, pid);
-    if (pid <= 0 || !st || st == 'X') {
-        snprintf(why, n, "no such process: %d", (int)pid);
-        return -ESRCH;
-    }
-    if (st == 'Z') {
-        snprintf(why, n, "process %d has exited (a zombie waiting for its parent)", (int)pid);
-        return -ESRCH;
-    }
+    int alive = procfs_alive(NULL, pid, why, n);
+    if (alive < 0) return alive;
     struct attach__mapping c[ATTACH_MAX_CANDIDATES];
     int nc = attach__mappings(pid, c, ATTACH_MAX_CANDIDATES, is_candidate);
     if (nc == -EACCES || nc == -EPERM) return attach__perm_message(pid, why, n);

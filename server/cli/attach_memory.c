@@ -26,6 +26,7 @@
  * `stop` reach the agent. Same phases, same detach: the server's `stop` or
  * its going, or our SIGINT / SIGTERM. */
 #include "cli/attach_memory.h"
+#include "cli/cli.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -190,15 +191,6 @@ static void on_gone(struct agentsock *s, long long pid, void *ud)
 static int exit_status(int code)
 {
     switch (code) {
-    case -ESRCH:
-        return 3;
-    case ATTACH_ENOTPY:
-        return 4;
-    case ATTACH_EVERSION:
-        return 5;
-    case -EPERM:
-    case -EACCES:
-        return 6;
     case -EIO:    /* failed, the target left as it was */
     case -ENOENT: /* no gdb */
     case REXEC_EDISABLED:
@@ -209,7 +201,7 @@ static int exit_status(int code)
     case -EINTR:
         return 130;
     default:
-        return 1;
+        return cli_attach_status(code);
     }
 }
 

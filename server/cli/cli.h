@@ -8,4 +8,10 @@ int cmd_view(int argc, char **argv);   /* server/cli/cmd_view.c */
 int cmd_attach(int argc, char **argv); /* server/cli/cmd_attach.c */
 int cmd_lsp(int argc, char **argv);    /* server/cli/cmd_lsp.c (core/lsp_stdio.c serves) */
 
+/* The exit status of an error opening a target (attach/attach.h codes):
+ * 3 no such process, 4 not Python, 5 unsupported version, 6 not
+ * permitted, else 1 (docs/cli.md). server/cli/cmd_attach.c; attach
+ * --memory adds its own codes on top. */
+int cli_attach_status(int rc);
+
 #endif

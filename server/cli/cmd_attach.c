@@ -131,7 +131,7 @@ static void report_close(struct attach_sink *k, void *conn)
     free(c);
 }
 
-static int open_error_status(int rc)
+int cli_attach_status(int rc)
 {
     switch (rc) {
     case -ESRCH:
@@ -185,7 +185,7 @@ static int att_run(struct attach_engine *e, struct attach_sink *sink, pid_t pid,
             char safe[TERMSAFE_SIZE(sizeof why)];
             fprintf(stderr, "hotline attach: %s\n", termsafe_str(safe, sizeof safe, why));
         }
-        return rc == -EIO ? 1 : open_error_status(rc);
+        return rc == -EIO ? 1 : cli_attach_status(rc);
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
