@@ -189,6 +189,11 @@ struct mem_state {
     _Atomic uint64_t win_calls;  /* wrapper calls since the window opened */
     _Atomic double win_sample_s; /* time spent taking samples in it */
     double win_t0, win_prev, call_cost, win_mean;
+    /* what the windows were (sampler thread writes, stats() reads: relaxed
+     * relaxed loads and stores): how many closed, the sum of their lengths
+     * and of the spans they stood for, the longest span */
+    _Atomic uint64_t win_n;
+    _Atomic double win_len_sum, win_span_sum, win_span_max;
     double py_mean;   /* the Python domains' byte gap: mean, or win_mean in windows */
     const char *mode; /* "wrappers", "windows", "windows_raw" or "shim" (docs/memory.md) */
     float win_scale[MEM_WIN_RING];

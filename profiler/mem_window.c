@@ -203,6 +203,25 @@ void mem_window(agent_t *a, int open)
     g_mem.win_scale[atomic_load_explicit(&g_mem.win_id, memory_order_relaxed) % MEM_WIN_RING] =
         (float)(span_eff / len_eff);
     g_mem.win_prev = now;
+    const memory_order rx = memory_order_relaxed;
+    atomic_store_explicit(&g_mem.win_len_sum, atomic_load_explicit(&g_mem.win_len_sum, rx) + len,
+                          rx);
+    atomic_store_explicit(&g_mem.win_span_sum, atomic_load_explicit(&g_mem.win_span_sum, rx) + span,
+                          rx);
+    if (span > atomic_load_explicit(&g_mem.win_span_max, rx))
+        atomic_store_explicit(&g_mem.win_span_max, span, rx);
+    atomic_store_explicit(&g_mem.win_n, atomic_load_explicit(&g_mem.win_n, rx) + 1, rx);
+}
+
+void mem_window_stats(mem_win_stats_t *st)
+{
+    const memory_order rx = memory_order_relaxed;
+    uint64_t n = atomic_load_explicit(&g_mem.win_n, rx);
+    st->n = n;
+    st->len_mean = n ? atomic_load_explicit(&g_mem.win_len_sum, rx) / (double)n : 0;
+    st->span_mean = n ? atomic_load_explicit(&g_mem.win_span_sum, rx) / (double)n : 0;
+    st->span_max = atomic_load_explicit(&g_mem.win_span_max, rx);
+    st->call_cost = g_mem.call_cost;
 }
 
 /* The interpreter's code: the executable mapping that holds

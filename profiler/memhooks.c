@@ -427,6 +427,10 @@ int mem_start(agent_t *a, double mean_kb)
     g_mem.py_mean = g_mem.windowed ? g_mem.win_mean : g_mem.mean;
     g_mem.py_left = (int64_t)mem__countdown_gap() + 1;
     g_mem.win_prev = clock_mono();
+    atomic_store(&g_mem.win_n, 0); /* the sampler thread is not running yet */
+    atomic_store(&g_mem.win_len_sum, 0);
+    atomic_store(&g_mem.win_span_sum, 0);
+    atomic_store(&g_mem.win_span_max, 0);
     t_mem.tstate = (uintptr_t)PyGILState_GetThisThreadState();
 #if PY_VERSION_HEX >= 0x030C0000
     static int watching;

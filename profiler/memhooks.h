@@ -17,6 +17,13 @@ mem_mode(void); /* how Python allocations are seen: "wrappers", "windows", "shim
 /* open (1) / close (0) a window of the Python-domain hooks, when
  * mem_windows_on() (docs/memory.md, "Windows") */
 int mem_windows_on(void);
+/* windows so far: count, mean length and mean span (s), longest span (s),
+ * the calibrated cost of a wrapped call (s); zeros without windows */
+typedef struct {
+    uint64_t n;
+    double len_mean, span_mean, span_max, call_cost;
+} mem_win_stats_t;
+void mem_window_stats(mem_win_stats_t *st);
 void mem_window(agent_t *a, int open);
 
 #endif
