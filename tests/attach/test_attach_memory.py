@@ -44,6 +44,8 @@ under test against mem_target.py started as a non-child (setsid):
 Fails on 3.9-3.13 when gdb is not installed (.ci/install-deps installs it).
 
 usage: python test_attach_memory.py  (env: HOTLINE_BUILD)"""
+import contextlib
+import fcntl
 import json
 import os
 import queue
@@ -636,12 +638,26 @@ def other_user(tmp, ref_out, ref_rc):
     # nobody must reach the interpreter, the target script and the agent
     # build: a checkout in a 0700 folder (mktemp -d) is opened for the
     # test (search only, o+x) and closed again after it
-    opened = open_to_others([sys.executable, TARGET, os.path.join(BUILD, "python"), d])
-    try:
+    with opened_to_others([sys.executable, TARGET, os.path.join(BUILD, "python"), d]):
         other_user_attach(tmp, d, ref_out, ref_rc)
-    finally:
-        for path, mode in reversed(opened):
-            os.chmod(path, mode)
+
+
+@contextlib.contextmanager
+def opened_to_others(paths):
+    """paths reachable by other users while the block runs. The folders are
+    shared by this test's runs for every interpreter (ctest -j2): one run
+    putting a folder's mode back while another's target (as nobody) starts
+    made that target's interpreter fail with EACCES on its script (seen in a
+    checkout under a 0700 mktemp -d). So the block holds a lock that every
+    run takes, in the build folder."""
+    with open(os.path.join(BUILD, ".attach-memory-others.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        opened = open_to_others(paths)
+        try:
+            yield
+        finally:
+            for path, mode in reversed(opened):
+                os.chmod(path, mode)
 
 
 def open_to_others(paths):
@@ -711,7 +727,9 @@ def other_user_gdb(tmp, ref_out, ref_rc):
         f.write("shell touch %s\nquit\n" % marker)
     os.chown(evil_dir, 65534, 65534)
     os.chown(evil, 65534, 65534)
-    opened = open_to_others([sys.executable, TARGET, os.path.join(BUILD, "python"), d])
+    others = contextlib.ExitStack()
+    others.enter_context(opened_to_others([sys.executable, TARGET, os.path.join(BUILD, "python"),
+                                           d]))
     try:
         p, pid, out = start_target(d, "idle", prefix=("setpriv", "--reuid=65534",
                                                      "--regid=65534", "--clear-groups"))
@@ -764,8 +782,7 @@ def other_user_gdb(tmp, ref_out, ref_rc):
               "other user, gdb: target output, stderr and status unchanged (%r, %r, %s)"
               % (got_out, got_err, got_rc))
     finally:
-        for path, mode in reversed(opened):
-            os.chmod(path, mode)
+        others.close()
 
 
 def gdb_failures(tmp, ref_out, ref_rc):
