@@ -69,9 +69,10 @@ local function run(argv, ms)
 end
 
 -- The buffer :checkhealth was started from: the current one unless it is
--- the health report itself (0.7-0.10 open it in a new tab before calling
--- check(), later versions may use a split), else the previous window's, else
--- the previous tab page's current window's. nil when none is a file buffer.
+-- the health report itself (0.7 opens it in a new tab page before calling
+-- check(); newer versions also take :vertical checkhealth, a split), else
+-- the previous window's, else the previous tab page's current window's.
+-- nil when none is a file buffer.
 local function source_buffer()
   local function usable(b)
     return b and b > 0 and vim.api.nvim_buf_is_valid(b) and vim.bo[b].buftype == ''
@@ -266,7 +267,7 @@ local function check_client(r, bufnr)
     -- initialize
     c, starting = vim.lsp.get_client_by_id(id), true
   end
-  if c and not c.is_stopped() then
+  if c and not c:is_stopped() then
     r.ok(string.format('hotline LSP client %d %s %s (root %s)', c.id,
       starting and 'starting for' or 'attached to', name, tostring(c.config.root_dir)))
   elseif c then
