@@ -19,6 +19,10 @@ timeout 120 nvim --headless --clean -n -c "luafile $here/nvim_e2e.lua" </dev/nul
 mkdir -p "$work/venv"
 HOTLINE_WORK="$work/venv" HOTLINE_PYTHON="$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" \
   timeout 60 nvim --headless --clean -n -c "luafile $here/nvim_venv.lua" </dev/null
+# :checkhealth hotline (the built binary, then a missing one) and :help hotline
+mkdir -p "$work/health"
+HOTLINE_WORK="$work/health" HOTLINE_PYTHON="$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" \
+  timeout 60 nvim --headless --clean -n -c "luafile $here/nvim_health.lua" </dev/null
 # :HotlineFlame: the HTML report of the saved profile, opened (no server needed)
 mkdir -p "$work/flame"
 HOTLINE_WORK="$work/flame" timeout 60 nvim --headless --clean -n -c "luafile $here/nvim_flame.lua" </dev/null

@@ -20,6 +20,8 @@ local defaults = {
   sign_text = '▶',
 }
 
+M.defaults = defaults -- read-only: what setup() starts from (:checkhealth shows it before setup)
+
 M.state = {
   opts = nil,
   client_id = nil,
@@ -39,11 +41,14 @@ local function notify(msg, level)
   vim.notify('hotline: ' .. msg, level or vim.log.levels.INFO)
 end
 
-local function find_root(path)
+-- The project root of path: the nearest folder up with one of markers
+-- (default: the root_markers option), else path's folder.
+local function find_root(path, markers)
+  markers = markers or M.state.opts.root_markers
   local dir = vim.fn.fnamemodify(path, ':p:h')
   local cur = dir
   while cur and cur ~= '' do
-    for _, m in ipairs(M.state.opts.root_markers) do
+    for _, m in ipairs(markers) do
       if vim.loop.fs_stat(cur .. '/' .. m) then
         return cur
       end
@@ -56,6 +61,7 @@ local function find_root(path)
   end
   return dir
 end
+M.find_root = find_root
 
 local function client()
   local id = M.state.client_id
@@ -208,8 +214,9 @@ end
 -- the user starts; the probe and check of "Optimize this" use it only after
 -- such a run (its pyvenv.cfg and .pth files are the repository's). A file
 -- inside the project could be anything a repository checked in, so it is
--- used only when named in `python`.
-function M.venv_python(root)
+-- used only when named in `python`. quiet: no warning for a refused one
+-- (:checkhealth reports it itself).
+function M.venv_python(root, quiet)
   local p = root .. '/.venv/bin/python'
   if vim.fn.executable(p) ~= 1 then
     return nil
@@ -217,11 +224,33 @@ function M.venv_python(root)
   local real = vim.loop.fs_realpath(p)
   local top = vim.loop.fs_realpath(root) or root
   if not real or real == top or real:sub(1, #top + 1) == top .. '/' then
-    notify(p .. ' is not a link to an interpreter outside the project: not used '
-      .. '(set python = ... to use it)', vim.log.levels.WARN)
+    if not quiet then
+      notify(p .. ' is not a link to an interpreter outside the project: not used '
+        .. '(set python = ... to use it)', vim.log.levels.WARN)
+    end
     return nil
   end
   return p
+end
+
+-- The interpreter the plugin hands the server for a project root (the
+-- initializationOptions' python) and where it comes from: settings.python,
+-- else the python option, else M.venv_python(root); nil when none of them
+-- names one (the server then picks $VIRTUAL_ENV/bin/python, else python3).
+-- opts: default the setup() options. Used by make_config and :checkhealth.
+function M.python_for_root(root, opts, quiet)
+  opts = opts or M.state.opts
+  if opts.settings and opts.settings.python then
+    return opts.settings.python, 'settings.python'
+  end
+  if opts.python then
+    return opts.python, 'python'
+  end
+  local v = M.venv_python(root, quiet)
+  if v then
+    return v, '.venv'
+  end
+  return nil, nil
 end
 
 local function make_config(bufnr)
@@ -229,8 +258,7 @@ local function make_config(bufnr)
   local path = vim.api.nvim_buf_get_name(bufnr)
   local root = find_root(path)
   local init = vim.deepcopy(o.settings or {})
-  local python = o.python or M.venv_python(root)
-  init.python = init.python or python
+  init.python = M.python_for_root(root, o)
   init.args = init.args or o.args
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.workspace = caps.workspace or {}
