@@ -341,6 +341,10 @@ static int load_rest(struct profile *p, const json_t *root, struct load_cancel *
         json_t *ns = json_object_get(so, "samples"), *sec = json_object_get(so, "seconds");
         if (!json_is_array(fr) || !json_is_integer(ns) || !json_is_number(sec))
             return jfail(err, errlen, "a stack entry has a field of the wrong type");
+        /* negative totals would pass into its thread parts, which a load
+         * refuses: the profile would not load once saved (fuzz_profile_load) */
+        if (json_integer_value(ns) < 0 || !(json_number_value(sec) >= 0))
+            return jfail(err, errlen, "a stack entry has negative samples or seconds");
         size_t n = json_array_size(fr);
         struct prof_frame *f = calloc(n ? n : 1, sizeof *f);
         if (!f) return -ENOMEM;
