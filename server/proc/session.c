@@ -467,6 +467,7 @@ static char *config_json(const struct session_opts *o, const char *main_path)
     json_t *c = json_object();
     if (o->interval_ms > 0) json_object_set_new(c, "interval_ms", json_real(o->interval_ms));
     json_object_set_new(c, "profile_all", json_boolean(o->profile_all));
+    if (o->all_threads) json_object_set_new(c, "all_threads", json_true());
     json_object_set_new(c, "memory", json_boolean(o->memory));
     json_object_set_new(c, "main", json_string(main_path));
     json_object_set_new(c, "server_pid", json_integer(getpid()));
