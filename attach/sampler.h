@@ -33,9 +33,10 @@ struct attach_sthread {
     int perf_fd; /* the thread's task-clock counter, or -1 */
     double last_wall, last_cpu;
     probe_t probe;
-    char name[32];    /* MainThread, or the thread's comm */
-    charge_pos_t pos; /* charged line now, and since when (`now`) */
-    unsigned gen;     /* the last tick that sampled it (records of others go) */
+    char name[32];       /* MainThread, or the thread's comm */
+    charge_pos_t pos;    /* charged line now, and since when (`now`) */
+    charge_active_t act; /* its CPU in the user's code: idle or not (charge.h) */
+    unsigned gen;        /* the last tick that sampled it (records of others go) */
 };
 
 /* One process sampled: the attached one, or a child followed. */
@@ -70,8 +71,9 @@ struct attach_sampler {
     void (*say)(const char *line);
     struct attach_sproc *procs[ATTACH_MAX_PROCS]; /* [0]: the attached process (owned) */
     int nprocs;
-    int children; /* --children (what the line past the cap on told lines says) */
-    int told;     /* lines sent to the sink's reader (ATTACH_MAX_TOLD) */
+    int children;    /* --children (what the line past the cap on told lines says) */
+    int all_threads; /* --all-threads: idle threads' samples count too (charge.h) */
+    int told;        /* lines sent to the sink's reader (ATTACH_MAX_TOLD) */
     double interval_ms;
     double t0;
     double budget; /* seconds a probe window may last */
