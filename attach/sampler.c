@@ -580,9 +580,7 @@ int attach_sampler_tick(struct attach_sampler *a, struct attach_sproc *pr)
         /* the agent's rule (charge_counts): idle threads' samples go nowhere */
         if (!pr->lost &&
             att_record(a, pr, &ts[i], s, &c, dw, &a->ent[ne], now_due ? &nw : NULL) == 0 &&
-            (charge_counts(&s->act, ts[i].tid == (long)pr->ap.pid, a->ent[ne].profiled, c.state,
-                           dc) ||
-             a->all_threads))
+            charge_counts(a->ent[ne].profiled, a->all_threads))
             ne++;
         s->have_base = 1;
         s->last_wall = now;

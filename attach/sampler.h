@@ -33,10 +33,9 @@ struct attach_sthread {
     int perf_fd; /* the thread's task-clock counter, or -1 */
     double last_wall, last_cpu;
     probe_t probe;
-    char name[32];       /* MainThread, or the thread's comm */
-    charge_pos_t pos;    /* charged line now, and since when (`now`) */
-    charge_active_t act; /* its CPU in the user's code: idle or not (charge.h) */
-    unsigned gen;        /* the last tick that sampled it (records of others go) */
+    char name[32];    /* MainThread, or the thread's comm */
+    charge_pos_t pos; /* charged line now, and since when (`now`) */
+    unsigned gen;     /* the last tick that sampled it (records of others go) */
 };
 
 /* One process sampled: the attached one, or a child followed. */

@@ -64,8 +64,7 @@ typedef struct {
     int state_now; /* category of the latest sample */
     agent_fd_t schedfd, statfd;
     char name[40];
-    charge_pos_t pos;    /* charged file (string id) and line, since when (charge.h) */
-    charge_active_t act; /* its CPU in the user's code: idle or not (charge.h) */
+    charge_pos_t pos; /* charged file (string id) and line, since when (charge.h) */
     int nfr;
     agent_frame_t fr[AGENT_MAX_DEPTH];
     /* probe window (probe.h) */
@@ -78,7 +77,6 @@ struct agent {
     double interval_s;
     int profile_all;
     int all_threads;     /* every sample counts, idle threads' too (charge_counts) */
-    long main_tid;       /* the process's main thread (its pid) */
     int die_with_server; /* LSP mode: SIGKILL ourselves when the server goes */
     long server_pid;     /* die_with_server: the server, checked by pid (wire.c) */
     int kill_group;      /* die_with_server: we lead the program's own group (module.c) */

@@ -190,8 +190,7 @@ static void charge(agent_t *a, tick_t *k, double now)
     a->thread_samples++;
     /* idle threads' samples (charge.h) go nowhere: not in lines, threads,
      * stacks nor the delta's sample count, so every total agrees */
-    if (!charge_counts(&t->act, t->tid == a->main_tid, p >= 0, c.state, k->dc) && !a->all_threads)
-        return;
+    if (!charge_counts(p >= 0, a->all_threads)) return;
     a->samples_delta++;
     if (p >= 0) {
         int r = agg_get(&a->lines, (uint32_t)f, (uint32_t)l, 0, NULL);
@@ -667,7 +666,6 @@ int sampler_start(agent_t *a)
     pthread_cond_init(&a->cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&a->mu, NULL);
-    a->main_tid = (long)getpid();
     a->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)(clock_mono() * 1e9) ^ 0x9E3779B97F4A7C15ull;
     if (!a->rng) a->rng = 1;
     /* the sampler must not receive the program's signals */

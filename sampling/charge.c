@@ -35,9 +35,7 @@ double charge_pos_at(charge_pos_t *pos, long long file, int line, double now)
     return pos->since > 0 ? now - pos->since : 0;
 }
 
-int charge_counts(charge_active_t *act, int main, int user, int state, double dc)
+int charge_counts(int user, int all_threads)
 {
-    if (!user) return 0;
-    if (dc > 0) act->user_cpu += dc;
-    return main || state != CAT_SYS || act->user_cpu >= CHARGE_ACTIVE_CPU_S;
+    return user || all_threads;
 }

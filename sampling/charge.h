@@ -56,32 +56,18 @@ typedef struct {
 double charge_pos_at(charge_pos_t *pos, long long file, int line, double now);
 
 /* ---- which samples count (the notebook issue: idle threads drowned the
- * cell). A sample counts in the profile, by default, when its stack holds a
- * frame of the user's code (charge_frame() >= 0) and either the thread is
- * running (python or native: state != CAT_SYS) or the thread is "active":
- * the main thread, or one that has used CHARGE_ACTIVE_CPU_S of CPU with the
- * user's code on its stack. So threads that never executed the user's code
- * (ipykernel's IOPub, heartbeat, control and history threads, zmq pollers,
- * marimo's server threads, an idle ThreadPoolExecutor's workers: no user
- * frame ever) and the waiting of a thread parked in the user's code before
- * it ever ran there (threading.Thread(target=f) with f blocked on an Event
- * or a queue) never count, nor a kernel's main thread between cells. The
- * CPU bound, not "one running sample", keeps a parked thread's start-up
- * (~0.1-0.3 ms of CPU, sometimes caught running) from making it active;
- * running samples always count, so short worker threads keep their time.
- * A thread that only waits in the user's code (a reader blocked on a pipe
- * from its first instruction) is idle by this rule too: the sampler cannot
- * tell its wait from a parked thread's. The setting `all_threads` counts
- * every sample, as before. */
-#define CHARGE_ACTIVE_CPU_S 0.002
-
-/* Per thread: the CPU it used with the user's code on its stack. */
-typedef struct {
-    double user_cpu;
-} charge_active_t;
-
-/* One sample of a thread (main: 1 for the process's main thread; user:
- * charge_frame() >= 0; state: charge_t's; dc: the CPU of the interval):
- * updates act and returns 1 when the sample counts by the rule above. */
-int charge_counts(charge_active_t *act, int main, int user, int state, double dc);
+ * cell). By default a sample counts in the profile only when its stack holds
+ * a frame of the user's code (charge_frame() >= 0). So threads that are not
+ * in the user's code (ipykernel's IOPub, heartbeat, control and history
+ * threads, zmq pollers, marimo's server threads, an idle
+ * ThreadPoolExecutor's workers, a kernel's main thread between cells) count
+ * nowhere: not in lines, threads, stacks nor totals, so every total agrees.
+ * A thread waiting inside the user's code (a feeder that sleeps, a reader
+ * blocked on a pipe, a worker parked on an Event in the user's function)
+ * still counts: that wait is where the user's code is, and its line shows
+ * it as system time. A rule that also hid such waits (counting them only
+ * once the thread had used some CPU in the user's code) was tried and
+ * dropped: it hid I/O-bound threads, whose waiting is what the python /
+ * native / system split is for. `all_threads` counts every sample. */
+int charge_counts(int user, int all_threads);
 #endif

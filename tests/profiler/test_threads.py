@@ -1,12 +1,7 @@
 """Four threads with different known work: each line charged its own
 thread's time (within 10% or 20 ms), in the right category (>= 90%), and
 every thread appears in the thread table, and each worker's stacks are
-sent under its own thread's id.
-
-The sleep and pipe workers only ever wait in the program's code: by
-default the agent counts such a thread as idle (docs/sampling.md, "Idle
-threads"), so this test, which checks the sampler's accounting of every
-thread, runs with all_threads."""
+sent under its own thread's id."""
 import json
 import os
 import sys
@@ -23,7 +18,7 @@ marks = harness.markers(prog)
 def attempt(c):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "t.json")
-        res = harness.run([prog, out, "0.6"], config={"all_threads": True})
+        res = harness.run([prog, out, "0.6"])
         c.check(res.rc == 0, "rc %r: %s" % (res.rc, res.stderr[-1000:]))
         truth = json.load(open(out))
     m = res.main

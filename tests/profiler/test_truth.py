@@ -17,9 +17,7 @@ marks = harness.markers(prog)
 def attempt(c):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "truth.json")
-        # all_threads: the feeder thread only sleeps, which the default
-        # counts as an idle thread (docs/sampling.md, "Idle threads")
-        res = harness.run([prog, out, "0.5"], config={"all_threads": True})
+        res = harness.run([prog, out, "0.5"])
         c.check(res.rc == 0, "rc %r stderr %s" % (res.rc, res.stderr[-2000:]))
         truth = json.load(open(out))
     m = res.main

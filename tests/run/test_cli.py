@@ -931,23 +931,23 @@ def real_pictures(c):
     check(any(f.endswith("/threading.py") for f in files), "library frames kept %r" % files)
 
 
-IDLE_PROG = """import queue, threading, time
+IDLE_PROG = """import concurrent.futures, queue, threading, time
 ev, q = threading.Event(), queue.Queue()
 def parked_ev():
-    ev.wait()
-def parked_q():
-    q.get()
-ths = [threading.Thread(target=f, daemon=True) for f in (parked_ev, parked_q, parked_ev)]
-ths += [threading.Thread(target=f, daemon=True) for f in (ev.wait, q.get, ev.wait)]
+    ev.wait()  # parked in the program's own code
+ths = [threading.Thread(target=f, daemon=True) for f in (ev.wait, q.get, ev.wait, parked_ev)]
 for t in ths:
     t.start()
+pool = concurrent.futures.ThreadPoolExecutor(3)
+for _ in range(3):
+    pool.submit(time.sleep, 0.05)  # three workers, then idle in the pool's code
 def hot():
     t, x = time.perf_counter(), 0
     while time.perf_counter() - t < 1.0: x += 1  # hot
 hot()
 ev.set()
-for _ in range(2):
-    q.put(None)
+q.put(None)
+pool.shutdown()
 """
 
 
@@ -961,14 +961,16 @@ def report_rows(err):
 
 @case
 def real_idle_threads(c):
-    """The notebook issue's idle threads: six threads parked on an Event or
-    a queue (three in the program's own functions, three with a library
-    target) while the main thread spends ~1 s on one hot line. By default
-    they count nowhere: the hottest line holds >= 70% of the profiled code
-    (14% before: the parked threads' waiting was 6 s on their lines), the
-    speedscope export weighs the header's total within 2% (7x before: every
-    thread's stacks) with only the main thread's profile; with --all-threads
-    the six threads and their waiting come back (sampling/charge.h)."""
+    """The notebook issue's idle threads: three threads parked on an Event or
+    a queue with a library target and three idle ThreadPoolExecutor workers
+    (never a frame of the program's) while the main thread spends ~1 s on one
+    hot line, and one thread parked in the program's own function. By
+    default the six count nowhere (sampling/charge.h): the report, the
+    --json threads and the speedscope export hold the main thread and the
+    one waiting in the program's code (its wait shows as system time on its
+    line), the hot line holds >= 40% of the profiled code (about 1/8 when
+    every thread counted), and speedscope weighs the header's total within
+    2%; with --all-threads the six come back."""
     prog = c.write("idle.py", IDLE_PROG)
     d = os.path.dirname(prog)
     for flag in ([], ["--all-threads"]):
@@ -980,21 +982,25 @@ def real_idle_threads(c):
         s = load(ss)
         weight = sum(sum(p["weights"]) for p in s["profiles"])
         j = load(out_json)
-        print("%s: header %.2f s, hottest %.1f%% %s, speedscope %.3f s in %d profiles, %d threads"
-              % (flag or "default", total, rows[0][0], rows[0][1], weight, len(s["profiles"]),
-                 len(j["threads"])))
+        lines = j["files"][prog]["lines"]
+        print("%s: header %.2f s, hottest %s, speedscope %.3f s in %d profiles, %d threads"
+              % (flag or "default", total, rows[:3], weight, len(s["profiles"]), len(j["threads"])))
         if flag:
             break
-        check(rows[0][1] == "idle.py:13" and rows[0][0] >= 70, "hottest line share %r" % rows[:3])
+        share = dict((b, a) for a, b in rows).get("idle.py:13", 0)
+        check(share >= 40, "hot line share %.1f%% %r" % (share, rows[:3]))
+        check(lines.get("13", {}).get("python_s", 0) >= 0.7, "hot line's python seconds %r"
+              % lines.get("13"))
+        check(lines.get("4", {}).get("system_s", 0) >= 0.5,
+              "the wait in the program's own function counts: %r" % lines.get("4"))
         check(abs(weight - total) <= 0.02 * total + 0.005, "speedscope %.3f s vs header %.2f s"
               % (weight, total))
-        check(len(s["profiles"]) == 1 and s["profiles"][0]["name"].startswith("MainThread"),
-              "only the main thread: %r" % [p["name"] for p in s["profiles"]])
-    check(len(j["threads"]) == 7 and len(s["profiles"]) == 7, "--all-threads: %d threads, %d "
+        check(len(j["threads"]) == 2 and len(s["profiles"]) == 2,
+              "the main thread and the one in the program's code: %r"
+              % [p["name"] for p in s["profiles"]])
+    check(len(j["threads"]) >= 8 and len(s["profiles"]) >= 8, "--all-threads: %d threads, %d "
           "profiles" % (len(j["threads"]), len(s["profiles"])))
-    check(rows[0][1] != "idle.py:13" and any(r[1] in ("idle.py:4", "idle.py:6") for r in rows),
-          "--all-threads: the parked threads' lines %r" % rows[:4])
-    check(weight >= 5.0, "--all-threads: speedscope %.3f s: the six threads' seconds" % weight)
+    check(weight >= 5.0, "--all-threads: speedscope %.3f s: the idle threads' seconds" % weight)
 
 
 @case
