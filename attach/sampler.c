@@ -577,8 +577,10 @@ int attach_sampler_tick(struct attach_sampler *a, struct attach_sproc *pr)
         charge_in_t in = attach_charge_in(running, s->run_cat, dw, dc);
         charge_t c;
         charge_interval(&in, &c);
+        /* the agent's rule (charge_counts): idle threads' samples go nowhere */
         if (!pr->lost &&
-            att_record(a, pr, &ts[i], s, &c, dw, &a->ent[ne], now_due ? &nw : NULL) == 0)
+            att_record(a, pr, &ts[i], s, &c, dw, &a->ent[ne], now_due ? &nw : NULL) == 0 &&
+            charge_counts(a->ent[ne].profiled, a->all_threads))
             ne++;
         s->have_base = 1;
         s->last_wall = now;

@@ -70,8 +70,9 @@ struct attach_sampler {
     void (*say)(const char *line);
     struct attach_sproc *procs[ATTACH_MAX_PROCS]; /* [0]: the attached process (owned) */
     int nprocs;
-    int children; /* --children (what the line past the cap on told lines says) */
-    int told;     /* lines sent to the sink's reader (ATTACH_MAX_TOLD) */
+    int children;    /* --children (what the line past the cap on told lines says) */
+    int all_threads; /* --all-threads: idle threads' samples count too (charge.h) */
+    int told;        /* lines sent to the sink's reader (ATTACH_MAX_TOLD) */
     double interval_ms;
     double t0;
     double budget; /* seconds a probe window may last */

@@ -76,6 +76,7 @@ struct agent {
     /* configuration (set before the thread starts, then read-only) */
     double interval_s;
     int profile_all;
+    int all_threads;     /* every sample counts, idle threads' too (charge_counts) */
     int die_with_server; /* LSP mode: SIGKILL ourselves when the server goes */
     long server_pid;     /* die_with_server: the server, checked by pid (wire.c) */
     int kill_group;      /* die_with_server: we lead the program's own group (module.c) */

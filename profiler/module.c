@@ -185,20 +185,21 @@ static void schedule_unload(agent_t *a)
 static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"hello",      "path",    "socket",          "interval_ms",
-                             "include",    "exclude", "profile_all",     "die_with_server",
-                             "server_pid", "memory",  "mem_interval_kb", "gpu",
-                             "on_release", NULL};
+    static char *kwlist[] = {
+        "hello",           "path",        "socket",          "interval_ms", "include",
+        "exclude",         "profile_all", "die_with_server", "server_pid",  "memory",
+        "mem_interval_kb", "gpu",         "on_release",      "all_threads", NULL};
     const char *hello, *path;
     int is_socket = 1, profile_all = 0, die_with_server = 0;
     long long server_pid = 0;
-    int memory = 0, gpu = 1;
+    int memory = 0, gpu = 1, all_threads = 0;
     double mem_kb = 64;
     double interval_ms = AGENT_INTERVAL_DEFAULT_MS;
     PyObject *inc = NULL, *exc = NULL, *on_release = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpdpO", kwlist, &hello, &path, &is_socket,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|pdOOppLpdpOp", kwlist, &hello, &path, &is_socket,
                                      &interval_ms, &inc, &exc, &profile_all, &die_with_server,
-                                     &server_pid, &memory, &mem_kb, &gpu, &on_release))
+                                     &server_pid, &memory, &mem_kb, &gpu, &on_release,
+                                     &all_threads))
         return NULL;
     if (on_release == Py_None) on_release = NULL;
     if (on_release && !PyCallable_Check(on_release)) {
@@ -232,6 +233,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     a->fd.fd = -1;
     a->interval_s = interval_ms / 1000.0;
     a->profile_all = profile_all;
+    a->all_threads = all_threads;
     a->die_with_server = die_with_server;
     a->serial = ++g_serial;
     if (on_release) { /* attached: the server's "stop" or its going unloads us */
@@ -417,7 +419,7 @@ static PyMethodDef methods[] = {
     {"start", (PyCFunction)(void (*)(void))py_start, METH_VARARGS | METH_KEYWORDS,
      "start(hello, path, socket=True, interval_ms=10, include=None, exclude=None, "
      "profile_all=False, die_with_server=False, server_pid=0, memory=False, "
-     "mem_interval_kb=64, gpu=True, on_release=None)"},
+     "mem_interval_kb=64, gpu=True, on_release=None, all_threads=False)"},
     {"stop", py_stop, METH_VARARGS, "stop(reason='stop'): last delta, end, close"},
     {"forget", py_forget, METH_NOARGS, "drop the parent's agent in a forked child"},
     {"is_running", py_running, METH_NOARGS, "sampler thread alive"},

@@ -188,6 +188,9 @@ static void charge(agent_t *a, tick_t *k, double now)
     k->natv = nat;
     if (!k->charge) return;
     a->thread_samples++;
+    /* idle threads' samples (charge.h) go nowhere: not in lines, threads,
+     * stacks nor the delta's sample count, so every total agrees */
+    if (!charge_counts(p >= 0, a->all_threads)) return;
     a->samples_delta++;
     if (p >= 0) {
         int r = agg_get(&a->lines, (uint32_t)f, (uint32_t)l, 0, NULL);

@@ -34,3 +34,8 @@ double charge_pos_at(charge_pos_t *pos, long long file, int line, double now)
     }
     return pos->since > 0 ? now - pos->since : 0;
 }
+
+int charge_counts(int user, int all_threads)
+{
+    return user || all_threads;
+}

@@ -55,4 +55,19 @@ typedef struct {
  * differs from where it was. Returns the seconds spent there so far. */
 double charge_pos_at(charge_pos_t *pos, long long file, int line, double now);
 
+/* ---- which samples count (the notebook issue: idle threads drowned the
+ * cell). By default a sample counts in the profile only when its stack holds
+ * a frame of the user's code (charge_frame() >= 0). So threads that are not
+ * in the user's code (ipykernel's IOPub, heartbeat, control and history
+ * threads, zmq pollers, marimo's server threads, an idle
+ * ThreadPoolExecutor's workers, a kernel's main thread between cells) count
+ * nowhere: not in lines, threads, stacks nor totals, so every total agrees.
+ * A thread waiting inside the user's code (a feeder that sleeps, a reader
+ * blocked on a pipe, a worker parked on an Event in the user's function)
+ * still counts: that wait is where the user's code is, and its line shows
+ * it as system time. A rule that also hid such waits (counting them only
+ * once the thread had used some CPU in the user's code) was tried and
+ * dropped: it hid I/O-bound threads, whose waiting is what the python /
+ * native / system split is for. `all_threads` counts every sample. */
+int charge_counts(int user, int all_threads);
 #endif

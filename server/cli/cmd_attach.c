@@ -44,6 +44,8 @@ static const char attach_usage[] =
     "                    site-packages, dist-packages, the standard library)\n"
     "  --children        follow the target's Python children too (they are named\n"
     "                    otherwise, not followed; at most 64 processes in all)\n"
+    "  --all-threads     count idle threads too (by default a sample counts when\n"
+    "                    its thread is in the program's code and running, or has run it)\n"
     "  --memory          memory too (allocated / kept per line, leaks): the target\n"
     "                    loads Hotline's agent until detach (3.9-3.13 through gdb,\n"
     "                    3.14+ through PEP 768; it changes the target, docs/attach.md)\n"
@@ -225,7 +227,7 @@ struct att_args {
     struct cli_outputs outs;
     const char *pid_arg, *connect_to;
     double duration, interval_ms;
-    int top, memory, children, ninc, nexc;
+    int top, memory, children, all_threads, ninc, nexc;
     const char *incs[ATTACH_MAX_PATTERNS], *excs[ATTACH_MAX_PATTERNS];
 };
 
@@ -273,6 +275,10 @@ static int parse_args(int argc, char **argv, struct att_args *aa)
             aa->children = 1;
             continue;
         }
+        if (!strcmp(a, "--all-threads")) {
+            aa->all_threads = 1;
+            continue;
+        }
         if (a[0] != '-') {
             if (aa->pid_arg) return usage_error("one PID only, not '%s'", a);
             aa->pid_arg = a;
@@ -314,6 +320,7 @@ static int attach_sample(struct att_args *aa, pid_t pid)
     }
     e->s.say = att_say;
     e->s.children = aa->children;
+    e->s.all_threads = aa->all_threads;
     status = att_run(e, sink, pid, &aa->outs, aa->top, aa->duration);
 done:
     if (e) attach_sampler_free(&e->s);

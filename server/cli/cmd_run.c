@@ -34,6 +34,8 @@ static const char run_usage[] =
     "python3)\n" CLI_OUTPUTS_USAGE
     "  --interval MS     mean sampling interval in milliseconds (default 10)\n"
     "  --profile-all     charge every file, libraries and stdlib included\n"
+    "  --all-threads     count idle threads too (by default a sample counts when\n"
+    "                    its thread is in your code and running, or has run it)\n"
     "  --include GLOB    profile files matching GLOB (repeatable)\n"
     "  --exclude GLOB    do not charge files matching GLOB (repeatable)\n"
     "  --top N           lines and functions shown in the report (default 10)\n"
@@ -163,6 +165,10 @@ static int parse_args(int argc, char **argv, struct run_args *ra)
         }
         if (!strcmp(a, "--profile-all")) {
             ra->o.profile_all = 1;
+            continue;
+        }
+        if (!strcmp(a, "--all-threads")) {
+            ra->o.all_threads = 1;
             continue;
         }
         if (!strcmp(a, "--no-memory")) {

@@ -467,6 +467,7 @@ static char *config_json(const struct session_opts *o, const char *main_path)
     json_t *c = json_object();
     if (o->interval_ms > 0) json_object_set_new(c, "interval_ms", json_real(o->interval_ms));
     json_object_set_new(c, "profile_all", json_boolean(o->profile_all));
+    if (o->all_threads) json_object_set_new(c, "all_threads", json_true());
     json_object_set_new(c, "memory", json_boolean(o->memory));
     json_object_set_new(c, "main", json_string(main_path));
     json_object_set_new(c, "server_pid", json_integer(getpid()));
@@ -632,7 +633,7 @@ static void sync_teardown(struct session *s)
 
 /* The argv of the `hotline attach` helper (args has room for it, see
  * session_start): exe attach PID --connect SOCK [--interval MS] [--memory |
- * --children] [--include GLOB]... [--exclude GLOB]... (the settings'
+ * --children] [--all-threads] [--include GLOB]... [--exclude GLOB]... (the settings'
  * include / exclude: the frame it charges, or with --memory the injected
  * agent's config, is the one a run's agent would). pidbuf and ivbuf hold
  * the numbers (the caller's). Returns the count. */
@@ -653,6 +654,7 @@ static int helper_args(const struct session *s, const struct session_opts *o, ch
     }
     if (o->attach_memory) args[k++] = "--memory";
     if (o->attach_children && !o->attach_memory) args[k++] = "--children";
+    if (o->all_threads && !o->attach_memory) args[k++] = "--all-threads";
     for (int i = 0; i < o->ninclude; i++) {
         args[k++] = "--include";
         args[k++] = o->include[i];
@@ -899,7 +901,7 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     if (!main_path) goto done;
     const char *python = pick_python(o, venv_py, sizeof venv_py);
     /* the helper's argv is the longest: 10 + 2 per include / exclude */
-    args = calloc((size_t)o->nargs + 10 + 2 * (size_t)(o->ninclude + o->nexclude), sizeof *args);
+    args = calloc((size_t)o->nargs + 11 + 2 * (size_t)(o->ninclude + o->nexclude), sizeof *args);
     config = config_json(o, main_path);
     env = config ? program_env(s, o, agent_dir, config, &nown) : NULL;
     if (!args || !env) goto done; /* rc is -ENOMEM */

@@ -40,7 +40,8 @@ struct session_opts {
     const char *cwd;    /* NULL => ours */
     double interval_ms; /* 0 => agent default */
     int profile_all;
-    char **include; /* borrowed globs */
+    int all_threads; /* idle threads' samples count too (sampling/charge.h) */
+    char **include;  /* borrowed globs */
     int ninclude;
     char **exclude;
     int nexclude;

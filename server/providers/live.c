@@ -6,7 +6,16 @@
  * (core/lsp_exec.h builds it), or into an Information diagnostic on the
  * running line for the others (setting executingFallback, published by the
  * diagnostics provider through LSP_PV_LIVE at most 4 times a second). When
- * the stream ends, a client that got hotline/executing gets {"uri": null}. */
+ * the stream ends, a client that got hotline/executing gets {"uri": null}.
+ *
+ * The marker is shown exactly while the latest `now` of the process that
+ * put it there has a thread in the user's code (a frame lsp_exec_user_file
+ * accepts, the rule that picks the marker's line): a kernel, a marimo
+ * server or an attached process lives on after the cell or the call ended,
+ * and its `now` snapshots keep coming (the agent sends them every tick,
+ * idle or not), so the first one without user code clears the marker
+ * ({"uri": null}, the fallback diagnostic removed) within a tick. Another
+ * process's idle snapshot (two kernels streaming) leaves it alone. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +32,10 @@ struct live_state {
     struct lsp_facilities *srv; /* borrowed */
     uv_timer_t tick;
     int tick_open, ticking;
-    unsigned long seen; /* the view's now_seq last turned into a line */
-    int exec_sent;      /* a hotline/executing with a uri was sent */
-    int live_changed;   /* the fallback diagnostic changed, not yet published */
+    unsigned long seen;  /* the view's now_seq last turned into a line */
+    int shown;           /* a marker is shown (hotline/executing with a uri, or the diagnostic) */
+    long long shown_pid; /* the process whose `now` put it there */
+    int live_changed;    /* the fallback diagnostic changed, not yet published */
     uint64_t last_publish_ns;
 };
 
@@ -61,13 +71,19 @@ static void on_tick(uv_timer_t *t)
         f->seen = v->now_seq;
         const char *dirs[] = {v->now_dirs[0], v->now_dirs[1]};
         json_t *exec = lsp_exec_from_now(s, v->now, dirs, 2);
-        if (s->out->executing_optin && exec) {
-            lsp_notify(s, "hotline/executing", json_incref(exec));
-            f->exec_sent = 1;
-        }
-        if (!s->out->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
-            lsp_pview_set_live(s, live_diagnostic(v, exec));
-            f->live_changed = 1;
+        long long pid = json_integer_value(json_object_get(v->now, "pid"));
+        /* no thread in the user's code: clear what this process showed */
+        if (exec || (f->shown && pid == f->shown_pid)) {
+            if (s->out->executing_optin)
+                lsp_notify(s, "hotline/executing",
+                           exec ? json_incref(exec) : json_pack("{s:n}", "uri"));
+            if (!s->out->executing_optin && lsp_setting_bool(s, "executingFallback", 1)) {
+                lsp_pview_set_live(s, live_diagnostic(v, exec));
+                f->live_changed = 1;
+                if (!exec) f->last_publish_ns = 0; /* a clear goes out at once */
+            }
+            f->shown = exec != NULL;
+            f->shown_pid = pid;
         }
         json_decref(exec);
     }
@@ -96,8 +112,9 @@ static void live_profile_updated(struct lsp_facilities *s, void *self, int what)
     if (f->ticking) uv_timer_stop(&f->tick); /* ended */
     f->ticking = 0;
     f->live_changed = 0;
-    if (f->exec_sent) lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
-    f->exec_sent = 0;
+    if (f->shown && s->out->executing_optin)
+        lsp_notify(s, "hotline/executing", json_pack("{s:n}", "uri"));
+    f->shown = 0;
 }
 
 static int live_init(struct lsp_facilities *s, void **self)

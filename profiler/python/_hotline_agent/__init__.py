@@ -48,7 +48,8 @@ def _start_with(cfg, on_release=None):
                  memory=bool(cfg.get("memory", True)),
                  mem_interval_kb=float(cfg.get("mem_interval_kb", 64)),
                  gpu=bool(cfg.get("gpu", True)),
-                 on_release=on_release)
+                 on_release=on_release,
+                 all_threads=bool(cfg.get("all_threads", False)))
     _state["cfg"] = cfg
     from . import _cells
     _cells.install(hook=not cfg.get("attached"))  # notebook cells: marimo's temp files
