@@ -1,4 +1,4 @@
-/* hotline: entry point. Dispatches to a subcommand (lsp, run, view) and
+/* hotline: entry point. Dispatches to a subcommand (lsp, run, view, diff, check, attach) and
  * answers --help / --version. Usage errors exit with status 2. */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +13,8 @@ static const char usage[] =
     "  run [options] [--] script.py [args...]   profile a program, print a per-line report\n"
     "  run [options] -m module [args...]        same, for `python -m module`\n"
     "  view PROFILE                             print the report of a saved profile\n"
+    "  diff OLD NEW                             what changed between two profiles\n"
+    "  check PROFILE --budget SPEC...           exit 1 when something is over its budget\n"
     "  attach PID [options]                     sample a running Python, print the report\n"
     "  lsp                                      language server on stdin/stdout\n"
     "\n"
@@ -38,6 +40,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "lsp")) return cmd_lsp(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "view")) return cmd_view(argc - 1, argv + 1);
+    if (!strcmp(cmd, "diff")) return cmd_diff(argc - 1, argv + 1);
+    if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "attach")) return cmd_attach(argc - 1, argv + 1);
     fprintf(stderr, "hotline: unknown command '%s'\n\n%s", cmd, usage);
     return 2;

@@ -4,6 +4,7 @@
  * tree-size scan, the JSON parse, the number and field checks, the store's
  * fill; then what is built from a loaded profile (its JSON, speedscope,
  * folded stacks, HTML data, leaks, top lines/functions/stacks).
+ * `hotline diff` of the profile against itself (store/compare.c).
  * Oracles: nothing crashes, leaks or hits undefined behaviour (ASan/UBSan);
  * a refusal says why; a loaded profile saved again loads again (or is
  * refused only for a number out of range: a sum hotline writes, such as
@@ -13,13 +14,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/compare.h"
 #include "store/export.h"
 #include "store/html.h"
 #include "store/memprof.h"
 #include "store/profile.h"
 
+/* A profile compared with itself: every file, function and line pairs
+ * with itself, at the same line. */
+static void compare_self(const struct profile *p)
+{
+    struct cmp_result r;
+    if (profile_compare(p, p, &r)) return; /* out of memory */
+    if (r.files_paired != p->nfiles || r.files_ambiguous) abort();
+    for (size_t i = 0; i < r.nfuncs; i++)
+        if (!r.funcs[i].has_old || !r.funcs[i].has_new ||
+            r.funcs[i].line_old != r.funcs[i].line_new)
+            abort();
+    for (size_t i = 0; i < r.nlines; i++)
+        if (!r.lines[i].has_old || !r.lines[i].has_new ||
+            r.lines[i].line_old != r.lines[i].line_new)
+            abort();
+    json_decref(profile_compare_json(p, p, &r));
+    profile_compare_free(&r);
+}
+
 static void use_store(struct profile *p)
 {
+    compare_self(p);
     json_decref(export_speedscope(p, "fuzz", EXPORT_THREADS));
     json_decref(export_speedscope(p, "fuzz", 0));
     json_decref(html_report_data(p));
