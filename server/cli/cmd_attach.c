@@ -284,9 +284,10 @@ static int parse_args(int argc, char **argv, struct att_args *aa)
             aa->pid_arg = a;
             continue;
         }
-        static const char *const valued[] = {"--duration",  "--interval",   "--top",  "--json",
-                                             "--collapsed", "--speedscope", "--html", "--connect",
-                                             "--include",   "--exclude"};
+        static const char *const valued[] = {"--duration", "--interval",     "--top",
+                                             "--json",     "--collapsed",    "--speedscope",
+                                             "--html",     "--connect",      "--include",
+                                             "--exclude",  "--collapsed-by", "--collapsed-paths"};
         const char *name =
             cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);
@@ -335,6 +336,7 @@ int cmd_attach(int argc, char **argv)
     double d;
     int rc = parse_args(argc, argv, &aa);
     if (rc >= 0) return rc;
+    if (cli_outputs_check(&aa.outs, "hotline attach")) return 2;
     if (!aa.pid_arg) return usage_error("%s", "no PID to attach to");
     if (cli_parse_num(aa.pid_arg, 1, INT_MAX, &d) || d != (int)d)
         return usage_error("'%s' is not a process id", aa.pid_arg);

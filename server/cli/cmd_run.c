@@ -182,9 +182,10 @@ static int parse_args(int argc, char **argv, struct run_args *ra)
             break;
         }
         /* options with a value: --opt VALUE or --opt=VALUE */
-        static const char *const valued[] = {"--python",     "--json",    "--collapsed",
-                                             "--speedscope", "--html",    "--interval",
-                                             "--include",    "--exclude", "--top"};
+        static const char *const valued[] = {"--python",       "--json",           "--collapsed",
+                                             "--speedscope",   "--html",           "--interval",
+                                             "--include",      "--exclude",        "--top",
+                                             "--collapsed-by", "--collapsed-paths"};
         const char *name =
             cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);
@@ -198,7 +199,7 @@ static int parse_args(int argc, char **argv, struct run_args *ra)
     }
     ra->o.args = argv + i;
     ra->o.nargs = argc - i;
-    return -1;
+    return cli_outputs_check(&ra->outs, "hotline run") ? 2 : -1;
 }
 
 /* Run the program under c's loop until it and its session are done, the

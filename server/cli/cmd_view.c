@@ -69,6 +69,7 @@ int cmd_view(int argc, char **argv)
         fprintf(stderr, "hotline view: no profile given\n\n%s", view_usage);
         return 2;
     }
+    if (cli_outputs_check(&outs, "hotline view")) return 2;
     char err[512];
     struct profile *p = cli_load_profile("hotline view", path, err, sizeof err);
     if (!p) { /* err quotes the file's name and maybe its text */

@@ -1,5 +1,6 @@
 /* outputs: writing the profile and its pictures after a run or a view. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,44 @@ const char **cli_output_slot(struct cli_outputs *o, const char *a)
     if (!strcmp(a, "--collapsed")) return &o->collapsed;
     if (!strcmp(a, "--speedscope")) return &o->speedscope;
     if (!strcmp(a, "--html")) return &o->html;
+    if (!strcmp(a, "--collapsed-by")) return &o->collapsed_by;
+    if (!strcmp(a, "--collapsed-paths")) return &o->collapsed_paths;
     return NULL;
+}
+
+int cli_outputs_check(const struct cli_outputs *o, const char *who)
+{
+    if (o->collapsed_by && strcmp(o->collapsed_by, "line") && strcmp(o->collapsed_by, "function")) {
+        fprintf(stderr, "%s: --collapsed-by is line or function\n", who);
+        return 2;
+    }
+    if (o->collapsed_paths && strcmp(o->collapsed_paths, "absolute") &&
+        strcmp(o->collapsed_paths, "relative")) {
+        fprintf(stderr, "%s: --collapsed-paths is absolute or relative\n", who);
+        return 2;
+    }
+    if ((o->collapsed_by || o->collapsed_paths) && !o->collapsed) {
+        fprintf(stderr, "%s: --collapsed-by and --collapsed-paths go with --collapsed FILE\n", who);
+        return 2;
+    }
+    return 0;
+}
+
+/* The folded stacks with their options; the program's folder is the base
+ * of relative paths (none for -m module). */
+static int collapsed_save(const struct cli_outputs *o, const struct profile *p)
+{
+    int flags = 0;
+    if (o->collapsed_by && !strcmp(o->collapsed_by, "function")) flags |= EXPORT_BY_FUNCTION;
+    if (o->collapsed_paths && !strcmp(o->collapsed_paths, "relative")) flags |= EXPORT_RELATIVE;
+    char base[PATH_MAX] = "";
+    const char *prog = p->meta.program;
+    if (prog && prog[0] == '/' && strlen(prog) < sizeof base) {
+        strcpy(base, prog);
+        char *slash = strrchr(base, '/');
+        slash[slash == base ? 1 : 0] = 0;
+    }
+    return export_collapsed_save_opts(p, o->collapsed, flags, base[0] ? base : NULL);
 }
 
 int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, const char *who,
@@ -31,7 +69,7 @@ int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, cons
     for (size_t i = 0; i < sizeof out / sizeof *out; i++) {
         if (!out[i].path) continue;
         int e = i == 0   ? profile_save(p, out[i].path)
-                : i == 1 ? export_collapsed_save(p, out[i].path)
+                : i == 1 ? collapsed_save(o, p)
                 : i == 2 ? export_speedscope_save(p, "hotline " HOTLINE_VERSION, out[i].path)
                          : html_report_save(p, out[i].path);
         if (e) {

@@ -8,10 +8,16 @@
 
 struct cli_outputs {
     const char *json, *collapsed, *speedscope, *html; /* borrowed paths, NULL: not asked */
+    /* --collapsed-by line|function, --collapsed-paths absolute|relative
+     * (borrowed, NULL: the first of each) */
+    const char *collapsed_by, *collapsed_paths;
 };
 
 /* If a (borrowed) names an output option, returns its slot in o, else NULL. */
 const char **cli_output_slot(struct cli_outputs *o, const char *a);
+/* Checks the values of the options that are not paths: 0, or 2 (a usage
+ * error) after a line on stderr prefixed by who. */
+int cli_outputs_check(const struct cli_outputs *o, const char *who);
 /* Writes every asked-for file of p (borrowed); each failure or success is a
  * line on stderr prefixed by who ("hotline", "hotline view"); quiet drops
  * the success lines. Returns the number of failures. */
@@ -32,6 +38,9 @@ const char *cli_valued_opt(int argc, char **argv, int *i, const char *const *nam
     "  --json FILE       also save the profile as JSON (docs/profile-format.md)\n"                 \
     "  --collapsed FILE  folded stacks for flamegraph.pl / inferno (docs/pictures.md)\n"           \
     "  --speedscope FILE the stacks in speedscope's format (docs/pictures.md)\n"                   \
-    "  --html FILE       one self-contained HTML report: flame graph, lines, memory\n"
+    "  --html FILE       one self-contained HTML report: flame graph, lines, memory\n"             \
+    "  --collapsed-by line|function  a frame per line (default) or per function\n"                 \
+    "  --collapsed-paths absolute|relative  relative: below the program's folder, a\n"             \
+    "                    package's own path, the standard library's (comparable runs)\n"
 
 #endif

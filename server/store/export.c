@@ -7,6 +7,7 @@
  * per thread where the stacks' per-thread parts say which ran them. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -88,6 +89,122 @@ static const struct prof_stack **all_stacks(const struct profile *p, size_t *n)
 }
 
 #define EXPORT_FRAME_MAX 4096 /* bytes of one frame name; longer ones are cut */
+
+const char *export_short_path(const char *path, const char *base)
+{
+    size_t bl = base ? strlen(base) : 0;
+    while (bl > 1 && base[bl - 1] == '/')
+        bl--;
+    if (bl && !strncmp(path, base, bl) && path[bl] == '/' && path[bl + 1]) return path + bl + 1;
+    const char *best = NULL;
+    for (const char *k = path; (k = strstr(k, "-packages/")); k++) {
+        if (k - path >= 5 && (!strncmp(k - 5, "/site", 5) || !strncmp(k - 5, "/dist", 5)) && k[10])
+            best = k + 10;
+    }
+    if (best) return best;
+    for (const char *k = path; (k = strstr(k, "/lib/python")); k++) {
+        const char *v = k + 11;
+        while ((*v >= '0' && *v <= '9') || *v == '.')
+            v++;
+        if (v > k + 11 && *v == '/' && v[1]) return v + 1;
+    }
+    return path;
+}
+
+/* One stack's folded text and count, for summing stacks that read the same. */
+struct folded {
+    char *text;
+    long long n;
+};
+
+static int cmp_folded_text(const void *a, const void *b)
+{
+    return strcmp(((const struct folded *)a)->text, ((const struct folded *)b)->text);
+}
+
+static int cmp_folded_n(const void *a, const void *b)
+{
+    const struct folded *x = a, *y = b;
+    if (x->n != y->n) return x->n < y->n ? 1 : -1;
+    return strcmp(x->text, y->text);
+}
+
+/* A frame's name under flags into buf (escaped). */
+static void frame_name_opts(const struct prof_frame *fr, int flags, const char *base, char *buf,
+                            size_t n)
+{
+    struct prof_frame f = *fr;
+    if (flags & EXPORT_RELATIVE && f.file) f.file = export_short_path(f.file, base);
+    if (!(flags & EXPORT_BY_FUNCTION)) {
+        export_frame_name(&f, 1, buf, n);
+        return;
+    }
+    size_t k = 0;
+    buf[0] = 0;
+    put_escaped(buf, n, &k, f.name ? f.name : "?", 1);
+    put_escaped(buf, n, &k, " (", 0);
+    put_escaped(buf, n, &k, f.file ? f.file : "?", 1);
+    put_escaped(buf, n, &k, ")", 0);
+}
+
+int export_collapsed_opts(const struct profile *p, FILE *out, int flags, const char *base)
+{
+    if (!(flags & (EXPORT_BY_FUNCTION | EXPORT_RELATIVE))) return export_collapsed(p, out);
+    size_t ns, nf = 0;
+    const struct prof_stack **v = all_stacks(p, &ns);
+    if (!v && p->nstacks) return -ENOMEM;
+    char *name = malloc(EXPORT_FRAME_MAX);
+    struct folded *fs = calloc(ns ? ns : 1, sizeof *fs);
+    int rc = -ENOMEM;
+    if (!name || !fs) goto done;
+    for (size_t i = 0; i < ns; i++) {
+        const struct prof_stack *s = v[i];
+        if (s->samples <= 0) continue;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (!m) goto done;
+        if (!s->nfr) fputs(EXPORT_NO_FRAMES, m);
+        for (size_t j = s->nfr; j-- > 0;) {
+            frame_name_opts(&s->fr[j], flags, base, name, EXPORT_FRAME_MAX);
+            fputs(name, m);
+            if (j) fputc(';', m);
+        }
+        if (fclose(m) || !text) {
+            free(text);
+            goto done;
+        }
+        fs[nf].text = text;
+        fs[nf++].n = s->samples;
+    }
+    /* sum what reads the same, then heaviest first */
+    if (nf) qsort(fs, nf, sizeof *fs, cmp_folded_text);
+    size_t w = 0;
+    for (size_t i = 0; i < nf; i++) {
+        if (w && !strcmp(fs[w - 1].text, fs[i].text)) {
+            fs[w - 1].n = fs[w - 1].n > LLONG_MAX - fs[i].n ? LLONG_MAX : fs[w - 1].n + fs[i].n;
+            free(fs[i].text);
+        } else {
+            fs[w++] = fs[i];
+        }
+    }
+    nf = w;
+    if (nf) qsort(fs, nf, sizeof *fs, cmp_folded_n);
+    for (size_t i = 0; i < nf; i++)
+        fprintf(out, "%s %lld\n", fs[i].text, fs[i].n);
+    long long rest;
+    double rest_s;
+    unstacked(p, &rest, &rest_s);
+    if (rest) fprintf(out, "%s %lld\n", EXPORT_OTHER_STACKS, rest);
+    rc = ferror(out) ? -EIO : 0;
+done:
+    for (size_t i = 0; fs && i < nf; i++)
+        free(fs[i].text);
+    free(fs);
+    free(name);
+    free(v);
+    return rc;
+}
 
 int export_collapsed(const struct profile *p, FILE *out)
 {
@@ -366,6 +483,25 @@ int export_save_text(const char *path, const char *buf, size_t len)
 static int fill_collapsed(FILE *f, void *ud)
 {
     return export_collapsed(ud, f);
+}
+
+struct collapsed_opts {
+    const struct profile *p;
+    int flags;
+    const char *base;
+};
+
+static int fill_collapsed_opts(FILE *f, void *ud)
+{
+    const struct collapsed_opts *o = ud;
+    return export_collapsed_opts(o->p, f, o->flags, o->base);
+}
+
+int export_collapsed_save_opts(const struct profile *p, const char *path, int flags,
+                               const char *base)
+{
+    struct collapsed_opts o = {p, flags, base};
+    return profile_save_with(path, fill_collapsed_opts, &o);
 }
 
 int export_collapsed_save(const struct profile *p, const char *path)

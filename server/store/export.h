@@ -29,6 +29,22 @@ int export_collapsed(const struct profile *p, FILE *out);
  * terminated): "function (file:line)"; escaped as above when escape. */
 void export_frame_name(const struct prof_frame *fr, int escape, char *buf, size_t n);
 
+/* export_collapsed_opts flags: what flame graphs of two runs need to match
+ * (difffolded.pl pairs stacks by their exact text) */
+#define EXPORT_BY_FUNCTION 2 /* frames "function (file)": a function's lines merge */
+#define EXPORT_RELATIVE 4    /* paths shortened: see export_short_path */
+
+/* export_collapsed with flags; identical stacks after renaming are summed
+ * into one line, heaviest first (ties by text). base (borrowed, may be
+ * NULL): the program's folder for EXPORT_RELATIVE. */
+int export_collapsed_opts(const struct profile *p, FILE *out, int flags, const char *base);
+
+/* path as EXPORT_RELATIVE writes it (a pointer into path): below base (the
+ * program's folder), relative to it; else after the last "/site-packages/"
+ * or "/dist-packages/" (the package's own path, the same in every venv);
+ * else after "/lib/pythonX.Y/" (the standard library); else unchanged. */
+const char *export_short_path(const char *path, const char *base);
+
 /* export_speedscope flags */
 #define EXPORT_THREADS 1 /* a profile per thread, not one for all */
 
@@ -51,6 +67,8 @@ json_t *export_speedscope(const struct profile *p, const char *exporter, int fla
  * profile_save writes: a regular file replaced atomically, a device or a
  * FIFO written in place). 0 or -errno. */
 int export_collapsed_save(const struct profile *p, const char *path);
+int export_collapsed_save_opts(const struct profile *p, const char *path, int flags,
+                               const char *base);
 int export_speedscope_save(const struct profile *p, const char *exporter, const char *path);
 /* Writes len bytes of buf (borrowed) to path through profile_save_with. */
 int export_save_text(const char *path, const char *buf, size_t len);

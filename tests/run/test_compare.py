@@ -321,6 +321,75 @@ def check_sources(c):
     check(rc == 2 and "none.txt" in err, "a missing budgets file is named", err)
 
 
+def with_stacks(root, shift, venv):
+    """app.py under root (its lines moved down by shift), calling json.dumps
+    from a venv's site-packages and the standard library."""
+    app = root + "/app.py"
+    prof = profile({app: {"lines": {12 + shift: st(py=0.4), 13 + shift: st(nat=0.2)},
+                          "functions": [("work", 10 + shift, 14 + shift)]}})
+    prof["program"] = app
+
+    def fr(file, name, line):
+        return {"file": file, "name": name, "line": line}
+    mod = fr(app, "<module>", 20 + shift)
+    lib = fr(venv + "/lib/python3.11/site-packages/simplejson/encoder.py", "encode", 290)
+    std = fr("/usr/lib/python3.11/json/encoder.py", "iterencode", 255)
+    prof["stacks"] = [
+        {"frames": [fr(app, "work", 12 + shift), mod], "samples": 40, "seconds": 0.4},
+        {"frames": [lib, fr(app, "work", 13 + shift), mod], "samples": 15, "seconds": 0.15},
+        {"frames": [std, fr(app, "work", 13 + shift), mod], "samples": 5, "seconds": 0.05},
+    ]
+    prof["samples"] = 60
+    return prof
+
+
+@case
+def collapsed_compare(c):
+    """--collapsed-by function and --collapsed-paths relative: two runs from
+    different folders and venvs, with lines moved, fold to the same text, so
+    that difffolded.pl pairs every stack; the lines of a function merge."""
+    a = save(c, "a.json", with_stacks("/ci/a/proj", 0, "/ci/a/.venv"))
+    b = save(c, "b.json", with_stacks("/home/u/proj", 3, "/home/u/.venvs/p"))
+    outs = []
+    for k, path in enumerate((a, b)):
+        f = os.path.join(c.tmp, "f%d.txt" % k)
+        rc, out, err = c.hl("view", "--collapsed", f, "--collapsed-by", "function",
+                            "--collapsed-paths", "relative", path)
+        check(rc == 0, "view --collapsed-by function: exit %d" % rc, err)
+        outs.append(open(f).read())
+    print(outs[0])
+    check(outs[0] == outs[1], "the two runs fold the same", *outs)
+    lines = outs[0].splitlines()
+    check(lines[0] == "<module> (app.py);work (app.py) 40", "the program's frames, relative", lines)
+    check("<module> (app.py);work (app.py);encode (simplejson/encoder.py) 15" in lines,
+          "a package's own path", lines)
+    check("<module> (app.py);work (app.py);iterencode (json/encoder.py) 5" in lines,
+          "the standard library's own path", lines)
+    # by function merges a function's lines: one stack of 40 + others
+    f = os.path.join(c.tmp, "merged.txt")
+    prof = with_stacks("/p", 0, "/v")
+    prof["stacks"][2]["frames"] = prof["stacks"][0]["frames"][:1] + prof["stacks"][0]["frames"][1:]
+    prof["stacks"][2]["frames"][0] = {"file": "/p/app.py", "name": "work", "line": 13}
+    rc, out, err = c.hl("view", "--collapsed", f, "--collapsed-by", "function",
+                        save(c, "m.json", prof))
+    got = open(f).read().splitlines()
+    check(rc == 0 and got[0] == "<module> (/p/app.py);work (/p/app.py) 45", "lines 12 and 13 of "
+          "work summed; paths stay absolute without --collapsed-paths", got, err)
+    # the default is unchanged: a frame per line, absolute paths
+    rc, out, err = c.hl("view", "--collapsed", f, a)
+    got = open(f).read().splitlines()
+    check(got[0] == "<module> (/ci/a/proj/app.py:20);work (/ci/a/proj/app.py:12) 40",
+          "default folded line", got)
+    # bad values and the options without --collapsed
+    for args, why in ((["--collapsed", f, "--collapsed-by", "file"], "line or function"),
+                      (["--collapsed", f, "--collapsed-paths", "short"], "absolute or relative"),
+                      (["--collapsed-by", "function"], "go with --collapsed")):
+        rc, out, err = c.hl("view", *(args + [a]))
+        check(rc == 2 and why in err, "%r: exit %d" % (args, rc), err)
+    rc, out, err = c.hl("run", "--collapsed-by", "nope", "x.py")
+    check(rc == 2 and "line or function" in err, "run checks it before running", err)
+
+
 REAL_V1 = '''import time
 
 
