@@ -131,4 +131,28 @@ jsonl=$(ls hotline-*.jsonl 2>/dev/null | head -n 1)
 grep -q 'tiny\.py:4 ' "$tmp/view.out" || fail "no tiny.py:4 in the report" "$tmp/view.out"
 echo "python -m hotline tiny.py: $(grep -m1 'tiny\.py:4 ' "$tmp/view.out" | sed 's/  */ /g')"
 
+# pytest --hotline through the package's pytest11 entry point (no -p), with
+# PyPI's pytest (pinned) in the same venv
+"$venv/bin/pip" install --no-cache-dir 'pytest==8.3.4' >"$tmp/pytest-pip.log" 2>&1 ||
+    fail "pip install pytest==8.3.4" "$tmp/pytest-pip.log"
+mkdir -p "$tmp/proj/tests"
+cat >"$tmp/proj/tests/test_t.py" <<'EOF'
+def spin():
+    s = 0
+    for i in range(2000000):
+        s += i * i  # HOT
+    return s
+
+
+def test_spin():
+    assert spin() > 0
+EOF
+(cd "$tmp/proj" && "$venv/bin/pytest" -q -p no:cacheprovider --hotline) >"$tmp/pytest.out" 2>&1 ||
+    fail "pytest --hotline exited $?" "$tmp/pytest.out"
+grep -q 'tests/test_t.py:4  s += i \* i  # HOT' "$tmp/pytest.out" ||
+    fail "pytest --hotline: no hot line of test_spin in the summary" "$tmp/pytest.out"
+ls "$tmp/proj/.hotline/tests/"tests_test_t.py_test_spin-*.jsonl >/dev/null 2>&1 ||
+    fail "pytest --hotline: no profile of test_spin" "$tmp/pytest.out"
+echo "pytest --hotline: $(grep -m1 'test_t.py:4' "$tmp/pytest.out" | sed 's/  */ /g')"
+
 echo "PASS"
