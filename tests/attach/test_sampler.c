@@ -188,16 +188,29 @@ static int check_stream(json_t *msgs, pid_t pid, long long dropped, int string_l
 int main(void)
 {
     charging();
+    /* the target says when it is in spin(): every tick then finds a frame
+     * of <string> (before it, site's frames have none, and the default
+     * rule counts no sample without one: sampling/charge.h) */
+    int ready[2];
+    CHECK(pipe(ready) == 0);
     pid_t pid = fork();
     if (pid == 0) {
         /* gone with the test, which may abort (a sanitizer): ctest waits
          * for the output this child holds open otherwise */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(ready[0]);
+        dup2(ready[1], 1);
         execl(HOTLINE_TEST_PYTHON, HOTLINE_TEST_PYTHON, "-c",
-              "def spin():\n    while True:\n        sum(range(1000))\nspin()\n", (char *)NULL);
+              "import os\ndef spin():\n    os.write(1, b'x')\n    while True:\n"
+              "        sum(range(1000))\nspin()\n",
+              (char *)NULL);
         _exit(127);
     }
     CHECK(pid > 0);
+    close(ready[1]);
+    char c;
+    CHECK(read(ready[0], &c, 1) == 1);
+    close(ready[0]);
     /* until the interpreter is up (its runtime initialised) */
     struct attach_proc probe;
     char why[512];
