@@ -74,9 +74,14 @@ const char *attach_engine_run(struct attach_engine *e, double duration)
     int exact = root->nth > 0;
     for (int i = 0; i < root->nth; i++)
         exact &= root->th[i].perf_fd >= 0;
-    fprintf(stderr, "hotline: thread CPU from %s\n",
-            exact ? "perf task clocks (exact)"
-                  : "/proc (scheduler ticks: the native split is approximate, docs/attach.md)");
+    char clock[128];
+    snprintf(clock, sizeof clock, "thread CPU from %s",
+             exact ? "perf task clocks (exact)"
+                   : "/proc (scheduler ticks: the native split is approximate, docs/attach.md)");
+    if (s->say) /* the command's voice (hotline attach --every says it once) */
+        s->say(clock);
+    else
+        fprintf(stderr, "hotline: %s\n", clock);
     for (;;) {
         double next = attach_mono() + s->interval_ms * 1e-3; /* from this tick's start */
         int live = engine_step(e);

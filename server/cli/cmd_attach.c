@@ -21,6 +21,8 @@
 #include "cli/cli.h"
 #include "cli/outputs.h"
 #include "cli/report.h"
+#include "cli/rolling.h"
+#include "procfs.h"
 #include "store/profile.h"
 #include "text/termsafe.h"
 
@@ -35,7 +37,12 @@ static const char attach_usage[] =
     "Needs permission to read the target's memory (docs/attach.md).\n"
     "\n"
     "options:\n"
-    "  --duration S      stop after S seconds\n" CLI_OUTPUTS_USAGE
+    "  --duration S      stop after S seconds (30s, 10m, 1h: also with --every)\n"
+    "  --every T         a profile every T (with --duration, --json DIR): each\n"
+    "                    round attaches, samples for --duration, writes\n"
+    "                    DIR/hotline-PID-<UTC time>.json and detaches, until the\n"
+    "                    target exits or Ctrl-C\n"
+    "  --keep N          with --every: keep the newest N profiles (default 24)\n" CLI_OUTPUTS_USAGE
     "  --interval MS     sampling interval in milliseconds (default 10)\n"
     "  --top N           lines and functions shown in the report (default 10)\n"
     "  --include GLOB    files of the program: the innermost frame in one is\n"
@@ -60,6 +67,7 @@ static const char attach_usage[] =
     "1 other errors\n";
 
 static volatile sig_atomic_t att_stop; /* signal-safe: set by the handler only */
+static int att_said;                   /* --every: the engine's notes once, not each round */
 
 static void on_stop(int sig)
 {
@@ -69,6 +77,7 @@ static void on_stop(int sig)
 /* A line for the user from the engine (names the target's files: escaped). */
 static void att_say(const char *msg)
 {
+    if (att_said) return;
     char safe[TERMSAFE_SIZE(1000)];
     fprintf(stderr, "hotline: %s\n", termsafe_str(safe, sizeof safe, msg));
 }
@@ -160,6 +169,8 @@ static int att_report(struct attach_engine *e, struct report_sink *rs, const cha
     m->elapsed_s = attach_mono() - e->s.t0;
     m->exit_status = -1;
     profile_set_str(&m->reason, reason);
+    if (top < 0) /* a round of --every: its file only */
+        return cli_outputs_write(outs, rs->p, "hotline", 1) ? 1 : 0;
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
     fputc('\n', stderr);
@@ -198,13 +209,14 @@ static int att_run(struct attach_engine *e, struct attach_sink *sink, pid_t pid,
     /* 3.9/3.10 code objects have no co_qualname: functions go by co_name */
     struct attach_proc *ap = &e->s.procs[0]->ap;
     char sv[TERMSAFE_SIZE(sizeof ap->version)], sb[TERMSAFE_SIZE(sizeof ap->binary)];
-    fprintf(stderr, "hotline: attached to process %d (Python %s, %s)%s%s%s\n", (int)ap->pid,
-            termsafe_str(sv, sizeof sv, ap->version), termsafe_str(sb, sizeof sb, ap->binary),
-            ap->lay.frame_object ? "; function names without their class (no qualified "
-                                   "names before 3.11)"
-                                 : "",
-            e->s.children ? "; its Python children are followed" : "",
-            duration > 0 ? "" : "; Ctrl-C detaches");
+    if (top >= 0) /* not every round of --every */
+        fprintf(stderr, "hotline: attached to process %d (Python %s, %s)%s%s%s\n", (int)ap->pid,
+                termsafe_str(sv, sizeof sv, ap->version), termsafe_str(sb, sizeof sb, ap->binary),
+                ap->lay.frame_object ? "; function names without their class (no qualified "
+                                       "names before 3.11)"
+                                     : "",
+                e->s.children ? "; its Python children are followed" : "",
+                duration > 0 ? "" : "; Ctrl-C detaches");
     const char *reason = attach_engine_run(e, duration);
     if (sink->remote) { /* the server has it all: its report, its files */
         fprintf(stderr, "hotline: %s\n", reason);
@@ -226,8 +238,8 @@ static int usage_error(const char *fmt, const char *arg)
 struct att_args {
     struct cli_outputs outs;
     const char *pid_arg, *connect_to;
-    double duration, interval_ms;
-    int top, memory, children, all_threads, ninc, nexc;
+    double duration, interval_ms, every;
+    int top, memory, children, all_threads, ninc, nexc, keep;
     const char *incs[ATTACH_MAX_PATTERNS], *excs[ATTACH_MAX_PATTERNS];
 };
 
@@ -244,9 +256,17 @@ static int set_valued(struct att_args *aa, const char *name, const char *val)
         int *n = inc ? &aa->ninc : &aa->nexc;
         if (*n == ATTACH_MAX_PATTERNS) return usage_error("too many %s patterns", name);
         (inc ? aa->incs : aa->excs)[(*n)++] = val;
-    } else if (!strcmp(name, "--duration")) {
-        if (cli_parse_num(val, 0.001, ATT_MAX_DURATION, &aa->duration))
-            return usage_error("--duration wants seconds > 0, not '%s'", val);
+    } else if (!strcmp(name, "--duration") || !strcmp(name, "--every")) {
+        if (cli_parse_duration(val, 0.001, ATT_MAX_DURATION,
+                               name[2] == 'd' ? &aa->duration : &aa->every))
+            return usage_error(name[2] == 'd'
+                                   ? "--duration wants a time > 0 (2.5, 30s, 10m), not '%s'"
+                                   : "--every wants a time > 0 (2.5, 30s, 10m), not '%s'",
+                               val);
+    } else if (!strcmp(name, "--keep")) {
+        if (cli_parse_num(val, 1, 100000, &d) || d != (int)d)
+            return usage_error("--keep wants a whole number >= 1, not '%s'", val);
+        aa->keep = (int)d;
     } else if (!strcmp(name, "--interval")) {
         if (cli_parse_num(val, AGENT_INTERVAL_MIN_MS, AGENT_INTERVAL_MAX_MS, &aa->interval_ms))
             return usage_error("--interval wants milliseconds, not '%s'", val);
@@ -287,7 +307,8 @@ static int parse_args(int argc, char **argv, struct att_args *aa)
         static const char *const valued[] = {"--duration", "--interval",     "--top",
                                              "--json",     "--collapsed",    "--speedscope",
                                              "--html",     "--connect",      "--include",
-                                             "--exclude",  "--collapsed-by", "--collapsed-paths"};
+                                             "--exclude",  "--collapsed-by", "--collapsed-paths",
+                                             "--every",    "--keep"};
         const char *name =
             cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);
@@ -298,9 +319,9 @@ static int parse_args(int argc, char **argv, struct att_args *aa)
     return -1;
 }
 
-/* Sample pid from outside into a report, or to a server with --connect.
- * The exit status. */
-static int attach_sample(struct att_args *aa, pid_t pid)
+/* Sample pid from outside into a report (top < 0: files only), or to a
+ * server with --connect. The exit status. */
+static int attach_sample(struct att_args *aa, pid_t pid, const struct cli_outputs *outs, int top)
 {
     struct report_sink rs = {
         .sink = {.open = report_open, .emit = report_emit, .close = report_close}};
@@ -322,11 +343,50 @@ static int attach_sample(struct att_args *aa, pid_t pid)
     e->s.say = att_say;
     e->s.children = aa->children;
     e->s.all_threads = aa->all_threads;
-    status = att_run(e, sink, pid, &aa->outs, aa->top, aa->duration);
+    status = att_run(e, sink, pid, outs, top, aa->duration);
 done:
     if (e) attach_sampler_free(&e->s);
     free(e);
     profile_free(rs.p);
+    return status;
+}
+
+/* --every: a round every aa->every seconds, each into its own file of the
+ * folder --json names, the newest --keep kept (cli/rolling.h), until the
+ * target exits (or its pid is another process's) or a signal. */
+static int attach_every(struct att_args *aa, pid_t pid)
+{
+    struct procfs_stat ps;
+    char state = procfs_stat(NULL, pid, &ps, NULL, 0), path[4096], safe[TERMSAFE_SIZE(4096)];
+    if (procfs_gone(state, &ps, 0)) return attach_sample(aa, pid, &aa->outs, -1); /* its error */
+    fprintf(stderr,
+            "hotline: a %g s profile of process %d every %g s into %s (the newest %d "
+            "kept); Ctrl-C stops\n",
+            aa->duration, (int)pid, aa->every, termsafe_str(safe, sizeof safe, aa->outs.json),
+            aa->keep);
+    int status = 0;
+    for (int round = 1;; round++) {
+        double next = attach_mono() + aa->every;
+        struct cli_outputs outs = aa->outs;
+        int rc = rolling_path(aa->outs.json, pid, path, sizeof path);
+        if (rc) {
+            fprintf(stderr, "hotline attach: %s: %s\n", safe, strerror(-rc));
+            return 1;
+        }
+        outs.json = path;
+        status = attach_sample(aa, pid, &outs, -1);
+        if (status) break;
+        att_said = 1;
+        fprintf(stderr, "hotline: profile %d saved to %s\n", round,
+                termsafe_str(safe, sizeof safe, path));
+        rolling_prune(aa->outs.json, pid, aa->keep);
+        int w = att_stop ? 1 : rolling_wait(next, &att_stop, pid, ps.start);
+        if (w) {
+            fprintf(stderr, "hotline: %s after %d profile%s\n",
+                    w == 1 ? "stopped" : "target exited", round, round == 1 ? "" : "s");
+            break;
+        }
+    }
     return status;
 }
 
@@ -340,7 +400,17 @@ int cmd_attach(int argc, char **argv)
     if (!aa.pid_arg) return usage_error("%s", "no PID to attach to");
     if (cli_parse_num(aa.pid_arg, 1, INT_MAX, &d) || d != (int)d)
         return usage_error("'%s' is not a process id", aa.pid_arg);
-    if (!aa.memory) return attach_sample(&aa, (pid_t)d);
+    if (aa.every > 0) {
+        if (aa.memory || aa.connect_to || aa.children)
+            return usage_error("%s", "--every goes without --memory, --connect and --children");
+        if (!aa.duration || !aa.outs.json || aa.duration > aa.every)
+            return usage_error("%s",
+                               "--every wants --duration (at most the period) and --json DIR");
+        if (!aa.keep) aa.keep = 24;
+        return attach_every(&aa, (pid_t)d);
+    }
+    if (aa.keep) return usage_error("%s", "--keep goes with --every");
+    if (!aa.memory) return attach_sample(&aa, (pid_t)d, &aa.outs, aa.top);
     /* the injected agent's fork hook drops it in a child: nothing to follow */
     if (aa.children)
         return usage_error("%s", "--memory does not go with --children (the injected agent "
