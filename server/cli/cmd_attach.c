@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/outputs.h"
 #include "cli/report.h"
+#include "cli/report_sink.h"
 #include "cli/rolling.h"
 #include "procfs.h"
 #include "store/profile.h"
@@ -80,66 +81,6 @@ static void att_say(const char *msg)
     if (att_said) return;
     char safe[TERMSAFE_SIZE(1000)];
     fprintf(stderr, "hotline: %s\n", termsafe_str(safe, sizeof safe, msg));
-}
-
-/* ---- the report sink: each process a connection of one profile store ---- */
-struct report_sink {
-    struct attach_sink sink; /* first: the engine holds &sink */
-    struct profile *p;       /* borrowed */
-    long long dropped;       /* messages the store refused (the report says so) */
-};
-
-/* One process's stream: the line reader and decoder an agent's socket
- * gets (server/proc/agentconn.c), into the store's connection. */
-struct report_conn {
-    struct report_sink *rs; /* borrowed */
-    struct prof_conn *pc;   /* owned */
-    struct agent_reader rd;
-};
-
-static void *report_open(struct attach_sink *k)
-{
-    struct report_conn *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
-    c->rs = (struct report_sink *)k;
-    c->pc = profile_conn_new(c->rs->p);
-    if (!c->pc) {
-        free(c);
-        return NULL;
-    }
-    agent_reader_init(&c->rd);
-    return c;
-}
-
-static int report_line(void *ud, enum agent_line_status st, const char *line, size_t len)
-{
-    struct report_conn *c = ud;
-    struct agent_msg m;
-    char err[128];
-    if (st == AGENT_LINE_OK && agent_msg_parse(line, len, &m, err, sizeof err) == 0) {
-        if (profile_conn_apply(c->pc, &m)) c->rs->dropped++;
-        agent_msg_clear(&m);
-    } else {
-        c->rs->dropped++; /* never silently: counted in the report's dropped line */
-    }
-    return 0;
-}
-
-static int report_emit(struct attach_sink *k, void *conn, const char *lines, size_t n)
-{
-    struct report_conn *c = conn;
-    if (agent_reader_feed(&c->rd, lines, n, report_line, c) == -ENOMEM)
-        ((struct report_sink *)k)->dropped++;
-    return 0;
-}
-
-static void report_close(struct attach_sink *k, void *conn)
-{
-    (void)k;
-    struct report_conn *c = conn;
-    agent_reader_free(&c->rd);
-    profile_conn_free(c->pc);
-    free(c);
 }
 
 int cli_attach_status(int rc)
@@ -323,8 +264,8 @@ static int parse_args(int argc, char **argv, struct att_args *aa)
  * server with --connect. The exit status. */
 static int attach_sample(struct att_args *aa, pid_t pid, const struct cli_outputs *outs, int top)
 {
-    struct report_sink rs = {
-        .sink = {.open = report_open, .emit = report_emit, .close = report_close}};
+    struct report_sink rs;
+    report_sink_init(&rs, NULL);
     struct attach_wiresink ws;
     struct attach_sink *sink = &rs.sink;
     if (aa->connect_to) {
