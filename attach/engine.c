@@ -85,6 +85,7 @@ const char *attach_engine_run(struct attach_engine *e, double duration)
     for (;;) {
         double next = attach_mono() + s->interval_ms * 1e-3; /* from this tick's start */
         int live = engine_step(e);
+        if (e->on_tick) e->on_tick(e, e->tick_ud);
         if (root->gone && live && !root_told) {
             fprintf(stderr, "hotline: process %d exited; the %d processes followed run on\n",
                     (int)root->ap.pid, live);

@@ -14,6 +14,10 @@ struct attach_engine {
     struct attach_sampler s;
     struct attach_children ch;
     char program[4096]; /* the attached process's main script, else its executable */
+    /* after each tick, when set: a live view (hotline top) reads what the
+     * sink has so far, and may set the sampler's stop flag */
+    void (*on_tick)(struct attach_engine *e, void *ud);
+    void *tick_ud;
 };
 
 /* Open pid into e (its sampler set up by the caller: attach_sampler_init,

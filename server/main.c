@@ -16,6 +16,7 @@ static const char usage[] =
     "  diff OLD NEW                             what changed between two profiles\n"
     "  check PROFILE --budget SPEC...           exit 1 when something is over its budget\n"
     "  attach PID [options]                     sample a running Python, print the report\n"
+    "  top PID | top -- script.py [args...]     live view of the hottest lines\n"
     "  lsp                                      language server on stdin/stdout\n"
     "\n"
     "options:\n"
@@ -42,6 +43,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "view")) return cmd_view(argc - 1, argv + 1);
     if (!strcmp(cmd, "diff")) return cmd_diff(argc - 1, argv + 1);
     if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
+    if (!strcmp(cmd, "top")) return cmd_top(argc - 1, argv + 1);
     if (!strcmp(cmd, "attach")) return cmd_attach(argc - 1, argv + 1);
     fprintf(stderr, "hotline: unknown command '%s'\n\n%s", cmd, usage);
     return 2;
