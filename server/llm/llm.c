@@ -2,6 +2,7 @@
  * OpenAI / Anthropic request and answer formats. See llm.h for the contract;
  * docs/optimize.md for the settings and the messages a user can see. */
 #include "llm/llm.h"
+#include "llm/curl_dl.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -13,6 +14,17 @@
 
 /* ---- where the key may go ----------------------------------------------- */
 
+/* libcurl's functions, set by curl_ready() (llm/curl_dl.h): every path
+ * that calls one of them went through it first (url_split, llm_client_new;
+ * the others run only for a client or a call that exists because of them). */
+static const struct curl_api *C;
+
+static int curl_ready(char *why, size_t n)
+{
+    if (!C) C = curl_dl(why, n);
+    return C ? 0 : -ENOSYS;
+}
+
 struct url_parts {
     char scheme[16], host[256];
     long port;
@@ -22,13 +34,13 @@ struct url_parts {
  * default when absent) of url as curl will connect to it. 0 or -EINVAL. */
 static int url_split(const char *url, struct url_parts *u)
 {
-    CURLU *h = curl_url();
+    if (curl_ready(NULL, 0)) return -ENOSYS; /* no request can go either */
+    CURLU *h = C->url();
     char *scheme = NULL, *host = NULL, *port = NULL;
     int rc = -EINVAL;
-    if (h && !curl_url_set(h, CURLUPART_URL, url, 0) &&
-        !curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) &&
-        !curl_url_get(h, CURLUPART_HOST, &host, 0) &&
-        !curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT)) {
+    if (h && !C->url_set(h, CURLUPART_URL, url, 0) &&
+        !C->url_get(h, CURLUPART_SCHEME, &scheme, 0) && !C->url_get(h, CURLUPART_HOST, &host, 0) &&
+        !C->url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT)) {
         size_t hl = strlen(host);
         const char *hp = host;
         if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') hp++, hl -= 2;
@@ -41,10 +53,10 @@ static int url_split(const char *url, struct url_parts *u)
             rc = 0;
         }
     }
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
-    curl_url_cleanup(h);
+    C->free(scheme);
+    C->free(host);
+    C->free(port);
+    C->url_cleanup(h);
     return rc;
 }
 
@@ -146,7 +158,7 @@ static int add_header(struct llm_call *c, const char *name, const char *value)
 {
     char line[4096];
     if ((size_t)snprintf(line, sizeof line, "%s: %s", name, value) >= sizeof line) return -EINVAL;
-    struct curl_slist *n = curl_slist_append(c->headers, line);
+    struct curl_slist *n = C->slist_append(c->headers, line);
     if (!n) return -ENOMEM;
     c->headers = n;
     return 0;
@@ -157,6 +169,7 @@ int llm_build(struct llm_call *c, const json_t *st, const char *sys, const char 
 {
     int rc = llm_describe(c, st, err, errlen);
     if (rc) return rc;
+    if (curl_ready(err, errlen)) return -ENOSYS; /* its headers are a curl list */
     const char *env = str_setting(st, "api_key_env", NULL);
     const char *key = c->key_env[0] ? getenv(c->key_env) : NULL;
     if (env && (!key || !*key)) {
@@ -210,7 +223,7 @@ void llm_call_free(struct llm_call *c)
 {
     for (struct curl_slist *h = c->headers; h; h = h->next) /* one of them holds the key */
         memset(h->data, 0, strlen(h->data));
-    curl_slist_free_all(c->headers);
+    if (c->headers) C->slist_free_all(c->headers); /* headers exist only with libcurl */
     c->headers = NULL;
     free(c->body);
     c->body = NULL;
@@ -361,9 +374,9 @@ struct llm_client {
 static void client_maybe_free(struct llm_client *cl)
 {
     if (cl->closing && cl->timer_closed && cl->nsocks == 0) {
-        curl_multi_cleanup(cl->multi);
+        C->multi_cleanup(cl->multi);
         free(cl);
-        curl_global_cleanup();
+        C->global_cleanup();
     }
 }
 
@@ -376,8 +389,8 @@ static void req_unlink_free(struct llm_req *r)
             cl->nreqs--;
             break;
         }
-    curl_multi_remove_handle(cl->multi, r->easy);
-    curl_easy_cleanup(r->easy);
+    C->multi_remove_handle(cl->multi, r->easy);
+    C->easy_cleanup(r->easy);
     free(r->buf);
     free(r);
 }
@@ -386,22 +399,22 @@ static void check_done(struct llm_client *cl)
 {
     CURLMsg *m;
     int left;
-    while ((m = curl_multi_info_read(cl->multi, &left))) {
+    while ((m = C->multi_info_read(cl->multi, &left))) {
         if (m->msg != CURLMSG_DONE) continue;
         struct llm_req *r = NULL;
-        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+        C->easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
         if (!r) continue;
         CURLcode res = m->data.result;
         long status = 0;
         const char *why = NULL;
         char why_buf[CURL_ERROR_SIZE + 64];
         if (res == CURLE_OK) {
-            curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+            C->easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
         } else if (r->too_big) {
             why = "the answer is larger than the cap";
         } else {
             snprintf(why_buf, sizeof why_buf, "%s",
-                     r->errbuf[0] ? r->errbuf : curl_easy_strerror(res));
+                     r->errbuf[0] ? r->errbuf : C->easy_strerror(res));
             if (res == CURLE_OPERATION_TIMEDOUT) snprintf(why_buf, sizeof why_buf, "timed out");
             why = why_buf;
         }
@@ -423,7 +436,7 @@ static void on_poll(uv_poll_t *h, int status, int events)
         if (events & UV_WRITABLE) flags |= CURL_CSELECT_OUT;
     }
     int running;
-    curl_multi_socket_action(cl->multi, sk->fd, flags, &running);
+    C->multi_socket_action(cl->multi, sk->fd, flags, &running);
     check_done(cl);
 }
 
@@ -443,7 +456,7 @@ static int sock_cb(CURL *e, curl_socket_t fd, int what, void *userp, void *socke
     struct llm_sock *sk = socketp;
     if (what == CURL_POLL_REMOVE) {
         if (sk) {
-            curl_multi_assign(cl->multi, fd, NULL);
+            C->multi_assign(cl->multi, fd, NULL);
             uv_poll_stop(&sk->poll);
             uv_close((uv_handle_t *)&sk->poll, on_sock_closed);
         }
@@ -460,7 +473,7 @@ static int sock_cb(CURL *e, curl_socket_t fd, int what, void *userp, void *socke
         }
         sk->poll.data = sk;
         cl->nsocks++;
-        curl_multi_assign(cl->multi, fd, sk);
+        C->multi_assign(cl->multi, fd, sk);
     }
     int ev = (what == CURL_POLL_IN || what == CURL_POLL_INOUT ? UV_READABLE : 0) |
              (what == CURL_POLL_OUT || what == CURL_POLL_INOUT ? UV_WRITABLE : 0);
@@ -472,7 +485,7 @@ static void on_timer(uv_timer_t *t)
 {
     struct llm_client *cl = t->data;
     int running;
-    curl_multi_socket_action(cl->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    C->multi_socket_action(cl->multi, CURL_SOCKET_TIMEOUT, 0, &running);
     check_done(cl);
 }
 
@@ -488,25 +501,26 @@ static int timer_cb(CURLM *m, long timeout_ms, void *userp)
     return 0;
 }
 
-struct llm_client *llm_client_new(uv_loop_t *loop)
+struct llm_client *llm_client_new(uv_loop_t *loop, char *why, size_t n)
 {
+    if (curl_ready(why, n)) return NULL;
     /* reference-counted and thread-safe since curl 7.84 (feature "threadsafe"):
      * paired with curl_global_cleanup when the client is freed */
-    if (curl_global_init(CURL_GLOBAL_DEFAULT)) return NULL;
+    if (C->global_init(CURL_GLOBAL_DEFAULT)) return NULL;
     struct llm_client *cl = calloc(1, sizeof *cl);
     if (cl) cl->loop = loop;
-    if (cl) cl->multi = curl_multi_init();
+    if (cl) cl->multi = C->multi_init();
     if (!cl || !cl->multi) {
         free(cl);
-        curl_global_cleanup();
+        C->global_cleanup();
         return NULL;
     }
     uv_timer_init(loop, &cl->timer);
     cl->timer.data = cl;
-    curl_multi_setopt(cl->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
-    curl_multi_setopt(cl->multi, CURLMOPT_SOCKETDATA, cl);
-    curl_multi_setopt(cl->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-    curl_multi_setopt(cl->multi, CURLMOPT_TIMERDATA, cl);
+    C->multi_setopt(cl->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
+    C->multi_setopt(cl->multi, CURLMOPT_SOCKETDATA, cl);
+    C->multi_setopt(cl->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+    C->multi_setopt(cl->multi, CURLMOPT_TIMERDATA, cl);
     return cl;
 }
 
@@ -575,7 +589,7 @@ int llm_post(struct llm_client *cl, const struct llm_call *c, llm_done_cb cb, vo
     if (cl->nreqs >= LLM_MAX_INFLIGHT) return -EBUSY;
     struct llm_req *r = calloc(1, sizeof *r);
     if (!r) return -ENOMEM;
-    r->easy = curl_easy_init();
+    r->easy = C->easy_init();
     if (!r->easy) {
         free(r);
         return -ENOMEM;
@@ -585,24 +599,24 @@ int llm_post(struct llm_client *cl, const struct llm_call *c, llm_done_cb cb, vo
     r->ud = ud;
     r->retry_after = -1;
     CURL *e = r->easy;
-    curl_easy_setopt(e, CURLOPT_URL, c->url);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, c->body);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(c->body));
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->timeout_ms < 30000 ? c->timeout_ms : 30000L);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L); /* never carry the key elsewhere */
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
-    curl_easy_setopt(e, CURLOPT_PRIVATE, r);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, "hotline");
-    if (curl_multi_add_handle(cl->multi, e) != CURLM_OK) {
-        curl_easy_cleanup(e);
+    C->easy_setopt(e, CURLOPT_URL, c->url);
+    C->easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
+    C->easy_setopt(e, CURLOPT_POSTFIELDS, c->body);
+    C->easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(c->body));
+    C->easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+    C->easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->timeout_ms < 30000 ? c->timeout_ms : 30000L);
+    C->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    C->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    C->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L); /* never carry the key elsewhere */
+    C->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    C->easy_setopt(e, CURLOPT_WRITEDATA, r);
+    C->easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    C->easy_setopt(e, CURLOPT_HEADERDATA, r);
+    C->easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
+    C->easy_setopt(e, CURLOPT_PRIVATE, r);
+    C->easy_setopt(e, CURLOPT_USERAGENT, "hotline");
+    if (C->multi_add_handle(cl->multi, e) != CURLM_OK) {
+        C->easy_cleanup(e);
         free(r);
         return -EIO;
     }

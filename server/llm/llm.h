@@ -98,8 +98,9 @@ struct llm_req;
 typedef void (*llm_done_cb)(struct llm_req *r, long status, const char *curl_err, long retry_after,
                             const char *body, size_t len, void *ud);
 
-/* New client on loop, or NULL. */
-struct llm_client *llm_client_new(uv_loop_t *loop);
+/* New client on loop, or NULL with the reason in why (n > 0): libcurl
+ * missing (llm/curl_dl.h; loaded here on first use) or out of memory. */
+struct llm_client *llm_client_new(uv_loop_t *loop, char *why, size_t n);
 /* Cancel every request (their callbacks are not called) and close the
  * handles; the client frees itself once the loop has closed them. */
 void llm_client_close(struct llm_client *cl);

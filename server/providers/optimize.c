@@ -863,9 +863,9 @@ static void op_start(struct lsp_facilities *s, json_t *id, const char *uri, json
     unsigned char *st = NULL;
     uint32_t r0, r1;
     int code = LSP_REQUEST_FAILED;
-    if (o && !o->http && s->loop && s->running) o->http = llm_client_new(s->loop);
+    snprintf(err, sizeof err, "this server cannot reach an LLM endpoint");
+    if (o && !o->http && s->loop && s->running) o->http = llm_client_new(s->loop, err, sizeof err);
     if (!o || !o->http) {
-        snprintf(err, sizeof err, "this server cannot reach an LLM endpoint");
         goto fail;
     }
     if (!d || parse_range(range, &l0, &c0, &l1, &c1)) {
