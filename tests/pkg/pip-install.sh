@@ -83,6 +83,15 @@ got=$("$hl" --version) || fail "hotline --version exited $?"
 [ "$got" = "hotline $ver" ] || fail "hotline --version: '$got', package version $ver"
 echo "version: $got"
 
+# what the installed binary needs: libc's family only (libuv and jansson
+# linked in, libcurl loaded on first use of "Optimize this")
+needed=$(readelf -d "$hl" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+[ -n "$needed" ] || fail "readelf -d $hl: no NEEDED entries"
+case " $needed" in
+*libuv* | *jansson* | *curl*) fail "the installed hotline links: $needed" ;;
+esac
+echo "NEEDED: $needed"
+
 # the venv activated, as a user would: hotline runs the venv's python
 run_env=(env VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH")
 
