@@ -59,6 +59,20 @@ def _hotline_subinterpreter():
     return False
 
 
+def _hotline_built_for():
+    """The Python versions this agent folder has a native part for ("3.11,
+    3.12"), or "no Python"."""
+    import glob
+    import re
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_hotline_agent")
+    vers = set()
+    for path in glob.glob(os.path.join(here, "_agent.cpython-3*")):
+        m = re.search(r"cpython-3(\d+)", os.path.basename(path))
+        if m:
+            vers.add(int(m.group(1)))
+    return ", ".join("3.%d" % v for v in sorted(vers)) or "no Python"
+
+
 def _hotline_boot():
     impl = getattr(sys, "implementation", None)
     if sys.version_info < (3, 9) or getattr(impl, "name", "") != "cpython":
@@ -84,8 +98,10 @@ def _hotline_boot():
             why = "the Hotline agent does not load in Python %d.%d (%s: %s)" % (
                 sys.version_info[0], sys.version_info[1], type(e).__name__, e)
         _hotline_send_error(
-            "%s: the program runs unprofiled; build one with: cmake -S . -B build "
-            "-DHOTLINE_PYTHONS=%s && cmake --build build" % (why, sys.executable))
+            "%s; this Hotline has agents for %s: the program runs unprofiled. Get one for it: "
+            "%s -m pip install hotline-profiler (pip install . from a clone), or build one: "
+            "cmake -S . -B build -DHOTLINE_PYTHONS=%s && cmake --build build"
+            % (why, _hotline_built_for(), sys.executable, sys.executable))
         return
     if _agent.is_running():
         # site runs before any code of this interpreter: an agent running

@@ -1038,7 +1038,12 @@ def real_no_agent_build(c):
     children run unprofiled, the exit status is the program's, and stderr
     has exactly one line, naming the version (docs/cli.md, "No profile?")."""
     agent = os.path.join(c.tmp, "agent")
-    shutil.copytree(c.agent, agent, ignore=shutil.ignore_patterns("_agent*.so"))
+    ver = "%s.%s" % tuple(python_version(c.python).split(".")[:2])
+    mine = "_agent.cpython-%s*" % ver.replace(".", "")  # the others' agents stay
+    shutil.copytree(c.agent, agent, ignore=shutil.ignore_patterns(mine))
+    others = sorted(int(n.split("cpython-3")[1].split("-")[0])
+                    for n in os.listdir(os.path.join(agent, "_hotline_agent"))
+                    if n.startswith("_agent.cpython-3"))
     prog = c.write("prog.py", "import subprocess, sys\n"
                    "if sys.argv[1:] != ['child']:\n"
                    "    subprocess.run([sys.executable, __file__, 'child'])\n"
@@ -1048,13 +1053,17 @@ def real_no_agent_build(c):
     env = real_env(c)
     env["HOTLINE_AGENT_PATH"] = agent
     rc, out, err = c.run(["--python", c.python, prog], env=env)
-    ver = "%s.%s" % tuple(python_version(c.python).split(".")[:2])
     check(rc == 3, "the program's exit status (%d)" % rc, err)
     check(out == b"ran ['child']\nran ['child']\nran []\n", "it ran, children too: %r" % out, err)
     lines = err.strip().splitlines()
     check(len(lines) == 1, "exactly one line on stderr", err)
     check(("no Hotline agent built for Python " + ver) in lines[0] and "unprofiled" in lines[0],
           "clear warning naming %s" % ver, err)
+    have = ", ".join("3.%d" % v for v in others) or "no Python"
+    check(("this Hotline has agents for %s:" % have) in lines[0], "names what is installed (%s)"
+          % have, err)
+    check(("%s -m pip install hotline-profiler" % c.python) in lines[0],
+          "says how to get one for this Python", err)
 
 
 NATIVE = ("import ctypes, subprocess, sys\n"
