@@ -370,6 +370,14 @@ async function main() {
     await runCommand('Hotline: Profile cells of this notebook');
     await until('the notebook command says what to run in the kernel', async () =>
       (await page.locator('.notifications-toasts', { hasText: '%load_ext hotline' }).count()) > 0);
+    {
+      const toast = await page.locator('.notifications-toasts', { hasText: '%load_ext hotline' }).first().innerText();
+      if (!/pip install hotline-profiler/.test(toast)) throw new Error(`no install hint: ${toast}`);
+      // the notebook ran `%load_ext hotline` in its first cell: no second one is offered
+      if (!/This notebook has `?%load_ext hotline`? \(cell 1\)/.test(toast) || /Insert the cell/.test(toast))
+        throw new Error(`offers a second %load_ext cell: ${toast}`);
+      log(`notebook command: ${toast.replace(/\s+/g, ' ').slice(0, 160)}`);
+    }
     await shot('13-notebook-command.png');
     await page.keyboard.press('Escape');
 

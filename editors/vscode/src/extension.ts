@@ -293,16 +293,28 @@ class Hotline {
   /** Hotline: Profile cells of this notebook. An extension cannot reach the
    * notebook's kernel without the Jupyter extension's API, so this puts the
    * line the user runs there, `%load_ext hotline`, in a new first cell (or
-   * on the clipboard): run, it streams the kernel to this editor. */
+   * on the clipboard): run, it streams the kernel to this editor. A
+   * notebook that has the line already gets no second one. */
   async profileNotebook(): Promise<void> {
     const nb = vscode.window.activeNotebookEditor?.notebook;
     const line = '%load_ext hotline';
+    const has = nb
+      ? nb.getCells().findIndex((c) => c.kind === vscode.NotebookCellKind.Code &&
+          c.document.getText().split('\n').some((l) => l.trim() === line))
+      : -1;
+    const importable =
+      'hotline must be importable in the kernel: `pip install hotline-profiler` in its environment ' +
+      '(from a clone of Hotline: `pip install .`)';
     const how =
-      `Run \`${line}\` in this notebook's kernel: every cell run after it shows its live line, ` +
-      'hints and lenses here (the kernel must run in this workspace, with hotline importable).';
+      has >= 0
+        ? `This notebook has \`${line}\` (cell ${has + 1}): run it in the kernel, then every cell run after ` +
+          `it shows its live line, hints and lenses here. ${importable}.`
+        : `Run \`${line}\` in this notebook's kernel: every cell run after it shows its live line, ` +
+          `hints and lenses here (the kernel must run in this workspace). ${importable}.`;
     const insert = 'Insert the cell';
     const copy = 'Copy';
-    const pick = await vscode.window.showInformationMessage(`Hotline: ${how}`, ...(nb ? [insert] : []), copy);
+    const pick = await vscode.window.showInformationMessage(
+      `Hotline: ${how}`, ...(nb && has < 0 ? [insert] : []), copy);
     if (pick === copy) {
       await vscode.env.clipboard.writeText(line);
     } else if (pick === insert && nb) {
