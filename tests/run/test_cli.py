@@ -1096,11 +1096,16 @@ def real_space_install(c):
     line = j["files"].get(prog, {}).get("lines", {}).get("4", {})
     print("native line: %r" % line)
     # both processes' 48 MB. Each allocates, then ends before its next
-    # delta: the events are resolved after the module's code is freed
-    # (3.12+ keep a copy through a code watcher; before, the child's and,
-    # on a loaded machine, the parent's were lost)
-    check(line.get("alloc_mb", 0) >= 90 and line.get("python_alloc_fraction", 0) < 0.1,
-          "2 x 48 MB of malloc tracked as native: %r" % line, err)
+    # delta: the events are resolved after the module's code is freed.
+    # 3.12+ keep a copy through a code watcher: both, always. 3.9-3.11 have
+    # none: the comprehension's events reach the module's line only while
+    # the freed module code still reads as itself (docs/memory.md), and the
+    # child's 48 MB were lost once in a CI run (ASan pass, 3.11.2); the
+    # parent's are resolved while it waits for its child.
+    watcher = tuple(int(x) for x in python_version(c.python).split(".")[:2]) >= (3, 12)
+    want = 90 if watcher else 45
+    check(line.get("alloc_mb", 0) >= want and line.get("python_alloc_fraction", 0) < 0.1,
+          "%s x 48 MB of malloc tracked as native: %r" % ("2" if watcher else ">= 1", line), err)
     check(os.listdir(tmpdir) == [], "private folder removed: %r" % os.listdir(tmpdir))
 
 
