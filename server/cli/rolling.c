@@ -41,11 +41,14 @@ int rolling_path(const char *dir, pid_t pid, char *out, size_t n)
     } else if (!S_ISDIR(st.st_mode)) {
         return -ENOTDIR;
     }
-    time_t now = time(NULL);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
-    char stamp[32];
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    char day[24], stamp[32];
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(day, sizeof day, "%Y%m%dT%H%M%S", &tm);
+    /* milliseconds: fixed width, so that names sort in time order */
+    snprintf(stamp, sizeof stamp, "%.15s.%03dZ", day, (int)(ts.tv_nsec / 1000000) % 1000);
     for (int k = 1; k < 1000; k++) {
         char suffix[16] = "";
         if (k > 1) snprintf(suffix, sizeof suffix, "-%d", k);
@@ -56,6 +59,9 @@ int rolling_path(const char *dir, pid_t pid, char *out, size_t n)
     return -EEXIST;
 }
 
+/* Characters of a stamp: YYYYmmddTHHMMSS.mmmZ */
+#define STAMP_LEN 20
+
 /* Time order of two of one pid's names: the stamp, then the "-k" after it
  * (none is 1). The prefix is the same for both, so its length is where
  * the stamp starts: the first digit after "hotline-PID-". */
@@ -63,22 +69,22 @@ static int cmp_names(const void *a, const void *b)
 {
     const char *x = *(char *const *)a, *y = *(char *const *)b;
     const char *sx = strchr(strchr(x, '-') + 1, '-') + 1, *sy = strchr(strchr(y, '-') + 1, '-') + 1;
-    int c = strncmp(sx, sy, 16);
+    int c = strncmp(sx, sy, STAMP_LEN);
     if (c) return c;
-    long kx = sx[16] == '-' ? strtol(sx + 17, NULL, 10) : 1;
-    long ky = sy[16] == '-' ? strtol(sy + 17, NULL, 10) : 1;
+    long kx = sx[STAMP_LEN] == '-' ? strtol(sx + STAMP_LEN + 1, NULL, 10) : 1;
+    long ky = sy[STAMP_LEN] == '-' ? strtol(sy + STAMP_LEN + 1, NULL, 10) : 1;
     return (kx > ky) - (kx < ky);
 }
 
-/* One of pid's rolling profiles: hotline-PID-<16 stamp chars>[-k].json */
+/* One of pid's rolling profiles: hotline-PID-<stamp>[-k].json */
 static int is_ours(const char *name, const char *prefix)
 {
     size_t pl = strlen(prefix), nl = strlen(name);
-    if (strncmp(name, prefix, pl) || nl < pl + 16 + 5) return 0;
+    if (strncmp(name, prefix, pl) || nl < pl + STAMP_LEN + 5) return 0;
     const char *st = name + pl;
-    if (st[8] != 'T' || st[15] != 'Z') return 0;
-    for (int i = 0; i < 15; i++)
-        if (i != 8 && (st[i] < '0' || st[i] > '9')) return 0;
+    if (st[8] != 'T' || st[15] != '.' || st[19] != 'Z') return 0;
+    for (int i = 0; i < 19; i++)
+        if (i != 8 && i != 15 && (st[i] < '0' || st[i] > '9')) return 0;
     return !strcmp(name + nl - 5, ".json");
 }
 

@@ -14,9 +14,9 @@
  * seconds: 0 or -EINVAL. */
 int cli_parse_duration(const char *s, double lo, double hi, double *out);
 
-/* DIR/hotline-PID-YYYYmmddTHHMMSSZ.json for now (UTC; "-2", "-3" ... when
- * taken), names that sort in time order: 0, or -errno (DIR not a folder,
- * path too long). DIR is made when missing (0700). */
+/* DIR/hotline-PID-YYYYmmddTHHMMSS.mmmZ.json for now (UTC, milliseconds;
+ * "-2", "-3" ... when taken), names that sort in time order: 0, or -errno
+ * (DIR not a folder, path too long). DIR is made when missing (0700). */
 int rolling_path(const char *dir, pid_t pid, char *out, size_t n);
 
 /* Removes all but the newest keep files of pid's rolling profiles in dir

@@ -85,8 +85,8 @@ def run(tmp):
     files = sorted(os.listdir(out))
     want = [os.path.basename(p) for _, p in rounds[-2:]]
     check(files == want, "the newest two kept: %r, wanted %r" % (files, want))
-    check(all(re.fullmatch(r"hotline-%d-\d{8}T\d{6}Z(-\d+)?\.json" % pid, f) for f in files),
-          "names: hotline-PID-<UTC stamp>.json: %r" % files)
+    check(all(re.fullmatch(r"hotline-%d-\d{8}T\d{6}\.\d{3}Z(-\d+)?\.json" % pid, f)
+              for f in files), "names: hotline-PID-<UTC stamp, ms>.json: %r" % files)
     for f in files:
         j = json.load(open(os.path.join(out, f)))
         lines = j["files"].get(os.path.realpath(script), j["files"].get(script, {})).get("lines", {})
