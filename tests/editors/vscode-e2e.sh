@@ -1,16 +1,13 @@
 #!/usr/bin/env bash
 # VS Code end-to-end test (code-server + headless Chromium), by hand:
 #   tests/editors/vscode-e2e.sh BUILD_DIR
-# Installs code-server/Chromium/playwright-core once (shared/tools/code-server-install),
+# Installs code-server/Chromium/playwright-core once (code-server-install.sh, here),
 # builds the .vsix (vscode-build.sh), runs vscode_e2e.js; screenshots and
 # code-server logs in BUILD_DIR/editors/vscode-e2e/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 build=$(cd "${1:?usage: vscode-e2e.sh BUILD_DIR}" && pwd)
-installer="$root/../shared/tools/code-server-install"
-[ -x "$installer" ] || installer=/work/shared/tools/code-server-install
-prefix=$("$installer" | tail -1)
+prefix=$("$here/code-server-install.sh" | tail -1)
 [ -n "${HOTLINE_REUSE_VSIX:-}" ] && [ -f "$build/editors/hotline.vsix" ] || "$here/vscode-build.sh" "$build"
 out="$build/editors/vscode-e2e"
 work=$(mktemp -d)

@@ -58,7 +58,7 @@ def main():
         if not shutil.which(tool):
             return skip_or_fail("NOT RUN: no %s on PATH" % tool)
     if not os.access("/usr/bin/chromium", os.X_OK):
-        return skip_or_fail("NOT RUN: no /usr/bin/chromium (shared/tools/code-server-install)")
+        return skip_or_fail("NOT RUN: no /usr/bin/chromium (.ci/install-deps installs it)")
     try:
         mods = install(a.build)
     except (subprocess.SubprocessError, OSError) as e:
