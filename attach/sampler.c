@@ -648,7 +648,8 @@ void attach_sampler_hello(struct attach_sampler *s, struct attach_sproc *pr, cha
                             .clock = "attach",
                             .argv = argv,
                             .argc = argc,
-                            .interval_ms = s->interval_ms};
+                            .interval_ms = s->interval_ms,
+                            .mono0 = s->t0};
     agent_emit_hello(&pr->out, &h);
     attach_sampler_flush(s, pr);
 }

@@ -25,6 +25,7 @@
 #include "walk.h"
 #include "wire.h"
 #include "agent_config.h"
+#include "agent_keys.h"
 #include "linetable.h"
 
 #include <errno.h>
@@ -182,6 +183,25 @@ static void schedule_unload(agent_t *a)
     }
 }
 
+/* The hello line Python wrote (a JSON object), with "mono0": where the
+ * agent's ts 0 is on CLOCK_MONOTONIC, which every process of the host
+ * shares, so that the server puts a program's processes on one timeline
+ * (server/store/timeline.h). New string, or NULL on ENOMEM. */
+static char *hello_with_mono0(const char *hello, double t0)
+{
+    size_t n = strlen(hello);
+    while (n && (hello[n - 1] == ' ' || hello[n - 1] == '\n'))
+        n--;
+    if (!n || hello[n - 1] != '}' || n < 3) return strdup(hello); /* not ours to edit */
+    char tail[64];
+    int k = snprintf(tail, sizeof tail, ",\"%s\":%.6f}", agent_key_name(AGENT_KEY_MONO0), t0);
+    char *out = malloc(n + (size_t)k);
+    if (!out) return NULL;
+    memcpy(out, hello, n - 1);
+    memcpy(out + n - 1, tail, (size_t)k + 1);
+    return out;
+}
+
 static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -250,7 +270,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     a->t0 = clock_mono();
     a->tid_off = walk_tid_offset();
     walk_gil_init(a);
-    a->hello = strdup(hello);
+    a->hello = hello_with_mono0(hello, a->t0);
     a->codes = calloc(AGENT_CODE_SLOTS, sizeof *a->codes);
     a->out.max = AGENT_OUT_HARD;
     a->lines.maxrows = AGENT_MAX_LINES;

@@ -88,6 +88,7 @@ int agent_emit_hello(agent_buf_t *b, const struct agent_hello *h)
     put_kstr(&m, KEY(MAIN), h->main);
     put(&m, ",\"%s\":%.6f", KEY(INTERVAL_MS), num(h->interval_ms));
     put_kstr(&m, KEY(CLOCK), h->clock);
+    if (h->mono0 > 0) put(&m, ",\"%s\":%.6f", KEY(MONO0), num(h->mono0));
     return msg_end(&m);
 }
 

@@ -36,6 +36,7 @@ struct agent_hello {
     const char *const *argv; /* argc strings, borrowed */
     int argc;
     double interval_ms;
+    double mono0; /* CLOCK_MONOTONIC second of ts 0; left out when <= 0 */
 };
 int agent_emit_hello(agent_buf_t *b, const struct agent_hello *h);
 

@@ -95,6 +95,7 @@ _Static_assert(AGENT_NPLACES <= 32, "AGENT_AT: one bit of an unsigned per place"
     X(MAIN, "main", AGENT_AT(HELLO))                                                               \
     X(INTERVAL_MS, "interval_ms", AGENT_AT(HELLO))                                                 \
     X(CLOCK, "clock", AGENT_AT(HELLO))                                                             \
+    X(MONO0, "mono0", AGENT_AT(HELLO))                                                             \
     X(ID, "id", AGENT_AT(STR) | AGENT_AT(STACK))                                                   \
     X(S, "s", AGENT_AT(STR))                                                                       \
     X(FR, "fr", AGENT_AT(STACK) | AGENT_AT(NOW_THREAD))                                            \

@@ -299,6 +299,8 @@ static int parse_hello(const json_t *o, struct agent_msg *m, char *err, size_t e
             return fail(err, errlen, "hello: 'argv' holds a non-string");
     if (opt_num(o, KEY(INTERVAL_MS), &m->u.hello.interval_ms, 0))
         return fail(err, errlen, "hello: 'interval_ms' is not a number");
+    if (opt_num(o, KEY(MONO0), &m->u.hello.mono0, 0))
+        return fail(err, errlen, "hello: 'mono0' is not a number");
     return 0;
 }
 

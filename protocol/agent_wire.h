@@ -102,6 +102,7 @@ struct agent_msg {
                 *clock;         /* borrowed from json, may be NULL */
             const json_t *argv; /* borrowed array of strings, may be NULL */
             double interval_ms;
+            double mono0; /* CLOCK_MONOTONIC second of ts 0; 0 when not sent */
         } hello;
         struct {
             long long id;

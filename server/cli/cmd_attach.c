@@ -245,11 +245,11 @@ static int parse_args(int argc, char **argv, struct att_args *aa)
             aa->pid_arg = a;
             continue;
         }
-        static const char *const valued[] = {"--duration", "--interval",     "--top",
-                                             "--json",     "--collapsed",    "--speedscope",
-                                             "--html",     "--connect",      "--include",
-                                             "--exclude",  "--collapsed-by", "--collapsed-paths",
-                                             "--every",    "--keep"};
+        static const char *const valued[] = {
+            "--duration",        "--interval",   "--top",     "--json",
+            "--collapsed",       "--speedscope", "--html",    "--connect",
+            "--include",         "--gecko",      "--exclude", "--collapsed-by",
+            "--collapsed-paths", "--every",      "--keep"};
         const char *name =
             cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);

@@ -182,10 +182,10 @@ static int parse_args(int argc, char **argv, struct run_args *ra)
             break;
         }
         /* options with a value: --opt VALUE or --opt=VALUE */
-        static const char *const valued[] = {"--python",       "--json",           "--collapsed",
-                                             "--speedscope",   "--html",           "--interval",
-                                             "--include",      "--exclude",        "--top",
-                                             "--collapsed-by", "--collapsed-paths"};
+        static const char *const valued[] = {"--python",     "--json",         "--collapsed",
+                                             "--speedscope", "--html",         "--interval",
+                                             "--gecko",      "--include",      "--exclude",
+                                             "--top",        "--collapsed-by", "--collapsed-paths"};
         const char *name =
             cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);

@@ -21,7 +21,7 @@
 
 static const char view_usage[] =
     "usage: hotline view [--top N] [--json OUT] [--collapsed OUT] [--speedscope OUT]\n"
-    "                    [--html OUT] PROFILE\n"
+    "                    [--html OUT] [--gecko OUT] PROFILE\n"
     "\n"
     "Prints the report of a saved profile: a JSON profile from `hotline run --json`,\n"
     "or a wire stream (.jsonl) written by a standalone agent.\n"

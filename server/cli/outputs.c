@@ -8,6 +8,7 @@
 #include "store/html.h"
 #include "cli/outputs.h"
 #include "store/export.h"
+#include "store/gecko.h"
 #include "hotline_version.h"
 
 const char **cli_output_slot(struct cli_outputs *o, const char *a)
@@ -16,6 +17,7 @@ const char **cli_output_slot(struct cli_outputs *o, const char *a)
     if (!strcmp(a, "--collapsed")) return &o->collapsed;
     if (!strcmp(a, "--speedscope")) return &o->speedscope;
     if (!strcmp(a, "--html")) return &o->html;
+    if (!strcmp(a, "--gecko")) return &o->gecko;
     if (!strcmp(a, "--collapsed-by")) return &o->collapsed_by;
     if (!strcmp(a, "--collapsed-paths")) return &o->collapsed_paths;
     return NULL;
@@ -64,14 +66,16 @@ int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, cons
     } out[] = {{o->json, "profile"},
                {o->collapsed, "folded stacks"},
                {o->speedscope, "speedscope"},
-               {o->html, "HTML report"}};
+               {o->html, "HTML report"},
+               {o->gecko, "Firefox Profiler file"}};
     int bad = 0;
     for (size_t i = 0; i < sizeof out / sizeof *out; i++) {
         if (!out[i].path) continue;
         int e = i == 0   ? profile_save(p, out[i].path)
                 : i == 1 ? collapsed_save(o, p)
                 : i == 2 ? export_speedscope_save(p, "hotline " HOTLINE_VERSION, out[i].path)
-                         : html_report_save(p, out[i].path);
+                : i == 3 ? html_report_save(p, out[i].path)
+                         : export_gecko_save(p, "hotline " HOTLINE_VERSION, out[i].path);
         if (e) {
             fprintf(stderr, "%s: cannot write %s: %s\n", who, out[i].path, strerror(-e));
             bad++;

@@ -7,7 +7,8 @@
 #include "store/profile.h"
 
 struct cli_outputs {
-    const char *json, *collapsed, *speedscope, *html; /* borrowed paths, NULL: not asked */
+    /* borrowed paths, NULL: not asked */
+    const char *json, *collapsed, *speedscope, *html, *gecko;
     /* --collapsed-by line|function, --collapsed-paths absolute|relative
      * (borrowed, NULL: the first of each) */
     const char *collapsed_by, *collapsed_paths;
@@ -37,7 +38,8 @@ const char *cli_valued_opt(int argc, char **argv, int *i, const char *const *nam
 #define CLI_OUTPUTS_USAGE                                                                          \
     "  --json FILE       also save the profile as JSON (docs/profile-format.md)\n"                 \
     "  --collapsed FILE  folded stacks for flamegraph.pl / inferno (docs/pictures.md)\n"           \
-    "  --speedscope FILE the stacks in speedscope's format (docs/pictures.md)\n"                   \
+    "  --speedscope FILE the stacks in speedscope's format, in time order (docs/pictures.md)\n"    \
+    "  --gecko FILE      for the Firefox Profiler: threads, samples in time order, phases\n"       \
     "  --html FILE       one self-contained HTML report: flame graph, lines, memory\n"             \
     "  --collapsed-by line|function  a frame per line (default) or per function\n"                 \
     "  --collapsed-paths absolute|relative  relative: below the program's folder, a\n"             \

@@ -284,6 +284,8 @@ struct ss_prof {
     double thread_s;           /* that thread's seconds in p->threads (0: not listed) */
     json_t *samples, *weights; /* owned */
     double total;
+    const struct prof_stack *last; /* of the last sample (has_last): the next one of the */
+    int has_last;                  /* same stack adds to its weight (time order) */
 };
 
 struct ss_build {
@@ -308,7 +310,7 @@ static struct ss_prof *ss_prof(struct ss_build *b, long long pid, long long tid,
     if (!nv) return NULL;
     b->v = nv;
     struct ss_prof *sp = &b->v[b->n];
-    *sp = (struct ss_prof){pid, tid, name, thread_s, json_array(), json_array(), 0};
+    *sp = (struct ss_prof){pid, tid, name, thread_s, json_array(), json_array(), 0, NULL, 0};
     if (!sp->samples || !sp->weights ||
         json_object_set_new(b->by_thread, key, json_integer((json_int_t)b->n))) {
         json_decref(sp->samples);
@@ -326,13 +328,61 @@ static struct ss_prof *ss_untold(struct ss_build *b)
     return ss_prof(b, 0, 0, NULL, 0);
 }
 
-/* Adds one sample of stack s (NULL: "[other stacks]") to sp. */
+/* Adds one sample of stack s (NULL: "[other stacks]") to sp; one that
+ * follows a sample of the same stack adds to its weight. */
 static int ss_add(struct ss_build *b, struct ss_prof *sp, const struct prof_stack *s,
                   double seconds)
 {
     if (!sp) return -ENOMEM;
     sp->total += seconds;
+    size_t nw = json_array_size(sp->weights);
+    if (sp->has_last && sp->last == s && nw) {
+        json_t *w = json_array_get(sp->weights, nw - 1);
+        return json_real_set(w, json_real_value(w) + seconds) ? -ENOMEM : 0;
+    }
+    sp->last = s;
+    sp->has_last = 1;
     return add_sample(b->index, b->frames, sp->samples, sp->weights, s, seconds, b->name);
+}
+
+/* What the timeline placed of each stack: covered[k][j] seconds of part j
+ * of stack v[k], covered[k][nparts] of its threads not told apart. */
+struct ss_cover {
+    const struct prof_stack *s;
+    double *sec; /* owned: nparts + 1 */
+};
+
+static int cmp_cover(const void *a, const void *b)
+{
+    const struct ss_cover *x = a, *y = b;
+    return (uintptr_t)x->s < (uintptr_t)y->s ? -1 : (uintptr_t)x->s > (uintptr_t)y->s;
+}
+
+/* The timeline's ticks in time order into their threads' profiles (time
+ * order: speedscope's "Time Order" view shows the program's phases as they
+ * came), each tick's seconds noted in cov (sorted by stack) so that
+ * ss_fill adds only what the timeline lacks (ticks dropped or merged
+ * away). 0 or -ENOMEM. */
+static int ss_fill_timeline(struct ss_build *b, struct ss_cover *cov, size_t ns, int per_thread)
+{
+    size_t nt;
+    struct prof_tick *tk = timeline_sorted(&b->p->tl, &nt);
+    if (!tk) return b->p->tl.n ? -ENOMEM : 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < nt; i++) {
+        struct ss_cover key = {tk[i].stack, NULL};
+        struct ss_cover *c = tk[i].stack ? bsearch(&key, cov, ns, sizeof *cov, cmp_cover) : NULL;
+        if (!c) continue; /* a stack the store did not keep: in "[other stacks]" */
+        const struct prof_stack *s = c->s;
+        size_t j = s->nparts;
+        for (size_t k = 0; per_thread && tk[i].tid && k < s->nparts; k++)
+            if (s->parts[k].pid == tk[i].pid && s->parts[k].tid == tk[i].tid) j = k;
+        c->sec[j] += tk[i].seconds;
+        rc = ss_add(b, j < s->nparts ? ss_prof(b, tk[i].pid, tk[i].tid, NULL, 0) : ss_untold(b), s,
+                    tk[i].seconds);
+    }
+    free(tk);
+    return rc;
 }
 
 /* Below this a stack's seconds not in its threads' parts are the rounding
@@ -358,20 +408,33 @@ static int ss_fill(struct ss_build *b, const struct prof_stack **v, size_t ns, i
             if (!t->tid || (t->tid == t->pid) != !pass) continue;
             if (!ss_prof(b, t->pid, t->tid, t->name, t->py + t->nat + t->sys)) return -ENOMEM;
         }
-    int rc = 0;
+    /* the timeline first, in time order; then the rest of each stack */
+    struct ss_cover *cov = calloc(ns ? ns : 1, sizeof *cov);
+    int rc = cov ? 0 : -ENOMEM;
+    for (size_t i = 0; !rc && i < ns; i++)
+        if (!(cov[i].sec = calloc(v[i]->nparts + 1, sizeof *cov[i].sec)))
+            rc = -ENOMEM;
+        else
+            cov[i].s = v[i];
+    if (!rc) qsort(cov, ns, sizeof *cov, cmp_cover);
+    if (!rc) rc = ss_fill_timeline(b, cov, ns, nparts > 0);
     for (size_t i = 0; !rc && i < ns; i++) {
-        const struct prof_stack *s = v[i];
+        const struct ss_cover *c = &cov[i];
+        const struct prof_stack *s = c->s;
         if (s->seconds <= 0) continue;
         double told = 0;
         for (size_t j = 0; !rc && nparts && j < s->nparts; j++) {
-            if (s->parts[j].seconds <= 0) continue;
-            rc = ss_add(b, ss_prof(b, s->parts[j].pid, s->parts[j].tid, NULL, 0), s,
-                        s->parts[j].seconds);
             told += s->parts[j].seconds;
+            double left = s->parts[j].seconds - c->sec[j];
+            if (left > EXPORT_SECONDS_EPS)
+                rc = ss_add(b, ss_prof(b, s->parts[j].pid, s->parts[j].tid, NULL, 0), s, left);
         }
-        if (!rc && s->seconds - told > EXPORT_SECONDS_EPS)
-            rc = ss_add(b, ss_untold(b), s, s->seconds - told);
+        double left = s->seconds - told - c->sec[s->nparts];
+        if (!rc && left > EXPORT_SECONDS_EPS) rc = ss_add(b, ss_untold(b), s, left);
     }
+    for (size_t i = 0; cov && i < ns; i++)
+        free(cov[i].sec);
+    free(cov);
     long long rest;
     double rest_s;
     unstacked(p, &rest, &rest_s);
@@ -437,7 +500,7 @@ json_t *export_speedscope(const struct profile *p, const char *exporter, int fla
             if (!o || json_array_append_new(profs, o)) rc = -ENOMEM;
         }
     if (!rc && !json_array_size(profs)) { /* nothing sampled: still one (empty) profile */
-        struct ss_prof empty = {0, 0, NULL, 0, json_array(), json_array(), 0};
+        struct ss_prof empty = {0, 0, NULL, 0, json_array(), json_array(), 0, NULL, 0};
         json_t *o = empty.samples && empty.weights ? ss_profile_json(&b, &empty, untold) : NULL;
         json_decref(empty.samples);
         json_decref(empty.weights);

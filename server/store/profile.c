@@ -122,7 +122,9 @@ struct prof_conn {
     struct prof_stack **stacks; /* conn stack id -> store stack */
     size_t nstacks;
     long long pid;
-    size_t proc;                                       /* index in p->procs + 1, 0 = none */
+    size_t proc;    /* index in p->procs + 1, 0 = none */
+    double off;     /* + an agent ts = the timeline's clock (timeline_offset) */
+    double last_ts; /* of the previous delta: where the next one's period starts */
     struct agent_kept_pt pts[AGENT_WIRE_MAX_KEPT_PTS]; /* one line entry's kept_pts */
 };
 
@@ -177,6 +179,7 @@ void profile_free(struct profile *p)
     free(p->meta.reason);
     json_decref(p->meta.argv);
     memprof_free(p->mem);
+    timeline_free(&p->tl);
     struct prof_idx *ix = IDX(p);
     smap_free(&ix->strs);
     smap_free(&ix->files);
@@ -569,6 +572,7 @@ static int apply_hello(struct prof_conn *c, const struct agent_msg *m)
         profile_set_str(&p->meta.python_version, m->u.hello.python))
         return -ENOMEM;
     if (p->meta.interval_ms <= 0) p->meta.interval_ms = m->u.hello.interval_ms;
+    c->off = timeline_offset(&p->tl, m->u.hello.mono0);
     return 0;
 }
 
@@ -655,8 +659,12 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
             p->dropped++;
             continue;
         }
-        if (prof__stack_add(p, s, c->pid, se.tid, se.samples, se.seconds)) rc = -ENOMEM;
+        if (prof__stack_add(p, s, c->pid, se.tid, se.samples, se.seconds) ||
+            timeline_add(&p->tl, s, c->pid, se.tid, c->last_ts + c->off, m->u.delta.ts + c->off,
+                         se.samples, se.seconds))
+            rc = -ENOMEM;
     }
+    if (m->u.delta.ts > c->last_ts) c->last_ts = m->u.delta.ts;
     n = agent_msg_count(m, AGENT_ARR_THREADS);
     for (size_t i = 0; i < n; i++) {
         struct agent_thread_entry te;

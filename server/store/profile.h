@@ -22,6 +22,7 @@
 
 #include "agent_wire.h"
 #include "store/memprof.h"
+#include "store/timeline.h"
 
 #define PROFILE_FORMAT_VERSION 1
 #define PROFILE_MAX_FILES 100000
@@ -147,8 +148,9 @@ struct profile {
     long long dropped;    /* records dropped by caps or bad entries */
     size_t nline_records; /* lines with data over all files (PROFILE_MAX_LINES) */
     struct agent_stats total;
-    void *p__idx;        /* private hash indexes */
-    struct memprof *mem; /* owned: memory timelines and leak analysis (memprof.h) */
+    void *p__idx;            /* private hash indexes */
+    struct memprof *mem;     /* owned: memory timelines and leak analysis (memprof.h) */
+    struct prof_timeline tl; /* when each stack ran (timeline.h) */
 };
 
 /* New empty store, or NULL on ENOMEM. */

@@ -122,16 +122,19 @@ static json_t *stack_json(const struct prof_stack *st)
     return so;
 }
 
-/* p's top stacks (new array: at most PROFILE_JSON_STACKS). */
-static json_t *stacks_json(const struct profile *p)
+/* p's top stacks (at most PROFILE_JSON_STACKS) and the timeline of those
+ * into root. */
+static void stacks_json(const struct profile *p, json_t *root)
 {
     const struct prof_stack **top = malloc((p->nstacks ? p->nstacks : 1) * sizeof *top);
     size_t ns = top ? profile_top_stacks(p, NULL, 0, top, PROFILE_JSON_STACKS) : 0;
     json_t *stacks = json_array();
     for (size_t i = 0; i < ns; i++)
         json_array_append_new(stacks, stack_json(top[i]));
+    json_object_set_new(root, "stacks", stacks);
+    json_t *tl = timeline_json(&p->tl, top, ns);
+    if (tl) json_object_set_new(root, "timeline", tl);
     free(top);
-    return stacks;
 }
 
 /* p's threads, pids and processes into root (its last keys). */
@@ -169,7 +172,7 @@ json_t *profile_to_json(const struct profile *p)
         json_object_set_new(files, p->files[i]->path, file_json(p, p->files[i]));
     json_object_set_new(root, "files", files);
     memprof_json_top(p->mem, root);
-    json_object_set_new(root, "stacks", stacks_json(p));
+    stacks_json(p, root);
     threads_procs_json(p, root);
     return root;
 }
@@ -330,11 +333,31 @@ static int load_stack_threads(struct profile *p, struct prof_stack *s, const jso
     return 0;
 }
 
+static int load_stacks(struct profile *p, const json_t *stacks, const struct prof_stack **made,
+                       struct load_cancel *cn, char *err, size_t errlen);
+static int load_threads_procs(struct profile *p, const json_t *root);
+
 static int load_rest(struct profile *p, const json_t *root, struct load_cancel *cn, char *err,
                      size_t errlen)
 {
     json_t *stacks = json_object_get(root, "stacks");
     if (stacks && !json_is_array(stacks)) return jfail(err, errlen, "'stacks' is not a list");
+    /* the store stack of each entry, for the timeline's ticks */
+    const struct prof_stack **made = calloc(json_array_size(stacks) + 1, sizeof *made);
+    if (!made) return -ENOMEM;
+    int rc = load_stacks(p, stacks, made, cn, err, errlen);
+    if (!rc)
+        rc = timeline_load(&p->tl, json_object_get(root, "timeline"), made, json_array_size(stacks),
+                           err, errlen);
+    free(made);
+    if (rc) return rc;
+    return load_threads_procs(p, root);
+}
+
+/* The profile's "stacks" into p, made[i] the store stack of entry i. */
+static int load_stacks(struct profile *p, const json_t *stacks, const struct prof_stack **made,
+                       struct load_cancel *cn, char *err, size_t errlen)
+{
     for (size_t i = 0; i < json_array_size(stacks); i++) {
         if (load_cancelled(cn)) return -ECANCELED;
         json_t *so = json_array_get(stacks, i), *fr = json_object_get(so, "frames");
@@ -363,7 +386,14 @@ static int load_rest(struct profile *p, const json_t *root, struct load_cancel *
         free(f);
         if (s && load_stack_threads(p, s, so, json_integer_value(ns), json_number_value(sec)))
             return jfail(err, errlen, "a stack's thread entry has a field of the wrong type");
+        made[i] = s;
     }
+    return 0;
+}
+
+/* The profile's threads, processes, dropped count and memory top into p. */
+static int load_threads_procs(struct profile *p, const json_t *root)
+{
     json_t *threads = json_object_get(root, "threads");
     for (size_t i = 0; json_is_array(threads) && i < json_array_size(threads); i++) {
         json_t *o = json_array_get(threads, i), *nm = json_object_get(o, "name");
