@@ -36,47 +36,16 @@ static const char *shown(const char *path, const char *cwd)
     return path;
 }
 
-static int has_memory(const struct cmp_result *r)
-{
-    for (size_t i = 0; i < r->nfuncs; i++)
-        if (r->funcs[i].old.v[AGENT_STAT_ALLOC] > 0 || r->funcs[i].cur.v[AGENT_STAT_ALLOC] > 0)
-            return 1;
-    for (size_t i = 0; i < r->nlines; i++)
-        if (r->lines[i].old.v[AGENT_STAT_ALLOC] > 0 || r->lines[i].cur.v[AGENT_STAT_ALLOC] > 0)
-            return 1;
-    return 0;
-}
-
-/* "-55%", "new", "gone" or "" into buf */
-static void change_word(const struct cmp_row *r, char *buf, size_t n)
-{
-    double o = cmp_time(&r->old), c = cmp_time(&r->cur);
-    if (!r->has_old)
-        snprintf(buf, n, "new");
-    else if (!r->has_new)
-        snprintf(buf, n, "gone");
-    else if (o > 0)
-        snprintf(buf, n, "%+.0f%%", 100.0 * (c - o) / o);
-    else
-        buf[0] = 0;
-}
-
 static void row_numbers(FILE *out, const struct cmp_row *r, int mem)
 {
     double o = cmp_time(&r->old), c = cmp_time(&r->cur);
     char w[16];
-    change_word(r, w, sizeof w);
+    cmp_change_word(r, w, sizeof w);
     fprintf(out, "  %8.3f %8.3f %+8.3f %-5s %+7.3f %+7.3f %+7.3f", o, c, c - o, w,
             r->cur.v[AGENT_STAT_PY] - r->old.v[AGENT_STAT_PY],
             r->cur.v[AGENT_STAT_NAT] - r->old.v[AGENT_STAT_NAT],
             r->cur.v[AGENT_STAT_SYS] - r->old.v[AGENT_STAT_SYS]);
     if (mem) fprintf(out, " %8.1f %8.1f", r->old.v[AGENT_STAT_ALLOC], r->cur.v[AGENT_STAT_ALLOC]);
-}
-
-static int worth(const struct cmp_row *r)
-{
-    return cmp_time(&r->old) != cmp_time(&r->cur) ||
-           r->old.v[AGENT_STAT_ALLOC] != r->cur.v[AGENT_STAT_ALLOC];
 }
 
 static void header_row(FILE *out, const char *what, int mem)
@@ -112,13 +81,13 @@ static void print_text(FILE *out, const struct profile *old, const struct profil
         fprintf(out, "; %zu not paired: their name fits several old files equally",
                 r->files_ambiguous);
     fputc('\n', out);
-    int mem = has_memory(r);
+    int mem = cmp_has_memory(r);
 
     header_row(out, "Functions", mem);
     int shown_n = 0;
     for (size_t i = 0; i < r->nfuncs && shown_n < top; i++) {
         const struct cmp_row *row = &r->funcs[i];
-        if (!worth(row)) continue;
+        if (!cmp_row_changed(row)) continue;
         shown_n++;
         row_numbers(out, row, mem);
         const char *f = row->has_new ? row->file_new : row->file_old;
@@ -135,7 +104,7 @@ static void print_text(FILE *out, const struct profile *old, const struct profil
     shown_n = 0;
     for (size_t i = 0; i < r->nlines && shown_n < top; i++) {
         const struct cmp_row *row = &r->lines[i];
-        if (!worth(row)) continue;
+        if (!cmp_row_changed(row)) continue;
         shown_n++;
         row_numbers(out, row, mem);
         const char *f = row->has_new ? row->file_new : row->file_old;
