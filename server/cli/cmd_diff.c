@@ -1,6 +1,8 @@
-/* cmd_diff: `hotline diff OLD NEW [--top N] [--json OUT]`: what changed
- * between two profiles, per function and per line, largest time change
- * first (store/compare.h says how files, functions and lines are paired). */
+/* cmd_diff: `hotline diff OLD NEW [--top N] [--json OUT] [--html OUT]`:
+ * what changed between two profiles, per function and per line, largest
+ * time change first (store/compare.h says how files, functions and lines
+ * are paired), and as a page with a differential flame graph
+ * (store/diff_html.h). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,10 +15,11 @@
 #include "cli/outputs.h"
 #include "cli/report.h"
 #include "store/compare.h"
+#include "store/diff_html.h"
 #include "text/termsafe.h"
 
 static const char diff_usage[] =
-    "usage: hotline diff [--top N] [--json OUT] OLD NEW\n"
+    "usage: hotline diff [--top N] [--json OUT] [--html OUT] OLD NEW\n"
     "\n"
     "Compares two profiles (JSON profiles or wire streams): the total, then the\n"
     "functions and lines whose time changed most, old -> new seconds, the change\n"
@@ -25,7 +28,11 @@ static const char diff_usage[] =
     "lines through their function's move, so runs from other folders or after an\n"
     "edit above the code still line up (docs/cli.md, hotline diff).\n"
     "  --top N     functions and lines shown (default 10 each)\n"
-    "  --json OUT  every row as JSON into OUT ('-': standard output, no text)\n";
+    "  --json OUT  every row as JSON into OUT ('-': standard output, no text)\n"
+    "  --html OUT  a self-contained page into OUT: a differential flame graph\n"
+    "              (the new profile's frames, red slower, blue faster than the\n"
+    "              old one's), the frames gone, and the tables (--top rows, 100\n"
+    "              without it)\n";
 
 #define SAFE(buf, s) termsafe_str(buf, sizeof buf, s)
 
@@ -36,47 +43,16 @@ static const char *shown(const char *path, const char *cwd)
     return path;
 }
 
-static int has_memory(const struct cmp_result *r)
-{
-    for (size_t i = 0; i < r->nfuncs; i++)
-        if (r->funcs[i].old.v[AGENT_STAT_ALLOC] > 0 || r->funcs[i].cur.v[AGENT_STAT_ALLOC] > 0)
-            return 1;
-    for (size_t i = 0; i < r->nlines; i++)
-        if (r->lines[i].old.v[AGENT_STAT_ALLOC] > 0 || r->lines[i].cur.v[AGENT_STAT_ALLOC] > 0)
-            return 1;
-    return 0;
-}
-
-/* "-55%", "new", "gone" or "" into buf */
-static void change_word(const struct cmp_row *r, char *buf, size_t n)
-{
-    double o = cmp_time(&r->old), c = cmp_time(&r->cur);
-    if (!r->has_old)
-        snprintf(buf, n, "new");
-    else if (!r->has_new)
-        snprintf(buf, n, "gone");
-    else if (o > 0)
-        snprintf(buf, n, "%+.0f%%", 100.0 * (c - o) / o);
-    else
-        buf[0] = 0;
-}
-
 static void row_numbers(FILE *out, const struct cmp_row *r, int mem)
 {
     double o = cmp_time(&r->old), c = cmp_time(&r->cur);
     char w[16];
-    change_word(r, w, sizeof w);
+    cmp_change_word(r, w, sizeof w);
     fprintf(out, "  %8.3f %8.3f %+8.3f %-5s %+7.3f %+7.3f %+7.3f", o, c, c - o, w,
             r->cur.v[AGENT_STAT_PY] - r->old.v[AGENT_STAT_PY],
             r->cur.v[AGENT_STAT_NAT] - r->old.v[AGENT_STAT_NAT],
             r->cur.v[AGENT_STAT_SYS] - r->old.v[AGENT_STAT_SYS]);
     if (mem) fprintf(out, " %8.1f %8.1f", r->old.v[AGENT_STAT_ALLOC], r->cur.v[AGENT_STAT_ALLOC]);
-}
-
-static int worth(const struct cmp_row *r)
-{
-    return cmp_time(&r->old) != cmp_time(&r->cur) ||
-           r->old.v[AGENT_STAT_ALLOC] != r->cur.v[AGENT_STAT_ALLOC];
 }
 
 static void header_row(FILE *out, const char *what, int mem)
@@ -112,13 +88,13 @@ static void print_text(FILE *out, const struct profile *old, const struct profil
         fprintf(out, "; %zu not paired: their name fits several old files equally",
                 r->files_ambiguous);
     fputc('\n', out);
-    int mem = has_memory(r);
+    int mem = cmp_has_memory(r);
 
     header_row(out, "Functions", mem);
     int shown_n = 0;
     for (size_t i = 0; i < r->nfuncs && shown_n < top; i++) {
         const struct cmp_row *row = &r->funcs[i];
-        if (!worth(row)) continue;
+        if (!cmp_row_changed(row)) continue;
         shown_n++;
         row_numbers(out, row, mem);
         const char *f = row->has_new ? row->file_new : row->file_old;
@@ -135,7 +111,7 @@ static void print_text(FILE *out, const struct profile *old, const struct profil
     shown_n = 0;
     for (size_t i = 0; i < r->nlines && shown_n < top; i++) {
         const struct cmp_row *row = &r->lines[i];
-        if (!worth(row)) continue;
+        if (!cmp_row_changed(row)) continue;
         shown_n++;
         row_numbers(out, row, mem);
         const char *f = row->has_new ? row->file_new : row->file_old;
@@ -155,16 +131,16 @@ static void print_text(FILE *out, const struct profile *old, const struct profil
 
 int cmd_diff(int argc, char **argv)
 {
-    const char *paths[2] = {0}, *json = NULL;
-    int npaths = 0, top = 10;
-    static const char *const valued[] = {"--top", "--json"};
+    const char *paths[2] = {0}, *json = NULL, *html = NULL;
+    int npaths = 0, top = 10, top_given = 0;
+    static const char *const valued[] = {"--top", "--json", "--html"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(diff_usage, stdout);
             return 0;
         }
-        const char *opt = cli_valued_opt(argc, argv, &i, valued, 2, &val);
+        const char *opt = cli_valued_opt(argc, argv, &i, valued, 3, &val);
         if (opt && !val) {
             fprintf(stderr, "hotline diff: %s needs a value\n\n%s", opt, diff_usage);
             return 2;
@@ -176,6 +152,9 @@ int cmd_diff(int argc, char **argv)
                 return 2;
             }
             top = (int)v;
+            top_given = 1;
+        } else if (opt && !strcmp(opt, "--html")) {
+            html = val;
         } else if (opt) {
             json = val;
         } else if (a[0] == '-' && a[1]) {
@@ -219,6 +198,15 @@ int cmd_diff(int argc, char **argv)
         json_decref(j);
         if (bad) {
             fprintf(stderr, "hotline diff: cannot write %s\n", SAFE(safe, json));
+            profile_compare_free(&r);
+            goto done;
+        }
+    }
+    if (html) {
+        /* a page holds more rows than a terminal: 100 unless --top says */
+        struct diff_html d = {p[0], p[1], &r, paths[0], paths[1], top_given ? top : 100};
+        if (diff_html_save(&d, html)) {
+            fprintf(stderr, "hotline diff: cannot write %s\n", SAFE(safe, html));
             profile_compare_free(&r);
             goto done;
         }

@@ -4,12 +4,44 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 double cmp_time(const struct agent_stats *s)
 {
     return s->v[AGENT_STAT_PY] + s->v[AGENT_STAT_NAT] + s->v[AGENT_STAT_SYS];
+}
+
+void cmp_change_word(const struct cmp_row *r, char *buf, size_t n)
+{
+    double o = cmp_time(&r->old), c = cmp_time(&r->cur);
+    if (!r->has_old)
+        snprintf(buf, n, "new");
+    else if (!r->has_new)
+        snprintf(buf, n, "gone");
+    else if (o > 0)
+        snprintf(buf, n, "%+.0f%%", 100.0 * (c - o) / o);
+    else
+        buf[0] = 0;
+}
+
+int cmp_row_changed(const struct cmp_row *r)
+{
+    return cmp_time(&r->old) != cmp_time(&r->cur) ||
+           r->old.v[AGENT_STAT_ALLOC] != r->cur.v[AGENT_STAT_ALLOC];
+}
+
+static int rows_have_memory(const struct cmp_row *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].old.v[AGENT_STAT_ALLOC] > 0 || v[i].cur.v[AGENT_STAT_ALLOC] > 0) return 1;
+    return 0;
+}
+
+int cmp_has_memory(const struct cmp_result *r)
+{
+    return rows_have_memory(r->funcs, r->nfuncs) || rows_have_memory(r->lines, r->nlines);
 }
 
 /* ---- files ------------------------------------------------------------ */
@@ -63,30 +95,47 @@ const struct prof_file *profile_find_file(const struct profile *p, const char *n
     return *nmatch == 1 ? hit : NULL;
 }
 
-/* For each file of cur, the paired file of old (or NULL). Greedy on the
- * shared tail, longest first; a tie for the best old file of a new one
- * pairs nothing. */
-static int pair_files(const struct profile *old, const struct profile *cur,
-                      const struct prof_file **pair, size_t *ambiguous)
+/* One path and where it came from, for finding exact matches by bsearch. */
+struct path_ix {
+    const char *path;
+    size_t i;
+};
+
+static int cmp_path_ix(const void *a, const void *b)
 {
-    unsigned char *taken = calloc(old->nfiles ? old->nfiles : 1, 1);
-    if (!taken) return -ENOMEM;
-    *ambiguous = 0;
-    for (size_t i = 0; i < cur->nfiles; i++) {
-        pair[i] = profile_file(old, cur->files[i]->path);
-        if (pair[i]) {
-            /* exact paths first: mark so no suffix pairing takes it */
-            for (size_t j = 0; j < old->nfiles; j++)
-                if (old->files[j] == pair[i]) taken[j] = 1;
-        }
+    return strcmp(((const struct path_ix *)a)->path, ((const struct path_ix *)b)->path);
+}
+
+/* Greedy on the shared tail, longest first, after the exact paths (found
+ * by bsearch: a profile may hold 100,000 files); a tie for the best old
+ * path of a new one pairs nothing. */
+int cmp_pair_paths(const char *const *oldp, size_t no, const char *const *newp, size_t nn,
+                   long *pair, size_t *ambiguous)
+{
+    unsigned char *taken = calloc(no ? no : 1, 1);
+    struct path_ix *ix = malloc((no ? no : 1) * sizeof *ix);
+    if (!taken || !ix) {
+        free(taken);
+        free(ix);
+        return -ENOMEM;
     }
-    for (size_t i = 0; i < cur->nfiles; i++) {
-        if (pair[i]) continue;
+    *ambiguous = 0;
+    for (size_t j = 0; j < no; j++)
+        ix[j] = (struct path_ix){oldp[j], j};
+    qsort(ix, no, sizeof *ix, cmp_path_ix);
+    for (size_t i = 0; i < nn; i++) {
+        struct path_ix key = {newp[i], 0};
+        const struct path_ix *hit = no ? bsearch(&key, ix, no, sizeof *ix, cmp_path_ix) : NULL;
+        pair[i] = hit ? (long)hit->i : -1;
+        if (hit) taken[hit->i] = 1; /* so that no suffix pairing takes it */
+    }
+    for (size_t i = 0; i < nn; i++) {
+        if (pair[i] >= 0) continue;
         int best = 0;
         size_t bj = 0, ties = 0;
-        for (size_t j = 0; j < old->nfiles; j++) {
+        for (size_t j = 0; j < no; j++) {
             if (taken[j]) continue;
-            int t = common_tail(cur->files[i]->path, old->files[j]->path);
+            int t = common_tail(newp[i], oldp[j]);
             if (t > best) {
                 best = t;
                 bj = j;
@@ -96,14 +145,34 @@ static int pair_files(const struct profile *old, const struct profile *cur,
             }
         }
         if (best > 0 && ties == 1) {
-            pair[i] = old->files[bj];
+            pair[i] = (long)bj;
             taken[bj] = 1;
         } else if (best > 0) {
             ++*ambiguous;
         }
     }
     free(taken);
+    free(ix);
     return 0;
+}
+
+static const char **file_paths(const struct profile *p)
+{
+    const char **v = malloc((p->nfiles ? p->nfiles : 1) * sizeof *v);
+    for (size_t i = 0; v && i < p->nfiles; i++)
+        v[i] = p->files[i]->path;
+    return v;
+}
+
+/* For each file of cur, the index of its paired file in old (or -1). */
+static int pair_files(const struct profile *old, const struct profile *cur, long *pair,
+                      size_t *ambiguous)
+{
+    const char **op = file_paths(old), **np = file_paths(cur);
+    int rc = op && np ? cmp_pair_paths(op, old->nfiles, np, cur->nfiles, pair, ambiguous) : -ENOMEM;
+    free(op);
+    free(np);
+    return rc;
 }
 
 /* ---- rows -------------------------------------------------------------- */
@@ -365,17 +434,17 @@ int profile_compare(const struct profile *old, const struct profile *cur, struct
 {
     memset(out, 0, sizeof *out);
     struct rows fr = {0}, lr = {0};
-    const struct prof_file **pair = calloc(cur->nfiles ? cur->nfiles : 1, sizeof *pair);
+    long *pair = calloc(cur->nfiles ? cur->nfiles : 1, sizeof *pair);
     unsigned char *taken = calloc(old->nfiles ? old->nfiles : 1, 1);
     int rc = -ENOMEM;
     if (!pair || !taken || pair_files(old, cur, pair, &out->files_ambiguous)) goto fail;
     for (size_t i = 0; i < cur->nfiles; i++) {
-        if (pair[i]) {
+        const struct prof_file *of = pair[i] >= 0 ? old->files[pair[i]] : NULL;
+        if (of) {
             out->files_paired++;
-            for (size_t j = 0; j < old->nfiles; j++)
-                if (old->files[j] == pair[i]) taken[j] = 1;
+            taken[pair[i]] = 1;
         }
-        if (compare_file(pair[i], cur->files[i], &fr, &lr)) goto fail;
+        if (compare_file(of, cur->files[i], &fr, &lr)) goto fail;
     }
     for (size_t j = 0; j < old->nfiles; j++)
         if (!taken[j] && compare_file(old->files[j], NULL, &fr, &lr)) goto fail;

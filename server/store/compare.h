@@ -44,6 +44,22 @@ void profile_compare_free(struct cmp_result *r);
 /* Time of a stats entry as compared: python + native + system seconds. */
 double cmp_time(const struct agent_stats *s);
 
+/* Pairs paths the way files pair (above): pair[i] the index in oldp of the
+ * old path newp[i] pairs with, or -1; *ambiguous the new paths left
+ * unpaired by a tie. The flame graph of `diff --html` pairs its frames'
+ * files with it. 0 or -ENOMEM. */
+int cmp_pair_paths(const char *const *oldp, size_t no, const char *const *newp, size_t nn,
+                   long *pair, size_t *ambiguous);
+
+/* How the diff words a row's change into buf: "-55%", "new", "gone", or ""
+ * (no old time to compare with). */
+void cmp_change_word(const struct cmp_row *r, char *buf, size_t n);
+/* Whether a row's time or allocated memory changed: the tables leave out
+ * those that did not. */
+int cmp_row_changed(const struct cmp_row *r);
+/* Whether a row of either table has allocated memory on a side. */
+int cmp_has_memory(const struct cmp_result *r);
+
 /* The file of p that `name` means: its exact absolute path, else the one
  * file whose path ends in "/" + name (component-aligned: "mod.py" is not
  * "othermod.py"). Returns it, or NULL with *nmatch the number of files that

@@ -62,9 +62,7 @@ void export_frame_name(const struct prof_frame *fr, int escape, char *buf, size_
     put_escaped(buf, n, &k, ln, 0);
 }
 
-/* Samples and seconds that no stack carries: the profile's totals minus the
- * stacks' sums (never negative; seconds differ by rounding only). */
-static void unstacked(const struct profile *p, long long *samples, double *seconds)
+void export_unstacked(const struct profile *p, long long *samples, double *seconds)
 {
     long long n = 0;
     double s = 0;
@@ -194,7 +192,7 @@ int export_collapsed_opts(const struct profile *p, FILE *out, int flags, const c
         fprintf(out, "%s %lld\n", fs[i].text, fs[i].n);
     long long rest;
     double rest_s;
-    unstacked(p, &rest, &rest_s);
+    export_unstacked(p, &rest, &rest_s);
     if (rest) fprintf(out, "%s %lld\n", EXPORT_OTHER_STACKS, rest);
     rc = ferror(out) ? -EIO : 0;
 done:
@@ -229,7 +227,7 @@ int export_collapsed(const struct profile *p, FILE *out)
     }
     long long rest;
     double rest_s;
-    unstacked(p, &rest, &rest_s);
+    export_unstacked(p, &rest, &rest_s);
     if (rest) fprintf(out, "%s %lld\n", EXPORT_OTHER_STACKS, rest);
     free(name);
     free(v);
@@ -437,7 +435,7 @@ static int ss_fill(struct ss_build *b, const struct prof_stack **v, size_t ns, i
     free(cov);
     long long rest;
     double rest_s;
-    unstacked(p, &rest, &rest_s);
+    export_unstacked(p, &rest, &rest_s);
     /* the samples no stored stack carries (a saved profile keeps only the
      * heaviest stacks; samples without frames): each thread's part is what
      * its seconds in the thread table have beyond its profile */

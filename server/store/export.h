@@ -25,6 +25,11 @@
  * of its own). out borrowed. 0 or -errno (write error). */
 int export_collapsed(const struct profile *p, FILE *out);
 
+/* Samples and seconds that no stack carries (the EXPORT_OTHER_STACKS
+ * entry): the profile's totals minus the stacks' sums (never negative;
+ * seconds differ by rounding only). */
+void export_unstacked(const struct profile *p, long long *samples, double *seconds);
+
 /* One frame's name as written by both formats into buf (cap n, always
  * terminated): "function (file:line)"; escaped as above when escape. */
 void export_frame_name(const struct prof_frame *fr, int escape, char *buf, size_t n);

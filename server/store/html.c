@@ -101,6 +101,16 @@ char *html_report_page(const struct profile *p, size_t *len)
     return page;
 }
 
+void html_put_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (strchr("&<>\"'", *s))
+            fprintf(f, "&#%d;", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+}
+
 int html_report_save(const struct profile *p, const char *path)
 {
     size_t len = 0;

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "store/profile.h"
 
@@ -18,6 +19,11 @@ json_t *html_report_data(const struct profile *p);
 /* New (malloc) page with p's data in it, NUL-terminated, its length in
  * *len (may be NULL); NULL on ENOMEM or a template without the mark. */
 char *html_report_page(const struct profile *p, size_t *len);
+/* s (a path or a name from a profile) into f as HTML text or a quoted
+ * attribute's value: & < > " ' as character references, so that a
+ * function named "<script>" stays text. Pages written in C (`hotline diff
+ * --html`) use it; report.html escapes the same way in its script (esc). */
+void html_put_text(FILE *f, const char *s);
 /* Writes the report of p (borrowed) to path, atomically. 0 or -errno. */
 int html_report_save(const struct profile *p, const char *path);
 

@@ -7,6 +7,7 @@ program edited between the runs, from two different folders.
 
 usage: test_compare.py --hotline PATH [--agent DIR --python PATH] CASE   (CASE from --list)
 """
+import html.parser
 import json
 import os
 import shutil
@@ -388,6 +389,153 @@ def collapsed_compare(c):
         check(rc == 2 and why in err, "%r: exit %d" % (args, rc), err)
     rc, out, err = c.hl("run", "--collapsed-by", "nope", "x.py")
     check(rc == 2 and "line or function" in err, "run checks it before running", err)
+
+
+class Page(html.parser.HTMLParser):
+    """The --html page's flame-graph boxes, its tags and its tables' rows as text."""
+
+    def __init__(self):
+        super().__init__()
+        self.boxes, self.tags, self.tables = [], [], {}
+        self.table = self.text = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        if tag == "div" and a.get("class") == "fr":
+            style = dict(kv.split(":", 1) for kv in a["style"].split(";"))
+            a["left"], a["width"] = float(style["left"][:-1]), float(style["width"][:-1])
+            a["background"] = style["background"]
+            self.boxes.append(a)
+        elif tag == "table":
+            self.table = a.get("id")
+            self.tables[self.table] = []
+        elif tag == "tr" and self.table:
+            self.tables[self.table].append("")
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.table = None
+
+    def handle_data(self, data):
+        if self.table and self.tables[self.table]:
+            self.tables[self.table][-1] += data + " "
+
+
+def flame_profile(root, shift, secs):
+    """app.py under root (every line moved down by shift) and lib/util.py:
+    <module> -> main -> each function of secs (name: seconds; helper is
+    called from slow, from the other file)."""
+    app, util = root + "/app.py", root + "/lib/util.py"
+    names = list(secs)
+    funcs = [(n, 10 * k + 10 + shift, 10 * k + 15 + shift) for k, n in enumerate(names)]
+    lines = {10 * k + 12 + shift: st(py=secs[n]) for k, n in enumerate(names) if secs[n]}
+    prof = profile({app: {"lines": lines, "functions": funcs + [("main", 1 + shift, 5 + shift)]},
+                    util: {"lines": {3: st(nat=secs.get("helper", 0) or 0.001)},
+                           "functions": [("helper", 2, 4)]}})
+    prof["program"] = app
+
+    def fr(file, name, line):
+        return {"file": file, "name": name, "line": line}
+    top = [fr(app, "main", 3 + shift), fr(app, "<module>", 900 + shift)]
+    prof["stacks"] = []
+    for k, n in enumerate(names):
+        if n == "helper" or not secs[n]:
+            continue
+        frames = [fr(app, n, 10 * k + 12 + shift)] + top
+        prof["stacks"].append({"frames": frames, "samples": int(secs[n] * 1e4),
+                               "seconds": secs[n]})
+    if secs.get("helper"):  # slow -> helper, in the other file
+        k = names.index("slow")
+        prof["stacks"].append({"frames": [fr(util, "helper", 3), fr(app, "slow", 10 * k + 13 + shift)]
+                               + top, "samples": int(secs["helper"] * 1e4),
+                               "seconds": secs["helper"]})
+    prof["samples"] = sum(s["samples"] for s in prof["stacks"])
+    return prof
+
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+@case
+def diff_html(c):
+    """--html: the differential flame graph colours by change a frame paired
+    by file tail and function name (its lines moved, another folder), lists
+    the frames gone, merges tiny ones into [other], escapes every name, and
+    carries the text diff's tables."""
+    tiny = {"tiny%d" % k: 0.0004 for k in range(20)}  # 0.01% each, 0.19% together
+    old = flame_profile("/ci/build/proj", 0, dict(
+        slow=1.0, helper=0.2, fast=2.0, same=1.0, gone=0.5, **{HOSTILE: 0.3}, **tiny))
+    new = flame_profile("/home/u/proj", 3, dict(
+        slow=2.0, helper=0.4, fast=0.5, same=1.02, fresh=0.4, **{HOSTILE: 0.6}, **tiny))
+    po, pn = save(c, "old.json", old), save(c, "new.json", new)
+    out_html = os.path.join(c.tmp, "d.html")
+    rc, out, err = c.hl("diff", "--html", out_html, po, pn)
+    check(rc == 0, "diff --html exit %d" % rc, err)
+    check("app.py: slow" in out, "the text report still printed", out)
+    text = open(out_html, encoding="utf-8").read()
+    page = Page()
+    page.feed(text)
+    by = {}
+    for b in page.boxes:
+        by.setdefault(b["data-name"], []).append(b)
+    print(sorted((n, [b["data-change"] for b in bs]) for n, bs in by.items()))
+
+    def one(name):
+        check(len(by.get(name, [])) == 1, "one box for %r" % name, sorted(by))
+        return by[name][0]
+    slow, fast, same, fresh, helper = map(one, ("slow", "fast", "same", "fresh", "helper"))
+    check(slow["data-change"] == "slower" and slow["background"].startswith("hsl(0,"),
+          "slow is red", slow)
+    check(near(float(slow["data-old"]), 1.0 + 0.2) and near(float(slow["data-new"]), 2.0 + 0.4),
+          "slow's seconds with its callee's, old -> new (lines moved by 3: paired by name)", slow)
+    check(fast["data-change"] == "faster" and fast["background"].startswith("hsl(215,"),
+          "fast is blue", fast)
+    check(same["data-change"] == "same", "same within 5%", same)
+    check(fresh["data-change"] == "new" and near(float(fresh["data-old"]), 0), "fresh is new", fresh)
+    check(helper["data-change"] == "slower" and near(float(helper["data-old"]), 0.2) and
+          helper["data-file"] == "/home/u/proj/lib/util.py",
+          "lib/util.py from another folder pairs: helper 0.2 -> 0.4", helper)
+    check("gone" not in by, "a frame only the old profile has takes no width", by.get("gone"))
+    gone = page.tables.get("gone", [])[1:]
+    check(len(gone) == 1 and "0.500 gone" in gone[0] and "main" in gone[0],
+          "gone is the gone table's row, with its old seconds and caller", gone)
+    # escaping: the hostile name is a box's text, never a tag
+    h = one(HOSTILE)
+    check(h["data-change"] == "slower", "the hostile frame is paired too", h)
+    check("script" not in page.tags, "no <script> tag in the page", page.tags)
+    check("&#60;script&#62;alert(1)&#60;/script&#62;" in text, "shown escaped")
+    check(any(HOSTILE in row for row in page.tables["functions"]), "in the functions table",
+          page.tables["functions"])
+    # bounded: the tiny frames are one [other] box; widths nest and sum
+    check(not any(n.startswith("tiny") for n in by), "no box under 0.1%", sorted(by))
+    other = one("[other]")
+    check(near(float(other["data-new"]), 20 * 0.0004) and other["data-change"] == "same",
+          "the tiny frames merged", other)
+    root = one("all")
+    total = float(root["data-new"])
+    check(root["left"] == 0 and near(root["width"], 100, 1e-3), "the root is the whole", root)
+    for b in page.boxes:
+        check(near(b["width"], 100 * float(b["data-new"]) / total, 1e-3), "width is new share", b)
+        d = int(b["data-depth"])
+        if d:
+            parents = [p for p in page.boxes if int(p["data-depth"]) == d - 1 and
+                       p["left"] - 1e-3 <= b["left"] and
+                       b["left"] + b["width"] <= p["left"] + p["width"] + 1e-3]
+            check(len(parents) == 1, "box inside one box above it", b)
+    for d in {int(b["data-depth"]) for b in page.boxes}:
+        row = sorted((b["left"], b["width"]) for b in page.boxes if int(b["data-depth"]) == d)
+        check(all(x + w <= nx + 1e-3 for (x, w), (nx, _) in zip(row, row[1:])), "no overlap", row)
+    # the tables of the text diff: slow's row old -> new, memory-less
+    fn = [r for r in page.tables["functions"] if "app.py: slow" in r]
+    check(len(fn) == 1 and "1.000" in fn[0] and "2.000" in fn[0] and "+100%" in fn[0] and
+          "was 10" in fn[0], "slow's function row", page.tables["functions"])
+    check(any("app.py:15 (was 12) in slow" in r for r in page.tables["lines"]),
+          "slow's line row, moved", page.tables["lines"])
+    # a page that cannot be written, and --html without a value
+    rc, _, err = c.hl("diff", "--html", os.path.join(c.tmp, "no/such/dir/d.html"), po, pn)
+    check(rc == 1 and "cannot write" in err, "unwritable --html: exit %d" % rc, err)
+    check(c.hl("diff", po, pn, "--html")[0] == 2, "--html needs a value")
 
 
 REAL_V1 = '''import time
