@@ -59,6 +59,7 @@ struct am {
     int sock_open;
     struct injector inj; /* until the agent connects (attach/injector.h) */
     uv_timer_t timer;
+    uv_timer_t live_timer; /* o->live's ticks */
     uv_signal_t sigs[3];
     struct profile *p;
     int phase, status, conns;
@@ -89,6 +90,7 @@ static void close_all(struct am *a)
     if (a->phase == PH_DONE) return;
     a->phase = PH_DONE;
     uv_timer_stop(&a->timer);
+    uv_timer_stop(&a->live_timer);
     injector_stop(&a->inj);
     for (int i = 0; i < 3; i++)
         uv_signal_stop(&a->sigs[i]);
@@ -129,6 +131,13 @@ static void on_duration(uv_timer_t *t)
     release(t->data, "detached (duration)");
 }
 
+static void on_live(uv_timer_t *t)
+{
+    struct am *a = t->data;
+    if (a->phase == PH_RUN && a->o->live->tick(a->p, a->o->live->ud))
+        release(a, "detached (interrupted)");
+}
+
 /* ---- the agent's socket --------------------------------------------------- */
 
 /* the injected agent connected: 1 to take it (it is the first), else 0 */
@@ -141,6 +150,10 @@ static int agent_arrived(struct am *a)
     a->t0 = mono();
     injector_arrived(&a->inj);
     if (a->o->duration > 0) timer_in(a, a->o->duration, on_duration);
+    if (a->o->live) {
+        uint64_t ms = (uint64_t)(a->o->live->every_s * 1000);
+        uv_timer_start(&a->live_timer, on_live, ms, ms ? ms : 1);
+    }
     return 1;
 }
 
@@ -372,6 +385,10 @@ static int report(struct am *a)
     m->elapsed_s = mono() - a->t0;
     m->exit_status = -1;
     profile_set_str(&m->reason, a->reason);
+    if (a->o->live) { /* the live view's last screen instead */
+        a->o->live->done(a->p, a->reason, a->o->live->ud);
+        return 0;
+    }
     fprintf(stderr, "hotline: %s\n", a->reason);
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
@@ -401,7 +418,8 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
         return 1;
     }
     uv_timer_init(&a->loop, &a->timer);
-    a->timer.data = a;
+    uv_timer_init(&a->loop, &a->live_timer);
+    a->timer.data = a->live_timer.data = a;
     const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
     for (int i = 0; i < 3; i++) {
         uv_signal_init(&a->loop, &a->sigs[i]);
@@ -424,6 +442,7 @@ int cmd_attach_memory(const struct attach_mem_opts *o)
     uv_run(&a->loop, UV_RUN_DEFAULT);
     /* close what is left (all but the timers and signals are closed by now) */
     uv_close((uv_handle_t *)&a->timer, NULL);
+    uv_close((uv_handle_t *)&a->live_timer, NULL);
     for (int i = 0; i < 3; i++)
         uv_close((uv_handle_t *)&a->sigs[i], NULL);
     injector_close(&a->inj);

@@ -6,6 +6,18 @@
 #include <sys/types.h>
 
 #include "cli/outputs.h"
+#include "store/profile.h"
+
+/* A live view of the agent's stream instead of the report at the end
+ * (`hotline top --memory PID`, cmd_top.c): tick every every_s seconds once
+ * the agent is connected (nonzero: detach, as Ctrl-C does), done once
+ * with the reason the run ended, in place of the report and its files. */
+struct attach_mem_live {
+    double every_s;
+    int (*tick)(const struct profile *p, void *ud);
+    void (*done)(const struct profile *p, const char *reason, void *ud);
+    void *ud;
+};
 
 struct attach_mem_opts {
     pid_t pid;
@@ -22,6 +34,7 @@ struct attach_mem_opts {
      * 3.9-3.13 one 4 KiB page (INJECT_CODE_MAX), so their size is capped */
     const char *const *include, *const *exclude;
     int ninclude, nexclude;
+    const struct attach_mem_live *live; /* borrowed, or NULL: the report */
 };
 
 /* Run it: the exit status (0 done: detached or the target exited; 3 no

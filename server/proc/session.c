@@ -750,26 +750,31 @@ static void fill_args(struct session *s, const struct session_opts *o, const cha
         args[k++] = o->args[i];
 }
 
-/* The file asked for as the program's stdin, opened into *fd (left -1 when
- * none is asked for). 0 or a negative errno with s's errmsg set. */
-static int open_stdin(struct session *s, const struct session_opts *o, const char *cwd, int *fd)
+/* The file asked for as the program's stdin (flags O_RDONLY) or its output
+ * (path: o's stdin_path or output_path, relative to cwd), opened into *fd
+ * (left -1 when none is asked for). 0 or a negative errno with s's errmsg
+ * set. */
+static int open_stdio_file(struct session *s, const struct session_opts *o, const char *path,
+                           int flags, const char *cwd, int *fd)
 {
-    if (o->inherit_stdio || !o->stdin_path || o->attach_pid > 0) return 0;
-    char in_path[PATH_MAX * 2 + 2];
-    if (o->stdin_path[0] == '/' || !cwd[0])
-        snprintf(in_path, sizeof in_path, "%s", o->stdin_path);
+    if (o->inherit_stdio || !path || o->attach_pid > 0) return 0;
+    char full[PATH_MAX * 2 + 2];
+    if (path[0] == '/' || !cwd[0])
+        snprintf(full, sizeof full, "%s", path);
     else
-        snprintf(in_path, sizeof in_path, "%s/%s", cwd, o->stdin_path);
-    *fd = open(in_path, O_RDONLY | O_CLOEXEC);
+        snprintf(full, sizeof full, "%s/%s", cwd, path);
+    *fd = open(full, flags | O_CLOEXEC, 0644);
     if (*fd >= 0) return 0;
     int rc = -errno;
-    set_err(s, "cannot open %s for the program's stdin: %s", in_path, strerror(-rc));
+    set_err(s, "cannot open %s for the program's %s: %s", full,
+            flags == O_RDONLY ? "stdin" : "output", strerror(-rc));
     return rc;
 }
 
-/* stdio[3] for the child: inherited, or stdin (in_fd or /dev/null) and two
- * pipes to read. 0 or a libuv error with s's errmsg set. */
-static int setup_stdio(struct session *s, const struct session_opts *o, int in_fd,
+/* stdio[3] for the child: inherited, or stdin (in_fd or /dev/null) and
+ * stdout / stderr into out_fd, else two pipes to read. 0 or a libuv error
+ * with s's errmsg set. */
+static int setup_stdio(struct session *s, const struct session_opts *o, int in_fd, int out_fd,
                        uv_stdio_container_t *stdio)
 {
     if (o->inherit_stdio) {
@@ -779,10 +784,15 @@ static int setup_stdio(struct session *s, const struct session_opts *o, int in_f
         }
         return 0;
     }
-    s->tail = malloc(SESSION_OUTPUT_TAIL);
     /* stdin: /dev/null (UV_IGNORE), or the file asked for */
     stdio[0].flags = in_fd >= 0 ? UV_INHERIT_FD : UV_IGNORE;
     stdio[0].data.fd = in_fd;
+    if (out_fd >= 0) {
+        stdio[1].flags = stdio[2].flags = UV_INHERIT_FD;
+        stdio[1].data.fd = stdio[2].data.fd = out_fd;
+        return 0;
+    }
+    s->tail = malloc(SESSION_OUTPUT_TAIL);
     for (int i = 0; i < 2; i++) {
         int rc = uv_pipe_init(s->loop, &s->io->out[i], 0);
         if (rc) {
@@ -819,7 +829,7 @@ static int spawn(struct session *s, const struct session_opts *o, const char *py
     }
     s->proc_open = 1;
     s->pid = s->io->proc.pid;
-    if (!o->inherit_stdio)
+    if (stdio[1].flags & UV_CREATE_PIPE)
         for (int i = 0; i < 2; i++) {
             s->out_open[i] = 1;
             /* unread, the pipe would fill and block the program: close it
@@ -888,7 +898,7 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
      * what this function made and, on failure, closes what was opened
      * (sync_teardown closes only the handles that were initialised). */
     char **args = NULL, **env = NULL, *config = NULL, *main_path = NULL;
-    int nown = 0, in_fd = -1;
+    int nown = 0, in_fd = -1, out_fd = -1;
     rc = setup_io(s);
     if (rc) goto done;
     char cwd[PATH_MAX], venv_py[PATH_MAX], pidbuf[24], ivbuf[32];
@@ -907,11 +917,14 @@ int session_start(uv_loop_t *loop, struct session *s, const struct session_opts 
     if (!args || !env) goto done; /* rc is -ENOMEM */
     fill_args(s, o, &python, args, pidbuf, sizeof pidbuf, ivbuf, sizeof ivbuf);
     uv_stdio_container_t stdio[3];
-    if (!(rc = open_stdin(s, o, cwd, &in_fd)) && !(rc = setup_stdio(s, o, in_fd, stdio)))
+    if (!(rc = open_stdio_file(s, o, o->stdin_path, O_RDONLY, cwd, &in_fd)) &&
+        !(rc = open_stdio_file(s, o, o->output_path, O_WRONLY | O_CREAT | O_TRUNC, cwd, &out_fd)) &&
+        !(rc = setup_stdio(s, o, in_fd, out_fd, stdio)))
         rc = spawn(s, o, python, args, env, stdio);
 
 done:
-    if (in_fd >= 0) close(in_fd); /* the child has its copy */
+    if (in_fd >= 0) close(in_fd); /* the child has its copies */
+    if (out_fd >= 0) close(out_fd);
     free(args);
     free(config);
     free(main_path);

@@ -50,6 +50,10 @@ struct session_opts {
     /* without inherit_stdio: a file for the program's stdin instead of
      * /dev/null (relative to cwd), or NULL */
     const char *stdin_path;
+    /* without inherit_stdio: a file (relative to cwd, created or truncated)
+     * for the program's stdout and stderr instead of the drained pipes (no
+     * tail then), or NULL (`hotline top`'s script log) */
+    const char *output_path;
     /* attach instead of run (the editor's "Attach to process"): the process
      * spawned is `attach_exe attach PID --connect <socket>` (hotline's own
      * CLI, cmd_attach.c), which samples the running Python PID from outside

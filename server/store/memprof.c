@@ -350,6 +350,11 @@ size_t memprof_examined(const struct memprof *m)
     return m ? m->examined : 0;
 }
 
+double memprof_live_mb(const struct memprof *m)
+{
+    return m && m->foot.n ? m->foot.v[m->foot.n - 1] : 0;
+}
+
 double memprof_peak_mb(const struct memprof *m, const char **path, int *line)
 {
     if (path) *path = m ? m->peak_path : NULL;

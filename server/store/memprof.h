@@ -99,5 +99,8 @@ void memprof_load_line(struct memprof *m, const char *path, int line, const json
 size_t memprof_examined(const struct memprof *m);
 /* Peak footprint (MB) and where (path borrowed, may be NULL); m may be NULL. */
 double memprof_peak_mb(const struct memprof *m, const char **path, int *line);
+/* The footprint (MB) the last `mem` message said, 0 before one; m may be
+ * NULL. What a live view (`hotline top`) shows beside the peak. */
+double memprof_live_mb(const struct memprof *m);
 
 #endif

@@ -853,32 +853,50 @@ size_t profile_top_lines(const struct profile *p, struct prof_line_ref *out, siz
     return n;
 }
 
-static int cmp_func_ref(const void *a, const void *b)
+/* a function with its sort key (the statistic asked for) */
+struct func_key {
+    double key;
+    struct prof_func_ref r;
+};
+
+static int cmp_func_key(const void *a, const void *b)
 {
-    const struct prof_func_ref *x = a, *y = b;
-    double tx = agent_stats_time(&x->fn->st), ty = agent_stats_time(&y->fn->st);
+    const struct func_key *x = a, *y = b;
+    if (x->key != y->key) return x->key > y->key ? -1 : 1;
+    double tx = agent_stats_time(&x->r.fn->st), ty = agent_stats_time(&y->r.fn->st);
     if (tx != ty) return tx > ty ? -1 : 1;
-    int c = strcmp(x->file->path, y->file->path);
-    return c ? c : x->fn->first_line - y->fn->first_line;
+    int c = strcmp(x->r.file->path, y->r.file->path);
+    return c ? c : x->r.fn->first_line - y->r.fn->first_line;
 }
 
-size_t profile_top_funcs(const struct profile *p, struct prof_func_ref *out, size_t n)
+size_t profile_top_funcs_by(const struct profile *p, int stat, struct prof_func_ref *out, size_t n)
 {
     size_t total = 0;
     for (size_t i = 0; i < p->nfiles; i++)
         total += p->files[i]->nfuncs;
     if (!total || !n) return 0;
-    struct prof_func_ref *all = malloc(total * sizeof *all);
+    struct func_key *all = malloc(total * sizeof *all);
     if (!all) return 0;
     size_t k = 0;
     for (size_t i = 0; i < p->nfiles; i++)
-        for (size_t j = 0; j < p->files[i]->nfuncs; j++)
-            all[k++] = (struct prof_func_ref){p->files[i], p->files[i]->funcs[j]};
-    qsort(all, k, sizeof *all, cmp_func_ref);
+        for (size_t j = 0; j < p->files[i]->nfuncs; j++) {
+            const struct prof_func *fn = p->files[i]->funcs[j];
+            struct agent_stats st; /* memory is its lines' (profile_func_stats) */
+            if (stat >= 0) profile_func_stats(p->files[i], fn, &st);
+            all[k++] = (struct func_key){stat < 0 ? agent_stats_time(&fn->st) : st.v[stat],
+                                         {p->files[i], fn}};
+        }
+    qsort(all, k, sizeof *all, cmp_func_key);
     if (n > k) n = k;
-    memcpy(out, all, n * sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i] = all[i].r;
     free(all);
     return n;
+}
+
+size_t profile_top_funcs(const struct profile *p, struct prof_func_ref *out, size_t n)
+{
+    return profile_top_funcs_by(p, -1, out, n);
 }
 
 static int cmp_stack(const void *a, const void *b)

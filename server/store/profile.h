@@ -207,6 +207,10 @@ struct prof_func_ref {
     const struct prof_func *fn;
 };
 size_t profile_top_funcs(const struct profile *p, struct prof_func_ref *out, size_t n);
+/* The same by one statistic of profile_func_stats (AGENT_STAT_ALLOC, ...:
+ * memory too; -1: by time, as profile_top_funcs), largest first, ties by
+ * time then place. */
+size_t profile_top_funcs_by(const struct profile *p, int stat, struct prof_func_ref *out, size_t n);
 
 /* The n heaviest stacks (by seconds), hottest first; if path is not NULL only
  * stacks that have a frame at (path, line). Borrowed pointers into out. */
