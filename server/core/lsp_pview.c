@@ -128,6 +128,123 @@ int lsp_profiled_line(struct lsp_facilities *s, struct doc *d, uint32_t cur,
     return line;
 }
 
+/* ---- the run before ---- */
+
+/* Rows by (file_new, line_new, name): how the lookups find them. */
+static int row_key_cmp(const char *fa, int la, const char *na, const struct cmp_row *b)
+{
+    int c = strcmp(fa, b->file_new);
+    if (c) return c;
+    if (la != b->line_new) return la < b->line_new ? -1 : 1;
+    return na && b->name ? strcmp(na, b->name) : 0;
+}
+
+static int row_sort_lines(const void *a, const void *b)
+{
+    const struct cmp_row *x = *(const struct cmp_row *const *)a;
+    return row_key_cmp(x->file_new, x->line_new, NULL, *(const struct cmp_row *const *)b);
+}
+
+static int row_sort_funcs(const void *a, const void *b)
+{
+    const struct cmp_row *x = *(const struct cmp_row *const *)a;
+    return row_key_cmp(x->file_new, x->line_new, x->name, *(const struct cmp_row *const *)b);
+}
+
+/* New array of the rows of r[0..n) present in the new profile, sorted by
+ * how; NULL on ENOMEM. */
+static const struct cmp_row **row_index(const struct cmp_row *r, size_t n, size_t *nout,
+                                        int (*how)(const void *, const void *))
+{
+    const struct cmp_row **ix = malloc((n ? n : 1) * sizeof *ix);
+    *nout = 0;
+    if (!ix) return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].has_new) ix[(*nout)++] = &r[i];
+    qsort(ix, *nout, sizeof *ix, how);
+    return ix;
+}
+
+static void uncompare(struct lsp_pview *v)
+{
+    profile_compare_free(&v->cmp);
+    free(v->cmp_lines);
+    free(v->cmp_funcs);
+    v->cmp_lines = v->cmp_funcs = NULL;
+    v->ncmp_lines = v->ncmp_funcs = 0;
+    v->compared = 0;
+}
+
+static void drop_prev(struct lsp_pview *v)
+{
+    uncompare(v);
+    profile_free(v->prev);
+    v->prev = NULL;
+}
+
+void lsp_pview_compare(struct lsp_facilities *s)
+{
+    struct lsp_pview *v = pv(s);
+    uncompare(v);
+    if (!v->prev || !v->prof) return;
+    const char *a = v->prev->meta.program, *b = v->prof->meta.program;
+    if (!a || !b || strcmp(a, b)) {
+        /* another program ran in between: the one before is no longer
+         * the previous run of anything shown */
+        drop_prev(v);
+        return;
+    }
+    if (profile_compare(v->prev, v->prof, &v->cmp)) {
+        lsp_log(s, LSP_MSG_WARNING, "no comparison with the previous run: out of memory");
+        return;
+    }
+    v->cmp_lines = row_index(v->cmp.lines, v->cmp.nlines, &v->ncmp_lines, row_sort_lines);
+    v->cmp_funcs = row_index(v->cmp.funcs, v->cmp.nfuncs, &v->ncmp_funcs, row_sort_funcs);
+    if (!v->cmp_lines || !v->cmp_funcs)
+        uncompare(v);
+    else
+        v->compared = 1;
+}
+
+const struct cmp_result *lsp_pview_comparison(struct lsp_facilities *s, unsigned long *old_gen)
+{
+    struct lsp_pview *v = pv(s);
+    if (old_gen) *old_gen = v->prev_gen;
+    return v->compared ? &v->cmp : NULL;
+}
+
+/* The row of ix[0..n) with that key, or NULL (a binary search). */
+static const struct cmp_row *row_find(const struct cmp_row **ix, size_t n, const char *path,
+                                      int line, const char *name)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = row_key_cmp(path, line, name, ix[mid]);
+        if (!c) return ix[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+const struct cmp_row *lsp_pview_line_change(struct lsp_facilities *s, const char *path, int line)
+{
+    struct lsp_pview *v = pv(s);
+    return v->compared && path ? row_find(v->cmp_lines, v->ncmp_lines, path, line, NULL) : NULL;
+}
+
+const struct cmp_row *lsp_pview_func_change(struct lsp_facilities *s, const char *path,
+                                            int first_line, const char *name)
+{
+    struct lsp_pview *v = pv(s);
+    return v->compared && path && name
+               ? row_find(v->cmp_funcs, v->ncmp_funcs, path, first_line, name)
+               : NULL;
+}
+
 /* ---- writing ---- */
 
 void lsp_pview_replace(struct lsp_facilities *s, struct profile *p, struct anchor_set *snaps,
@@ -139,7 +256,13 @@ void lsp_pview_replace(struct lsp_facilities *s, struct profile *p, struct ancho
         v->let_go = NULL;
         let_go(s, v->let_go_data);
     }
-    profile_free(v->prof);
+    drop_prev(v);
+    if (p && v->prof && !v->running) { /* complete: the run before the next one */
+        v->prev = v->prof;
+        v->prev_gen = v->gen;
+    } else {
+        profile_free(v->prof);
+    }
     v->prof = p;
     anchor_set_clear(&v->as);
     if (snaps) { /* only the snapshots: anchors are made against the new ones */
@@ -264,6 +387,7 @@ void lsp_pview_doc_closed(struct lsp_facilities *s, const char *uri)
 
 void lsp_pview_free(struct lsp_pview *v)
 {
+    drop_prev(v);
     profile_free(v->prof);
     v->prof = NULL;
     anchor_set_clear(&v->as);

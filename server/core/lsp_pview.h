@@ -1,7 +1,8 @@
 /* The profile view: what the server shows, owned by the core (one per
  * struct server, s->view). The profile store, the snapshots of the profiled
  * sources and the anchors of open documents (anchor.h), the likely leaks,
- * the live line of a running program, and a generation number.
+ * the live line of a running program, a generation number, and the run
+ * before with its comparison to this one (issue 25: what moved since).
  *
  * Every provider reads it; one query answers "which profiled line is at
  * this document line" (lsp_docview_line). Its writers are the run provider
@@ -19,6 +20,7 @@
 
 #include "anchor/anchor.h"
 #include "text/document.h"
+#include "store/compare.h"
 #include "store/memprof.h"
 #include "store/profile.h"
 
@@ -50,6 +52,17 @@ struct lsp_pview {
     const struct profile *cells_for;
     size_t cells_nfiles;
     unsigned long cells_gen;
+    /* the run before (issue 25): the profile prof replaced, when that one
+     * was complete (not running), kept until the next replace or
+     * hotline.clear (one only: a profile can be large); and, once a run of
+     * the same program ended, the two compared, once, with the rows of the
+     * new side indexed for the per-request lookups (lsp_pview_*_change) */
+    struct profile *prev;   /* owned, or NULL */
+    unsigned long prev_gen; /* the generation it was shown at */
+    struct cmp_result cmp;  /* prev against prof, all zero when not compared */
+    int compared;           /* cmp is valid */
+    const struct cmp_row **cmp_lines, **cmp_funcs; /* owned: rows with has_new, sorted */
+    size_t ncmp_lines, ncmp_funcs;
 };
 
 /* profile_updated's `what` */
@@ -104,6 +117,19 @@ long lsp_docview_find(const struct lsp_docview *v, int line);
 int lsp_profiled_line(struct lsp_facilities *s, struct doc *d, uint32_t cur,
                       const struct prof_file **pf);
 
+/* The comparison of the profile shown with the one before it (the same
+ * program's previous complete run, store/compare.h), made when the run
+ * ended; NULL when there is none (no such run, a run going on, cleared).
+ * *old_gen (may be NULL) gets the generation the older profile was shown
+ * at. Borrowed, valid until the profile is replaced. */
+const struct cmp_result *lsp_pview_comparison(struct lsp_facilities *s, unsigned long *old_gen);
+/* Its row for profiled line `line` of the file the store names path
+ * (pf->path), or for the function `name` defined at first_line there; NULL
+ * when not compared or not in the new profile. */
+const struct cmp_row *lsp_pview_line_change(struct lsp_facilities *s, const char *path, int line);
+const struct cmp_row *lsp_pview_func_change(struct lsp_facilities *s, const char *path,
+                                            int first_line, const char *name);
+
 /* ---- writing (the run and kernel providers) ---- */
 
 /* The profile shown now is also filled by someone besides the run: let_go
@@ -114,9 +140,15 @@ void lsp_pview_hold(struct lsp_facilities *s, void (*let_go)(struct lsp_faciliti
 
 /* Show p (stolen, may be NULL) from now on, with the snapshots in snaps
  * (taken, may be NULL: none) and leaks (stolen, may be NULL); the old
- * profile, snapshots and anchors go; gen moves on. */
+ * snapshots and anchors go; gen moves on. The old profile is kept as the
+ * previous one when it was complete and p is not NULL (p NULL, a clear:
+ * both go), for lsp_pview_compare. */
 void lsp_pview_replace(struct lsp_facilities *s, struct profile *p, struct anchor_set *snaps,
                        struct memprof_leak_set *leaks);
+/* A run ended and the profile shown is complete: compare it with the
+ * previous one when that is the same program's (meta.program), else let
+ * the previous one go. */
+void lsp_pview_compare(struct lsp_facilities *s);
 /* Snapshot path from disk now (the program as it is when run). */
 void lsp_pview_snapshot(struct lsp_facilities *s, const char *path);
 void lsp_pview_set_leaks(struct lsp_facilities *s, struct memprof_leak_set *leaks /*stolen*/);

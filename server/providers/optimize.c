@@ -37,6 +37,7 @@
 #include "core/lsp_provider.h"
 #include "core/lsp_pview.h"
 #include "llm/prompt_template.h"
+#include "store/compare.h"
 #include "store/summary.h"
 #include "text/pytext.h"
 #include "core/uri.h"
@@ -45,6 +46,13 @@
 #define OPT_MAX_EXPLANATION 3000
 
 struct opt_op;
+
+/* Profiled lines [lo, hi] of the file the store names path (owned), the
+ * region a suggestion was made from: the before side of its comparison. */
+struct opt_lines {
+    char *path; /* NULL: none of the region was profiled */
+    int lo, hi;
+};
 
 struct opt_op {
     struct lsp_facilities *srv;
@@ -58,9 +66,10 @@ struct opt_op {
     char *imports, *context, *table, *modules;
     double before_s;
     int runs_at;
-    char *program;  /* owned: the profiled program's path (for Verify), or NULL */
-    char exe[4096]; /* the interpreter the helpers run */
-    int stand_in;   /* exe is python3 standing in for a workspace interpreter */
+    struct opt_lines from; /* the region's profiled lines */
+    char *program;         /* owned: the profiled program's path (for Verify), or NULL */
+    char exe[4096];        /* the interpreter the helpers run */
+    int stand_in;          /* exe is python3 standing in for a workspace interpreter */
     struct llm_call call;
     struct llm_req *req;
     struct proc_helper *proc; /* the helper running for this op, or NULL */
@@ -77,6 +86,7 @@ struct opt_done {
     char *uri, *path, *code, *program;
     double before_s;
     int runs_at;
+    struct opt_lines from;
     struct opt_done *next;
 };
 
@@ -153,6 +163,26 @@ static const struct agent_stats *line_stats(struct lsp_facilities *s, struct doc
 }
 
 /* ---- the profile table of the region ------------------------------------ */
+
+/* The profiled lines of document lines [l0, l1) of d into *from (its
+ * path replaced): what the before/after lens compares against. */
+static void region_lines(struct lsp_facilities *s, struct doc *d, uint32_t l0, uint32_t l1,
+                         struct opt_lines *from)
+{
+    free(from->path);
+    from->path = NULL;
+    for (uint32_t l = l0; l < l1; l++) {
+        const struct prof_file *pf;
+        int pl = lsp_profiled_line(s, d, l, &pf);
+        if (!pl) continue;
+        if (!from->path) {
+            from->path = strdup(pf->path); /* NULL on ENOMEM: the lens falls back */
+            from->lo = from->hi = pl;
+        }
+        if (pl < from->lo) from->lo = pl;
+        if (pl > from->hi) from->hi = pl;
+    }
+}
 
 /* The per-line profile table of the region (new text); *before gets the
  * seconds charged to its lines. */
@@ -298,6 +328,7 @@ static void op_free(struct opt_op *op)
     free(op->context);
     free(op->table);
     free(op->modules);
+    free(op->from.path);
     free(op->program);
     free(op->code);
     free(op->raw);
@@ -321,6 +352,16 @@ static void op_fail(struct opt_op *op, const char *fmt, ...)
     op_free(op);
 }
 
+static void done_free(struct opt_done *dn)
+{
+    free(dn->uri);
+    free(dn->path);
+    free(dn->code);
+    free(dn->program);
+    free(dn->from.path);
+    free(dn);
+}
+
 static void remember(struct opt_op *op)
 {
     struct lsp_opt *o = opt_of(op->srv);
@@ -331,26 +372,20 @@ static void remember(struct opt_op *op)
     dn->code = strdup(op->code);
     dn->program = op->program ? strdup(op->program) : NULL;
     if (!dn->uri || !dn->path || !dn->code || (op->program && !dn->program)) {
-        free(dn->uri);
-        free(dn->path);
-        free(dn->code);
-        free(dn->program);
-        free(dn);
+        done_free(dn);
         return;
     }
     dn->before_s = op->before_s;
     dn->runs_at = op->runs_at;
+    dn->from = op->from; /* taken */
+    op->from.path = NULL;
     dn->next = o->done;
     o->done = dn;
     if (++o->ndone > LSP_OPT_MAX_DONE) { /* forget the oldest */
         struct opt_done **pp = &o->done;
         while ((*pp)->next)
             pp = &(*pp)->next;
-        free((*pp)->uri);
-        free((*pp)->path);
-        free((*pp)->code);
-        free((*pp)->program);
-        free(*pp);
+        done_free(*pp);
         *pp = NULL;
         o->ndone--;
     }
@@ -491,6 +526,7 @@ static void on_probed(struct opt_op *op, int64_t status, const char *out)
         return;
     }
     char *table = profile_table(s, d, op->l0, op->l1, &op->before_s, total, sizeof total);
+    region_lines(s, d, op->l0, op->l1, &op->from);
     const char *keys[] = {"file",   "python",  "libraries",  "imports",   "context",
                           "region", "profile", "first_line", "last_line", "total"};
     const char *vals[] = {base_name(op->path),
@@ -988,6 +1024,56 @@ static void cmd_optimize(struct lsp_facilities *s, void *self, json_t *id, json_
 
 /* ---- before / after lens ------------------------------------------------- */
 
+/* " (python 1.90)": the kind that holds most of st's time, and its seconds */
+static void kind_words(const struct agent_stats *st, char *buf, size_t n)
+{
+    static const struct {
+        int stat;
+        const char *word;
+    } kinds[] = {
+        {AGENT_STAT_PY, "python"}, {AGENT_STAT_NAT, "native"}, {AGENT_STAT_SYS, "waiting"}};
+    int top = 0;
+    for (int i = 1; i < 3; i++)
+        if (st->v[kinds[i].stat] > st->v[kinds[top].stat]) top = i;
+    snprintf(buf, n, " (%s %.2f)", kinds[top].word, st->v[kinds[top].stat]);
+}
+
+/* The lens title from the comparison of the re-run with the profile the
+ * suggestion was made from (lsp_pview_comparison, when the run before the
+ * one shown is that one): before, the rows of the region's profiled lines
+ * (dn->from); after, the rows of the new code's lines (document lines
+ * [line, line + nl) of d), each with the kind of time it was mostly.
+ * 0 when there is no such comparison, or nothing on either side: the
+ * caller's own wording then. */
+static int compared_title(struct lsp_facilities *s, const struct opt_done *dn, struct doc *d,
+                          uint32_t line, uint32_t nl, char *title, size_t n)
+{
+    unsigned long old_gen;
+    const struct cmp_result *cmp = lsp_pview_comparison(s, &old_gen);
+    if (!cmp || !dn->from.path || (long)old_gen != dn->runs_at) return 0;
+    struct agent_stats was = {0}, now = {0};
+    for (size_t i = 0; i < cmp->nlines; i++) {
+        const struct cmp_row *r = &cmp->lines[i];
+        if (r->has_old && r->line_old >= dn->from.lo && r->line_old <= dn->from.hi &&
+            !strcmp(r->file_old, dn->from.path))
+            agent_stats_merge(&was, &r->old);
+    }
+    for (uint32_t l = line; l < line + nl; l++) {
+        const struct prof_file *pf;
+        int pl = lsp_profiled_line(s, d, l, &pf);
+        const struct cmp_row *r = pl ? lsp_pview_line_change(s, pf->path, pl) : NULL;
+        if (r) agent_stats_merge(&now, &r->cur);
+    }
+    double b = cmp_time(&was), a = cmp_time(&now);
+    if (!(b > 0) || !(a > 0)) return 0;
+    char kb[48], ka[48];
+    kind_words(&was, kb, sizeof kb);
+    kind_words(&now, ka, sizeof ka);
+    snprintf(title, n, "Hotline: was %.2f s%s \u2192 now %.2f s%s, %.1f\u00d7 %s", b, kb, a, ka,
+             b >= a ? b / a : a / b, b >= a ? "faster" : "slower");
+    return 1;
+}
+
 /* The lens for one applied suggestion still in the document, or NULL (new). */
 static json_t *done_lens(struct lsp_facilities *s, struct opt_done *dn, struct doc *d)
 {
@@ -1005,6 +1091,8 @@ static json_t *done_lens(struct lsp_facilities *s, struct opt_done *dn, struct d
     json_t *cmd = NULL;
     if (pv->running && later) {
         snprintf(title, sizeof title, "Hotline: measuring\u2026 (was %.2f s)", dn->before_s);
+    } else if (pv->prof && later && compared_title(s, dn, d, line, nl, title, sizeof title)) {
+        /* the two runs' rows said it */
     } else if (pv->prof && later) {
         double after = 0;
         int vouched = 0;
@@ -1157,11 +1245,7 @@ static void opt_free(struct lsp_facilities *s, void *self)
     while (o->done) {
         struct opt_done *dn = o->done;
         o->done = dn->next;
-        free(dn->uri);
-        free(dn->path);
-        free(dn->code);
-        free(dn->program);
-        free(dn);
+        done_free(dn);
     }
     free(o);
 }

@@ -303,6 +303,7 @@ static void on_exit_cb(struct session *ss, void *ud)
     target_restart_fn restart = r->restart;
     r->pending = NULL;
     target_retire(s, r);
+    lsp_pview_compare(s); /* against the same program's run before, once, for every reader */
     target_refresh(s, f, LSP_PV_DATA | LSP_PV_FINAL); /* final hints, lenses, diagnostics; saved */
     if (ended) lsp_notify(s, "hotline/runEnded", ended);
     if (pending && restart && !f->exiting) restart(s, pending);

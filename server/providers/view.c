@@ -15,6 +15,7 @@
 #include "core/lsp_provider.h"
 #include "core/lsp_pview.h"
 #include "jsonrpc.h"
+#include "store/compare.h"
 #include "store/memprof.h"
 #include "store/summary.h"
 #include "core/uri.h"
@@ -167,22 +168,93 @@ static void lb_pct(struct lsp_buf *b, double x)
     lb_long(b, (long)nearbyint(x));
 }
 
+/* The change against the previous run (setting compareWithPrevious;
+ * docs/lsp.md, "Against the previous run"): after a run of the same
+ * program, hints and function lenses add how their time, and memory, moved
+ * since the run before: "42% python ▼0.45 s · 12 MB kept ▼30 MB". A change is said only when it is
+ * at least VIEW_CHANGE_REL of what it was and at least VIEW_CHANGE_SAMPLES samples' worth of time
+ * (VIEW_CHANGE_MB of memory): below either, two runs of the same code differ that much by chance,
+ * and every line would carry a number. */
+#define VIEW_CHANGE_REL 0.05
+#define VIEW_CHANGE_SAMPLES 2
+#define VIEW_CHANGE_MB 1.0
+
+static int view_compare_on(struct lsp_facilities *s)
+{
+    return lsp_setting_bool(s, "compareWithPrevious", 0);
+}
+
+static int changed(double was, double now, double floor)
+{
+    double d = fabs(now - was);
+    return d >= VIEW_CHANGE_REL * was && d >= floor;
+}
+
+/* The memory stat a change is said in: kept when either run kept some,
+ * else allocated (as lb_memory words it). */
+static int change_mem_stat(const struct cmp_row *r)
+{
+    return r->old.v[AGENT_STAT_KEPT] >= 0.5 || r->cur.v[AGENT_STAT_KEPT] >= 0.5 ? AGENT_STAT_KEPT
+                                                                                : AGENT_STAT_ALLOC;
+}
+
+/* Time: " ▼0.45 s", " ▲0.30 s", " new" (absent from the run before, its
+ * file not), or nothing; r may be NULL. */
+static void lb_time_change(struct lsp_buf *b, const struct profile *p, const struct cmp_row *r)
+{
+    if (!r || !r->file_old) return; /* not compared, or its file was not in the run before */
+    if (!r->has_old) {
+        LB_LIT(b, " new");
+        return;
+    }
+    double sample = p->meta.interval_ms > 0 ? p->meta.interval_ms / 1000 : 0.01;
+    double was = cmp_time(&r->old), now = cmp_time(&r->cur);
+    char tmp[48];
+    int n = changed(was, now, VIEW_CHANGE_SAMPLES * sample)
+                ? snprintf(tmp, sizeof tmp, " %s%.2f s", now < was ? "\u25bc" : "\u25b2",
+                           fabs(now - was))
+                : 0;
+    if (n > 0) lsp_buf_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* Memory: " ▼192 MB" right after lb_memory's words when they name the
+ * same stat (shown: AGENT_STAT_KEPT / _ALLOC, or -1 for none), else with
+ * its own, " · ▲12 MB kept"; nothing within noise or without r. */
+static void lb_mem_change(struct lsp_buf *b, const struct cmp_row *r, int shown)
+{
+    if (!r || !r->has_old || !r->has_new) return;
+    int k = change_mem_stat(r);
+    double was = r->old.v[k], now = r->cur.v[k];
+    if (!changed(was, now, VIEW_CHANGE_MB)) return;
+    char tmp[64];
+    int n = snprintf(tmp, sizeof tmp, "%s%s%.0f MB%s", k == shown ? " " : " \u00b7 ",
+                     now < was ? "\u25bc" : "\u25b2", fabs(now - was),
+                     k == shown             ? ""
+                     : k == AGENT_STAT_KEPT ? " kept"
+                                            : " alloc");
+    if (n > 0) lsp_buf_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
 /* " · +120 MB kept" / " · 243 MB alloc" suffix of the lens title, without
- * printf (no "+" on memory only allocated: it would read as kept) */
-static void lb_memory(struct lsp_buf *b, const struct agent_stats *st)
+ * printf (no "+" on memory only allocated: it would read as kept), then
+ * its change (lb_mem_change, chg may be NULL) */
+static void lb_memory(struct lsp_buf *b, const struct agent_stats *st, const struct cmp_row *chg)
 {
     double kept = st->v[AGENT_STAT_KEPT], alloc = st->v[AGENT_STAT_ALLOC];
     double v = kept >= 0.5 ? kept : alloc >= 0.5 ? alloc : -1;
-    if (v < 0) return;
-    if (kept >= 0.5)
-        LB_LIT(b, " \u00b7 +");
-    else
-        LB_LIT(b, " \u00b7 ");
-    lb_pct(b, v);
-    if (kept >= 0.5)
-        LB_LIT(b, " MB kept");
-    else
-        LB_LIT(b, " MB alloc");
+    int shown = kept >= 0.5 ? AGENT_STAT_KEPT : v >= 0 ? AGENT_STAT_ALLOC : -1;
+    if (v >= 0) {
+        if (kept >= 0.5)
+            LB_LIT(b, " \u00b7 +");
+        else
+            LB_LIT(b, " \u00b7 ");
+        lb_pct(b, v);
+        if (kept >= 0.5)
+            LB_LIT(b, " MB kept");
+        else
+            LB_LIT(b, " MB alloc");
+    }
+    lb_mem_change(b, chg, shown);
 }
 
 /* What a share of time is made of, in words (docs/lsp.md, "Lenses,
@@ -195,12 +267,14 @@ static void lb_memory(struct lsp_buf *b, const struct agent_stats *st)
  * "19% · 15 py · 4 native". Why: "py/nat 0/0" on a sleeping line hid the
  * 42% it waited, and "py/nat 17/1" needed a legend. 20%, not 10%: a 6%
  * sleep line read "6% · 1 py · 4 waiting" in the VS Code e2e (1% python
- * around the sleep on a loaded machine). Then the memory suffix. Shared
+ * around the sleep on a loaded machine). Then the time's change (chg,
+ * may be NULL: lb_time_change), the memory suffix and its change. Shared
  * by lenses and hints so that both read the same. */
 #define VIEW_KIND_MIN 0.20
 #define VIEW_KIND_RUN 5.0
 
-static void lb_share(struct lsp_buf *b, const struct profile *p, const struct agent_stats *st)
+static void lb_share(struct lsp_buf *b, const struct profile *p, const struct agent_stats *st,
+                     const struct cmp_row *chg)
 {
     static const struct {
         int stat;
@@ -235,25 +309,29 @@ static void lb_share(struct lsp_buf *b, const struct profile *p, const struct ag
             lsp_buf_put(b, kinds[shown[j]].abbr, strlen(kinds[shown[j]].abbr));
         }
     }
-    lb_memory(b, st);
+    lb_time_change(b, p, chg);
+    lb_memory(b, st, chg);
 }
 
 /* The title of a lens, "⏱ 12% · 10 py · 2 native · +120 MB kept" (see
- * lb_share), as a JSON string (its characters need no escaping). */
-static void lb_title(struct lsp_buf *b, const struct profile *p, const struct agent_stats *st)
+ * lb_share; chg: its change, may be NULL), as a JSON string (its
+ * characters need no escaping). */
+static void lb_title(struct lsp_buf *b, const struct profile *p, const struct agent_stats *st,
+                     const struct cmp_row *chg)
 {
     LB_LIT(b, "\"\u23f1 ");
-    lb_share(b, p, st);
+    lb_share(b, p, st, chg);
     LB_LIT(b, "\"");
 }
 
 /* One lens (with a leading comma unless it is the first of the array):
  * {"range":..,"command":{"title":..,"command":"hotline.showProfile",
  *  "arguments":[{"uri":..,"line":..,"function":..}]}}. title: NULL for the
- * profile title of st; juri: the document URI already as a JSON string. */
+ * profile title of st (and its change chg, may be NULL); juri: the
+ * document URI already as a JSON string. */
 static void lb_lens(struct lsp_buf *b, long line, const char *title, const struct profile *p,
-                    const struct agent_stats *st, const char *juri, size_t njuri, int pline,
-                    const char *fn)
+                    const struct agent_stats *st, const struct cmp_row *chg, const char *juri,
+                    size_t njuri, int pline, const char *fn)
 {
     lsp_buf_sep(b);
     LB_LIT(b, "{\"range\":{\"start\":{\"line\":");
@@ -264,7 +342,7 @@ static void lb_lens(struct lsp_buf *b, long line, const char *title, const struc
     if (title)
         lb_str(b, title);
     else
-        lb_title(b, p, st);
+        lb_title(b, p, st, chg);
     LB_LIT(b, ",\"command\":\"hotline.showProfile\",\"arguments\":[{\"uri\":");
     lsp_buf_put(b, juri, njuri);
     LB_LIT(b, ",\"line\":");
@@ -335,7 +413,7 @@ static void class_lenses(const struct lsp_docview *v, const struct profile *p, c
     for (size_t k = 0; k < ncls; k++) {
         if (cls[k].line < 0) continue;
         snprintf(name, sizeof name, "%.*s", (int)cls[k].qlen, cls[k].qual);
-        lb_lens(out, cls[k].line, NULL, p, &cls[k].st, juri, njuri, 0, name);
+        lb_lens(out, cls[k].line, NULL, p, &cls[k].st, NULL, juri, njuri, 0, name);
     }
 }
 
@@ -352,8 +430,9 @@ static void view_lenses(struct lsp_facilities *s, struct lsp_docview *v, struct 
         return;
     }
     if (!v->cell && anchor_snap_stale(v->snap)) /* a cell's name is its staleness check */
-        lb_lens(b, 0, "\u26a0 profile is stale \u2014 re-run", p, NULL, ju.p, ju.n, 0, NULL);
-    lb_lens(b, 0, NULL, p, &v->pf->total, ju.p, ju.n, 0, "<module>");
+        lb_lens(b, 0, "\u26a0 profile is stale \u2014 re-run", p, NULL, NULL, ju.p, ju.n, 0, NULL);
+    lb_lens(b, 0, NULL, p, &v->pf->total, NULL, ju.p, ju.n, 0, "<module>");
+    int cmp_on = view_compare_on(s);
     int32_t *inv = invert(v);
     for (size_t i = 0; i < v->pf->nfuncs; i++) {
         const struct prof_func *fn = v->pf->funcs[i];
@@ -362,7 +441,9 @@ static void view_lenses(struct lsp_facilities *s, struct lsp_docview *v, struct 
         if (cur < 0) continue;
         struct agent_stats st;
         profile_func_stats(v->pf, fn, &st);
-        lb_lens(b, cur, NULL, p, &st, ju.p, ju.n, fn->first_line, fn->name);
+        const struct cmp_row *chg =
+            cmp_on ? lsp_pview_func_change(s, v->path, fn->first_line, fn->name) : NULL;
+        lb_lens(b, cur, NULL, p, &st, chg, ju.p, ju.n, fn->first_line, fn->name);
     }
     class_lenses(v, p, inv, b, ju.p, ju.n);
     free(inv);
@@ -390,6 +471,20 @@ static const char *bar(double pct)
     return b[i < 0 ? 0 : i > 7 ? 7 : i];
 }
 
+/* The hint's tooltip (markdown in tip) gets the previous run's line in
+ * full, even a change within noise, when chg (may be NULL) has it. */
+static void tip_change(const struct cmp_row *chg, char *tip, size_t n)
+{
+    size_t k = strlen(tip);
+    if (!chg || !chg->file_old || k >= n - 1) return;
+    double was = cmp_time(&chg->old), now = cmp_time(&chg->cur);
+    if (!chg->has_old)
+        snprintf(tip + k, n - k, "\n\n**Previous run:** not run (new)");
+    else
+        snprintf(tip + k, n - k, "\n\n**Previous run:** %.3f s (line %d), now %.3f s (%+.3f s)",
+                 was, chg->line_old, now, now - was);
+}
+
 static void view_inlay_hint(struct lsp_facilities *s, void *self, json_t *id, json_t *params)
 {
     (void)self;
@@ -411,6 +506,7 @@ static void view_inlay_hint(struct lsp_facilities *s, void *self, json_t *id, js
     if (l0 < 0) l0 = 0;
     if (l1 >= (json_int_t)v.d->nlines) l1 = (json_int_t)v.d->nlines - 1;
     double threshold = lsp_setting_num(s, "hints.threshold", 1.0);
+    int cmp_on = view_compare_on(s);
     const struct profile *p = lsp_pview_profile(s);
     struct lsp_buf lb = {0};
     for (json_int_t cur = l0; cur <= l1 && json_array_size(out) < VIEW_MAX_HINTS; cur++) {
@@ -423,14 +519,16 @@ static void view_inlay_hint(struct lsp_facilities *s, void *self, json_t *id, js
         const char *text = doc_line(v.d, (uint32_t)cur, &len);
         while (len && text[len - 1] == '\r')
             len--;
-        char tip[512];
-        /* "▌42% waiting · +5 MB kept": the bar, then the lens wording */
+        char tip[768];
+        const struct cmp_row *chg = cmp_on ? lsp_pview_line_change(s, v.path, pl) : NULL;
+        /* "▌42% waiting · +5 MB kept ▼0.45 s": the bar, the lens wording */
         lb.n = 0;
         lsp_buf_put(&lb, bar(share), strlen(bar(share)));
-        lb_share(&lb, p, st);
+        lb_share(&lb, p, st, chg);
         lsp_buf_put(&lb, "", 1);
         if (lb.oom) break;
         summary_breakdown(p, st, tip, sizeof tip);
+        tip_change(chg, tip, sizeof tip);
         json_array_append_new(out, json_pack("{s:{s:I, s:i}, s:s, s:b, s:{s:s, s:s}, s:{s:i, s:f}}",
                                              "position", "line", cur, "character",
                                              (int)pos_line_units(text, len, s->out->enc), "label",

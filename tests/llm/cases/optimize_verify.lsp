@@ -1,6 +1,8 @@
 # Closing the loop: run, optimize the hot loop, save, re-run; the lens over the
 # new code first offers Verify (hotline.run on the program), then shows before
-# and after from the two profiles. Real runs (the real agent).
+# and after from the two profiles' comparison (the region's rows against the
+# new code's, each with the kind its time was mostly: issue 25). Real runs
+# (the real agent).
 write-file prog.py "import time\n\ndef spin(seconds):\n    t = time.monotonic()\n    while time.monotonic() - t < seconds:\n        pass\n\nspin(1.0)\n"
 --> {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": "${WORK_URI}", "capabilities": {"workspace": {"applyEdit": true}}, "initializationOptions": {"llm": {"base_url": "${LLM_URL}/v1", "model": "m", "api_key_env": "HOTLINE_TEST_LLM_KEY"}}}}
 <-- {"id": 1}
@@ -23,7 +25,7 @@ write-file prog.py "import time\n\ndef spin(seconds):\n    t = time.monotonic()\
 <-- {"id": 6, "result": {"started": true}}
 <-- {"method": "window/showMessage", "params": {"type": 3, "message": "re:prog.py exited 0"}}
 --> {"jsonrpc": "2.0", "id": 7, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": "${WORK_URI}/prog.py"}}}
-<-- {"id": 7, "result": [{"range": {"start": {"line": 4}}, "command": {"title": "re:^Hotline: was [0-9.]+ s \u2192 now [0-9.]+ s, [2-9]\\.[0-9]\u00d7 faster$", "command": "hotline.run"}}, "..."]}
+<-- {"id": 7, "result": [{"range": {"start": {"line": 4}}, "command": {"title": "re:^Hotline: was [0-9.]+ s \\(python [0-9.]+\\) \u2192 now [0-9.]+ s \\(python [0-9.]+\\), [2-9]\\.[0-9]\u00d7 faster$", "command": "hotline.run"}}, "..."]}
 --> {"jsonrpc":"2.0","id":99,"method":"shutdown"}
 <-- {"id":99,"result":null}
 --> {"jsonrpc":"2.0","method":"exit"}
