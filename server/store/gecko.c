@@ -113,9 +113,21 @@ static struct g_thread *thread_of(struct g_build *b, long long pid, long long ti
     if (!nv) return NULL;
     b->t = nv;
     struct g_thread *t = &b->t[b->nt];
-    *t = (struct g_thread){pid,          tid,          json_array(),  json_object(), json_array(),
-                           json_object(), json_array(), json_object(), json_object(), json_array(),
-                           NULL,         0,            0,             INFINITY,      -INFINITY};
+    *t = (struct g_thread){pid,
+                           tid,
+                           json_array(),
+                           json_object(),
+                           json_array(),
+                           json_object(),
+                           json_array(),
+                           json_object(),
+                           json_object(),
+                           json_array(),
+                           NULL,
+                           0,
+                           0,
+                           INFINITY,
+                           -INFINITY};
     b->nt++;
     if (!t->strings || !t->str_ix || !t->frames || !t->frame_ix || !t->stacks || !t->stack_ix ||
         !t->stack_of || !t->markers)
@@ -348,11 +360,11 @@ static json_t *thread_json(const struct g_build *b, struct g_thread *t, const ch
         "unregisterTime", t->n ? t->last : 0.0, "processType", "default", "processName", process,
         "pid", (json_int_t)t->pid, "tid", (json_int_t)t->tid, /* */
         "markers", "schema", "name", 0, "startTime", 1, "endTime", 2, "phase", 3, "category", 4,
-        "data", 5, "data", t->markers, /* */
+        "data", 5, "data", t->markers,                                             /* */
         "samples", "schema", "stack", 0, "time", 1, "eventDelay", 2, "data", data, /* */
         "frameTable", "schema", "location", 0, "relevantForJS", 1, "innerWindowID", 2,
         "implementation", 3, "line", 4, "column", 5, "category", 6, "subcategory", 7, "data",
-        t->frames, /* */
+        t->frames,                                                          /* */
         "stackTable", "schema", "prefix", 0, "frame", 1, "data", t->stacks, /* */
         "stringTable", t->strings);
 }
@@ -360,21 +372,21 @@ static json_t *thread_json(const struct g_build *b, struct g_thread *t, const ch
 static json_t *meta_json(const struct g_build *b, const char *exporter, double end_ms)
 {
     const struct profile *p = b->p;
-    return json_pack(
-        "{s:i,s:f,s:n,s:f,s:i,s:i,s:i,s:i,s:i,s:s,s:s,s:b,s:f,s:f,"
-        "s:[{s:s,s:s,s:[s]},{s:s,s:s,s:[s]}],"
-        "s:[{s:s,s:s,s:s,s:s,s:[s,s,s],s:[{s:s,s:s,s:s,s:b}]}]}",
-        "version", GECKO_VERSION, "startTime", p->tl.unix0 > 0 ? p->tl.unix0 * 1000.0 : 0.0,
-        "shutdownTime", "interval", p->meta.interval_ms > 0 ? p->meta.interval_ms : 10.0,
-        "stackwalk", 0, "debug", 0, "gcpoison", 0, "asyncstack", 0, "processType", 0, "product",
-        exporter ? exporter : "hotline", "platform", "Linux", "presymbolicated", 1,
-        "profilingStartTime", 0.0, "profilingEndTime", end_ms, /* */
-        "categories", "name", "Python", "color", "blue", "subcategories", "Other", "name", "Other",
-        "color", "grey", "subcategories", "Other", /* */
-        "markerSchema", "name", MARKER_TYPE, "tooltipLabel", "{marker.name}", "tableLabel",
-        "{marker.data.detail}", "chartLabel", "{marker.data.detail}", "display", "marker-chart",
-        "marker-table", "timeline-overview", "data", "key", "detail", "label", "Detail", "format",
-        "string", "searchable", 1);
+    return json_pack("{s:i,s:f,s:n,s:f,s:i,s:i,s:i,s:i,s:i,s:s,s:s,s:b,s:f,s:f,"
+                     "s:[{s:s,s:s,s:[s]},{s:s,s:s,s:[s]}],"
+                     "s:[{s:s,s:s,s:s,s:s,s:[s,s,s],s:[{s:s,s:s,s:s,s:b}]}]}",
+                     "version", GECKO_VERSION, "startTime",
+                     p->tl.unix0 > 0 ? p->tl.unix0 * 1000.0 : 0.0, "shutdownTime", "interval",
+                     p->meta.interval_ms > 0 ? p->meta.interval_ms : 10.0, "stackwalk", 0, "debug",
+                     0, "gcpoison", 0, "asyncstack", 0, "processType", 0, "product",
+                     exporter ? exporter : "hotline", "platform", "Linux", "presymbolicated", 1,
+                     "profilingStartTime", 0.0, "profilingEndTime", end_ms, /* */
+                     "categories", "name", "Python", "color", "blue", "subcategories", "Other",
+                     "name", "Other", "color", "grey", "subcategories", "Other", /* */
+                     "markerSchema", "name", MARKER_TYPE, "tooltipLabel", "{marker.name}",
+                     "tableLabel", "{marker.data.detail}", "chartLabel", "{marker.data.detail}",
+                     "display", "marker-chart", "marker-table", "timeline-overview", "data", "key",
+                     "detail", "label", "Detail", "format", "string", "searchable", 1);
 }
 
 json_t *export_gecko(const struct profile *p, const char *exporter)

@@ -99,8 +99,8 @@ static int make_room(struct prof_timeline *tl)
     return tl->n < tl->cap ? 0 : -ENOSPC;
 }
 
-int timeline_add(struct prof_timeline *tl, const struct prof_stack *s, long long pid,
-                 long long tid, double t0, double t1, long long samples, double seconds)
+int timeline_add(struct prof_timeline *tl, const struct prof_stack *s, long long pid, long long tid,
+                 double t0, double t1, long long samples, double seconds)
 {
     if (samples <= 0 && seconds <= 0) return 0;
     int rc = make_room(tl);
@@ -196,10 +196,9 @@ json_t *timeline_json(const struct prof_timeline *tl, const struct prof_stack *c
             left_out++;
             continue;
         }
-        json_array_append_new(ticks, json_pack("[f,f,I,I,I,I,f]", t->t0, t->t1,
-                                               (json_int_t)t->pid, (json_int_t)t->tid,
-                                               (json_int_t)f->i, (json_int_t)t->samples,
-                                               t->seconds));
+        json_array_append_new(ticks, json_pack("[f,f,I,I,I,I,f]", t->t0, t->t1, (json_int_t)t->pid,
+                                               (json_int_t)t->tid, (json_int_t)f->i,
+                                               (json_int_t)t->samples, t->seconds));
     }
     free(ix);
     return json_pack("{s:f,s:f,s:I,s:o}", "bucket_s", tl->bucket_s, "origin_unix_s", tl->unix0,

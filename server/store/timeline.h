@@ -27,28 +27,28 @@
 struct prof_stack;
 
 struct prof_tick {
-    double t0, t1;    /* seconds since the profile's origin: the period */
-    double seconds;   /* of the stack in that thread within it */
+    double t0, t1;  /* seconds since the profile's origin: the period */
+    double seconds; /* of the stack in that thread within it */
     long long samples;
-    long long pid, tid; /* tid 0: threads not told apart */
+    long long pid, tid;             /* tid 0: threads not told apart */
     const struct prof_stack *stack; /* borrowed from the store */
 };
 
 struct prof_timeline {
     struct prof_tick *v; /* owned, arrival order (sorted by t1 once merged) */
     size_t n, cap;
-    double bucket_s;     /* 0: one tick per delta; else the merged buckets' width */
-    double mono0;        /* CLOCK_MONOTONIC seconds at the origin; 0 not known yet */
-    double unix0;        /* the same moment in seconds since 1970; 0 not known */
-    long long dropped;   /* ticks not kept (see TIMELINE_MAX_BUCKET_S) */
+    double bucket_s;   /* 0: one tick per delta; else the merged buckets' width */
+    double mono0;      /* CLOCK_MONOTONIC seconds at the origin; 0 not known yet */
+    double unix0;      /* the same moment in seconds since 1970; 0 not known */
+    long long dropped; /* ticks not kept (see TIMELINE_MAX_BUCKET_S) */
 };
 
 void timeline_free(struct prof_timeline *tl);
 
 /* Records one tick (the period [t0, t1] on the timeline's clock). Merges
  * into buckets when full. 0, or -ENOMEM (the tick is counted in dropped). */
-int timeline_add(struct prof_timeline *tl, const struct prof_stack *s, long long pid,
-                 long long tid, double t0, double t1, long long samples, double seconds);
+int timeline_add(struct prof_timeline *tl, const struct prof_stack *s, long long pid, long long tid,
+                 double t0, double t1, long long samples, double seconds);
 
 /* Seconds to add to an agent's ts so that it reads on tl's clock, given the
  * CLOCK_MONOTONIC second of that agent's ts 0 (its hello's mono0; <= 0 when

@@ -128,7 +128,8 @@ static void test_saved_and_exports(void)
     json_t *ss = export_speedscope(p, "test", EXPORT_THREADS);
     speedscope_order(ss, order, sizeof order);
     CHECK_STR(order, "a b a"); /* time order, consecutive samples of a stack merged */
-    const json_t *w = json_object_get(json_array_get(json_object_get(ss, "profiles"), 0), "weights");
+    const json_t *w =
+        json_object_get(json_array_get(json_object_get(ss, "profiles"), 0), "weights");
     CHECK_NEAR(json_real_value(json_array_get(w, 0)), 0.3, 1e-9);
     CHECK_NEAR(json_real_value(json_array_get(w, 1)), 0.2, 1e-9);
     CHECK_NEAR(json_real_value(json_array_get(w, 2)), 0.1, 1e-9);
@@ -175,7 +176,7 @@ static void test_saved_and_exports(void)
         prev_stack = st;
     }
     CHECK(sorted);
-    CHECK_EQ(switches, 2); /* alpha -> beta -> alpha */
+    CHECK_EQ(switches, 2);    /* alpha -> beta -> alpha */
     CHECK_NEAR(prev, 595, 1); /* the last sample near 0.6 s */
     const json_t *mk = json_array_get(json_object_get(json_object_get(th, "markers"), "data"), 0);
     const json_t *strs = json_object_get(th, "stringTable");
