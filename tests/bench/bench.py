@@ -31,6 +31,10 @@ WORKLOADS = ["pycalls", "churn", "numeric", "threads", "io", "alloc", "npalloc"]
 
 
 RSS = {}  # mode -> [max RSS in KiB of the process tree's largest process]
+# mode -> [CPU seconds (user + system) of the run's process tree: the child
+# and every descendant it waited for]; moves far less than wall time with
+# other load on the machine (the run waits for a core, it does not burn)
+CPU = {}
 
 
 class RunFailed(RuntimeError):
@@ -67,6 +71,7 @@ def wall(cmd, env=None, mode=None, timeout=None):
             raise RunFailed(cmd, why, tail)
     if mode:
         RSS.setdefault(mode, []).append(ru.ru_maxrss)
+        CPU.setdefault(mode, []).append(ru.ru_utime + ru.ru_stime)
     return dt
 
 
@@ -89,11 +94,12 @@ def calibrate(plain, script, target, env=None):
 
 def interleave(modes, script, args, reps, env=None, failed=None, timeout=None):
     """{mode: [wall s]} over reps rounds of every mode in turn, so that machine
-    noise hits all modes alike; RSS is refilled. A failing run is raised, or,
+    noise hits all modes alike; RSS and CPU are refilled. A failing run is raised, or,
     when failed is a dict, counted there (mode -> [failures, last reason]);
     a mode that timed out is not run again (each try would cost the timeout)."""
     times = {m: [] for m in modes}
     RSS.clear()
+    CPU.clear()
     for _ in range(reps):
         for m, cmd in modes.items():
             if failed is not None and "timed out" in failed.get(m, [0, ""])[1]:

@@ -19,6 +19,18 @@ Austin, memray, pyinstrument; torch (CPU wheel) in a separate folder
    itself); the table shows what each tool's own output charges to the
    native-BLAS, sleep, leaking and churning lines (and a pure-Python line).
 
+3. Accuracy under load: Hotline and py-spy (--native) on truth.py again with
+   one busy competitor per core (--load-competitors), the way a developer's
+   laptop or a CI runner looks while other work runs.
+
+Every table records the machine's load average and CPU steal while it was
+measured (/proc/loadavg, /proc/stat). Overhead rows taken above --max-load
+(default 1.5) are printed marked "~" and named in a footnote, or left out
+with --refuse-above: a ratio measured on a busy machine is the machine's,
+not the tool's. Each overhead cell is "WALLx/CPUc": wall-time ratio and
+CPU-time ratio (user + system of the whole process tree, which moves far
+less with other load than wall time does).
+
 Nothing is asserted; a tool that cannot run a workload gets a cell saying why.
 """
 import argparse
@@ -45,6 +57,35 @@ MARKS = ["py", "blas", "sleep", "leak", "churn"]
 MB = 1 << 20
 # output file name endings: scalene, for one, appends .json to a name without it
 EXT = {"hotline": ".json", "scalene": ".json", "memray": ".bin", "pyinstrument": ".json"}
+
+
+# ---- the machine's state ------------------------------------------------------
+class Machine:
+    """Load average and CPU steal between two reads (/proc/stat's steal
+    column: time a VM's vCPUs were runnable but not run)."""
+
+    def __init__(self):
+        self.prev = self._stat()
+
+    @staticmethod
+    def _stat():
+        try:
+            with open("/proc/stat") as f:
+                v = [int(x) for x in f.readline().split()[1:]]
+            return sum(v), (v[7] if len(v) > 7 else 0)
+        except (OSError, ValueError, IndexError):
+            return 0, 0
+
+    def read(self):
+        """(1-minute load average, steal % since the previous read)."""
+        tot, steal = self._stat()
+        dt, ds = tot - self.prev[0], steal - self.prev[1]
+        self.prev = (tot, steal)
+        return os.getloadavg()[0], (100.0 * ds / dt if dt > 0 else 0.0)
+
+
+def load_note(load, steal):
+    return "load %.2f, steal %.1f%%" % (load, steal)
 
 
 # ---- the virtual environment -------------------------------------------------
@@ -338,9 +379,12 @@ def overhead(a, py, tdir, tl, tmp):
     cols = [m for m in modes if m not in ("plain", "plain3.15")]
 
     names = [n for n in WORKLOADS if not a.only or n in a.only.split(",")]
-    print("\n== Overhead: whole-process wall time / plain (median of %d interleaved runs)"
-          % a.reps, flush=True)
+    print("\n== Overhead: whole-process time / plain, WALLx/CPUc (median of %d interleaved runs;"
+          " rows above load %.1f %s)" % (a.reps, a.max_load,
+                                       "left out" if a.refuse_above else "marked ~"), flush=True)
+    mach = Machine()
     sfail = {}
+    loaded = []  # rows taken above --max-load
     start = bench.startup(modes, a.reps, failed=sfail, timeout=a.timeout)
     print("start-up (empty program), plain %.0f ms; extra: %s" % (
         start["plain"] * 1e3, ", ".join("%s +%.0f ms" % (
@@ -348,7 +392,7 @@ def overhead(a, py, tdir, tl, tmp):
             if m in start else "%s failed" % m for m in cols)))
     notes = {("empty", m): "%d failed, last: %s" % tuple(f) for m, f in sfail.items()}
     hdr = "%-10s %6s %8s " % ("workload", "target", "plain s") + " ".join(
-        "%9s " % c[:9] for c in cols)
+        "%13s " % c[:13] for c in cols) + "  machine"
     print(hdr)
     for target in [float(x) for x in a.seconds.split(",")]:
         for n in names:
@@ -367,23 +411,43 @@ def overhead(a, py, tdir, tl, tmp):
                 notes[(n, "py3.15-sampling")] = "no %s for %s" % (mod, a.python315)
                 del run["plain3.15"], run["py3.15-sampling"]
             scale = bench.calibrate(plain, w, target, env=wenv)
+            mach.read()
+            load0 = os.getloadavg()[0]
             failed = {}
             times = bench.interleave(run, w, [str(scale)], a.reps, env=wenv, failed=failed,
                                      timeout=a.timeout + 30 * target)
             notes.update(((n, m), ("%s (not run again)" % why) if "timed out" in why else
                           "%d of %d runs failed, last: %s" % (k, a.reps, why))
                          for m, (k, why) in failed.items())
+            cpu = dict(bench.CPU)
+            load, steal = mach.read()
+            load = max(load, load0)
+            busy = load > a.max_load
+            if busy:
+                loaded.append("%s %.1fs (%s)" % (n, target, load_note(load, steal)))
             p = statistics.median(times["plain"])
+            if busy and a.refuse_above:
+                print("%-10s %5.1fs %8.2f  not shown: %s > %.1f" % (
+                    n, target, p, load_note(load, steal), a.max_load), flush=True)
+                continue
             cells = []
             for c in cols:
-                base = times.get("plain3.15" if c == "py3.15-sampling" else "plain")
+                bm = "plain3.15" if c == "py3.15-sampling" else "plain"
+                base = times.get(bm)
                 if c in times and base:
-                    cells.append("%8.2fx%s" % (statistics.median(times[c]) / statistics.median(base),
-                                               "*" if c in failed else " "))
+                    cr = (statistics.median(cpu[c]) / statistics.median(cpu[bm])
+                          if cpu.get(c) and cpu.get(bm) and statistics.median(cpu[bm]) > 0 else 0)
+                    cells.append("%s%5.2fx/%4.2fc%s" % (
+                        "~" if busy else " ", statistics.median(times[c]) / statistics.median(base),
+                        cr, "*" if c in failed else " "))
                 else:
-                    cells.append("%9s " % ("failed" if c in failed else "-"))
-            print("%-10s %5.1fs %8.2f " % (n, target, p) + " ".join(cells), flush=True)
-    print("  (* = median of the runs that did not fail)")
+                    cells.append("%13s " % ("failed" if c in failed else "-"))
+            print("%-10s %5.1fs %8.2f " % (n, target, p) + " ".join(cells) + "  " +
+                  load_note(load, steal), flush=True)
+    print("  (* = median of the runs that did not fail; c = CPU-time ratio)")
+    if loaded:
+        print("  ~ taken above load %.1f, read them as the machine's as much as the tool's: %s"
+              % (a.max_load, "; ".join(loaded)))
     for name, why in skip.items():
         print("  %s: %s" % (name, why))
     for (n, m), why in notes.items():
@@ -408,11 +472,26 @@ def time_cell(r, truth_s):
     return "%.2f/%.2fs %s" % (r["t"], truth_s, parts)
 
 
-def accuracy(a, py, tl, tmp):
+def accuracy(a, py, tl, tmp, competitors=0):
+    """The accuracy table; with competitors, that many busy loops run beside
+    each tool (accuracy under load)."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(competitors)]
+    try:
+        _accuracy(a, py, tl, tmp, competitors)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+
+
+def _accuracy(a, py, tl, tmp, competitors):
     marks = markers(TRUTH)
     truth_path = os.path.realpath(TRUTH)
-    print("\n== Accuracy on tests/bench/truth.py (%.1f s segments): what each tool charges "
-          "to the marked lines" % a.truth_seconds, flush=True)
+    mach = Machine()
+    print("\n== Accuracy on tests/bench/truth.py (%.1f s segments)%s: what each tool charges "
+          "to the marked lines" % (a.truth_seconds, ", %d busy competitor%s beside it" % (
+              competitors, "s" if competitors > 1 else "") if competitors else ""), flush=True)
     rows = []
     truth = None
     for name, (argv, parse, why) in tl.items():
@@ -474,6 +553,7 @@ def accuracy(a, py, tl, tmp):
             print("%-16s %s" % (name, cells[0]))
         else:
             print("%-16s " % name + " | ".join("%-*s" % (w[i], c) for i, c in enumerate(cells)))
+    print("  measured at %s" % load_note(*mach.read()))
 
 
 def main():
@@ -498,6 +578,14 @@ def main():
     ap.add_argument("--tools", default="", help="tools, comma-separated (default: all)")
     ap.add_argument("--skip-overhead", action="store_true")
     ap.add_argument("--skip-accuracy", action="store_true")
+    ap.add_argument("--max-load", type=float, default=1.5,
+                    help="overhead rows measured above this load average are marked ~")
+    ap.add_argument("--refuse-above", action="store_true",
+                    help="leave out overhead rows measured above --max-load instead")
+    ap.add_argument("--load-competitors", type=int, default=os.cpu_count() or 2,
+                    help="busy loops beside the accuracy-under-load table (0: no such table)")
+    ap.add_argument("--load-tools", default="hotline,py-spy",
+                    help="tools in the accuracy-under-load table")
     ap.add_argument("--keep", default="", help="copy each tool's truth.py output here")
     ap.add_argument("--setup-only", action="store_true")
     a = ap.parse_args()
@@ -513,6 +601,7 @@ def main():
     print("python %s; %s; torch %s" % (py, ", ".join(
         ln for ln in vers.split() if ln.split("==")[0].lower() in want),
         a.torch_spec if tdir else "none (%s)" % a._why_torch))
+    print("machine: %d cores, %s at start" % (os.cpu_count() or 0, load_note(*Machine().read())))
     with tempfile.TemporaryDirectory(prefix="hotline-peers-") as tmp:
         tl = tools(a, py, tmp)
         if a.tools:
@@ -521,6 +610,9 @@ def main():
             overhead(a, py, tdir, tl, tmp)
         if not a.skip_accuracy:
             accuracy(a, py, tl, tmp)
+            if a.load_competitors > 0:
+                accuracy(a, py, {k: v for k, v in tl.items() if k in a.load_tools.split(",")},
+                         tmp, competitors=a.load_competitors)
     return 0
 
 
