@@ -1,99 +1,15 @@
-/* load: a saved profile or a wire stream as a store (see load.h). */
+/* load: what `hotline view`, `diff` and `check` read (see load.h). */
 #include "cli/load.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#define LOAD_FIRST_LINE (1 << 20)
-
-struct wire_load {
-    struct profile *p;
-    struct prof_conn *c;
-    int ended, bad;
-    double last_ts;
-};
-
-static int wire_line(void *ud, enum agent_line_status st, const char *line, size_t len)
-{
-    struct wire_load *w = ud;
-    struct agent_msg m;
-    if (st != AGENT_LINE_OK || agent_msg_parse(line, len, &m, NULL, 0)) {
-        w->bad++;
-        return 0;
-    }
-    profile_conn_apply(w->c, &m);
-    if (m.type == AGENT_MSG_HELLO) {
-        if (m.u.hello.main && !w->p->meta.program)
-            profile_set_str(&w->p->meta.program, m.u.hello.main);
-        if (m.u.hello.argv && !w->p->meta.argv) {
-            json_t *a = json_array();
-            for (size_t i = 1; i < json_array_size(m.u.hello.argv); i++)
-                json_array_append(a, json_array_get(m.u.hello.argv, i));
-            w->p->meta.argv = a;
-        }
-    } else if (m.type == AGENT_MSG_DELTA && m.u.delta.ts > w->last_ts) {
-        w->last_ts = m.u.delta.ts;
-    } else if (m.type == AGENT_MSG_END) {
-        w->ended = 1;
-        if (m.u.end.ts > w->last_ts) w->last_ts = m.u.end.ts;
-    }
-    agent_msg_clear(&m);
-    return 0;
-}
-
-static struct profile *load_wire(FILE *f, const char *who, char *err, size_t errlen)
-{
-    struct wire_load w = {profile_new(), NULL, 0, 0, 0};
-    if (!w.p || !(w.c = profile_conn_new(w.p))) {
-        profile_free(w.p);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    struct agent_reader r;
-    agent_reader_init(&r);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        agent_reader_feed(&r, buf, n, wire_line, &w);
-    agent_reader_free(&r);
-    profile_conn_free(w.c);
-    w.p->meta.elapsed_s = w.last_ts;
-    profile_set_str(&w.p->meta.reason, w.ended
-                                           ? "ended normally"
-                                           : "no end record (crashed, killed or still running)");
-    if (w.bad) fprintf(stderr, "%s: %d malformed line(s) skipped\n", who, w.bad);
-    return w.p;
-}
+#include "store/load_any.h"
 
 struct profile *cli_load_profile(const char *who, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    /* A wire stream starts with a one-line object carrying "t" (a hello:
-     * short). Only LOAD_FIRST_LINE bytes are looked at: a profile saved on
-     * one line of any length is not read whole twice. */
-    char *line = malloc(LOAD_FIRST_LINE);
-    int wire = 0;
-    if (line && fgets(line, LOAD_FIRST_LINE, f)) {
-        json_t *o = json_loads(line, 0, NULL);
-        wire = json_is_object(o) && json_is_string(json_object_get(o, "t"));
-        json_decref(o);
-    }
-    free(line);
-    struct profile *p;
-    if (wire) {
-        rewind(f);
-        p = load_wire(f, who, err, errlen);
-    } else {
-        /* the same caps as a workspace's saved profile (size, lines); a
-         * file named on the command line may be a symlink or a pipe */
-        p = profile_load(path, 0, err, errlen);
-    }
-    fclose(f);
+    int bad = 0;
+    /* flags 0: a file named on the command line may be a symlink or a pipe */
+    struct profile *p = profile_load_any(path, 0, NULL, &bad, err, errlen);
+    if (bad) fprintf(stderr, "%s: %d malformed line(s) skipped\n", who, bad);
     return p;
 }

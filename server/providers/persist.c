@@ -2,7 +2,10 @@
  * (profile.json and the sources as profiled, sources.json), saved when a
  * run ends (the view's LSP_PV_FINAL) and loaded again when the server
  * starts; hotline.clear (LSP_PV_CLEARED) removes the files. Both run on the
- * thread pool, so that the loop keeps serving whatever the files are. */
+ * thread pool, so that the loop keeps serving whatever the files are.
+ * hotline.openProfile loads a profile file the user names the same way (a
+ * JSON profile or a wire stream: one test's profile of `pytest --hotline`,
+ * a standalone agent's HOTLINE_OUT). */
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
@@ -18,6 +21,9 @@
 #include "core/lsp_out.h"
 #include "core/lsp_provider.h"
 #include "core/lsp_pview.h"
+#include "core/uri.h"
+#include "jsonrpc.h"
+#include "store/load_any.h"
 #include "store/memprof.h"
 #include "store/profile.h"
 
@@ -184,8 +190,39 @@ struct lsp_load {
     struct anchor_set snaps;        /* only snapshots: owned until handed over */
     struct memprof_leak_set *leaks; /* owned until handed over */
     int missing;                    /* no profile.json: nothing to say */
-    char err[2 * PATH_MAX + 256];   /* why profile.json was refused: "<path>: <why>" */
+    char err[2 * PATH_MAX + 512];   /* why profile.json was refused: "<path>: <why>" */
+    /* hotline.openProfile: the file (not the workspace's .hotline) and the
+     * request to answer once it is in (owned), else "" and NULL */
+    char file[PATH_MAX];
+    json_t *id;
 };
+
+/* Files of an opened profile whose text is read for the anchors at load
+ * (the sources as they are now: the profile was just written, by a test
+ * run or an agent); past it, lines of further files show nothing. */
+#define OPEN_MAX_SNAPS 2000
+
+/* hotline.openProfile's load: the file, then snapshots of its sources from
+ * disk (so that hints land on the lines; a file edited since shows its
+ * changed lines as stale, as after a run). */
+static void open_read(struct lsp_load *ld)
+{
+    char err[PATH_MAX + 256] = "";
+    ld->prof = profile_load_any(ld->file, PROFILE_READ_REGULAR, &ld->cancel, NULL, err, sizeof err);
+    if (atomic_load(&ld->cancel)) return;
+    if (!ld->prof) {
+        if (!strncmp(err, ld->file, strlen(ld->file)))
+            snprintf(ld->err, sizeof ld->err, "%s", err);
+        else
+            snprintf(ld->err, sizeof ld->err, "%s: %s", ld->file, err);
+        return;
+    }
+    ld->leaks = profile_leak_set_new(ld->prof);
+    for (size_t i = 0; i < ld->prof->nfiles && i < OPEN_MAX_SNAPS; i++) {
+        if (atomic_load(&ld->cancel)) return;
+        anchor_snap_get(&ld->snaps, ld->prof->files[i]->path);
+    }
+}
 
 static void load_read(struct lsp_load *ld)
 {
@@ -232,7 +269,10 @@ static void load_read(struct lsp_load *ld)
 static void load_work(uv_work_t *req)
 {
     struct lsp_load *ld = req->data;
-    load_read(ld);
+    if (ld->file[0])
+        open_read(ld);
+    else
+        load_read(ld);
 #ifdef __GLIBC__
     /* The JSON trees are freed, but glibc keeps the pages of this thread's
      * arena, where the kept store is interleaved with them: ~20 MB resident
@@ -244,6 +284,7 @@ static void load_work(uv_work_t *req)
 
 static void load_free(struct lsp_load *ld)
 {
+    json_decref(ld->id);
     profile_free(ld->prof);
     anchor_snaps_clear(&ld->snaps);
     memprof_leak_set_free(ld->leaks);
@@ -255,26 +296,46 @@ static void load_after(uv_work_t *req, int status)
     struct lsp_load *ld = req->data;
     struct lsp_facilities *s = ld->srv;
     struct persist_state *f = s ? persist_of(s) : NULL;
-    if (f) f->load = NULL;
+    if (f && f->load == ld) f->load = NULL;
     /* a run, a kernel or hotline.clear replaced the profile meanwhile: the
      * old one must not come back */
     int replaced = s && s->view->gen != ld->gen;
     if (!f || f->exiting || replaced || status < 0 || atomic_load(&ld->cancel)) {
+        if (s && ld->id)
+            lsp_reply_error(s, ld->id, LSP_REQUEST_FAILED, "%s was not opened: %s", ld->file,
+                            replaced ? "another profile came first (a run, a kernel, a clear)"
+                                     : "cancelled");
         load_free(ld);
         return;
     }
     if (!ld->prof) {
-        if (!ld->missing) lsp_log(s, LSP_MSG_WARNING, "ignoring %s", ld->err);
+        if (ld->id)
+            lsp_reply_error(s, ld->id, LSP_REQUEST_FAILED, "cannot open %s", ld->err);
+        else if (!ld->missing)
+            lsp_log(s, LSP_MSG_WARNING, "ignoring %s", ld->err);
         load_free(ld);
         return;
     }
+    const struct profile *p = ld->prof;
+    json_t *answer =
+        ld->id ? json_pack("{s:s,s:s?,s:I,s:I,s:f}", "path", ld->file, "program", p->meta.program,
+                           "files", (json_int_t)p->nfiles, "samples", (json_int_t)p->meta.samples,
+                           "seconds", agent_stats_time(&p->total))
+               : NULL;
     lsp_pview_replace(s, ld->prof, &ld->snaps, ld->leaks);
     ld->prof = NULL;
     ld->leaks = NULL;
-    lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", ld->dir);
+    if (ld->id) {
+        lsp_log(s, LSP_MSG_INFO, "opened the profile %s", ld->file);
+        lsp_reply(s, ld->id, answer);
+        lsp_pview_updated(s, LSP_PV_DATA);
+    } else {
+        lsp_log(s, LSP_MSG_INFO, "loaded the last profile from %s/profile.json", ld->dir);
+    }
+    int opened = ld->id != NULL;
     load_free(ld);
     /* requests answered meanwhile had no profile: ask for them again */
-    if (f->initialized && s->running) lsp_pview_updated(s, LSP_PV_DATA);
+    if (!opened && f->initialized && s->running) lsp_pview_updated(s, LSP_PV_DATA);
 }
 
 static void load_profile(struct lsp_facilities *s)
@@ -297,6 +358,64 @@ static void load_profile(struct lsp_facilities *s)
         free(ld);
     }
 }
+
+/* hotline.openProfile {"path"} or {"uri"}: show the profile in that file
+ * (a JSON profile or a wire stream). Answered once it is in: {"path",
+ * "program", "files", "samples", "seconds"}, or an error saying why. A load
+ * of the workspace's last profile still in flight gives way. */
+static void cmd_open(struct lsp_facilities *s, void *self, json_t *id, json_t *a)
+{
+    struct persist_state *f = self;
+    const char *path = json_string_value(json_object_get(a, "path"));
+    const char *uri = json_string_value(json_object_get(a, "uri"));
+    char *from_uri = !path && uri ? lsp_uri_to_path(uri) : NULL;
+    if (from_uri) path = from_uri;
+    if (!path || path[0] != '/' || strlen(path) >= PATH_MAX) {
+        lsp_reply_error(s, id, RPC_INVALID_PARAMS,
+                        "hotline.openProfile wants {\"path\": an absolute path} or a file URI");
+        free(from_uri);
+        return;
+    }
+    if (s->view->running) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED,
+                        "a program is being profiled: stop it, then open %s", path);
+        free(from_uri);
+        return;
+    }
+    struct lsp_load *ld = calloc(1, sizeof *ld);
+    if (!ld) {
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "out of memory");
+        free(from_uri);
+        return;
+    }
+    ld->srv = s;
+    ld->gen = s->view->gen;
+    ld->req.data = ld;
+    snprintf(ld->file, sizeof ld->file, "%s", path);
+    free(from_uri);
+    ld->id = json_incref(id);
+    if (f->load) { /* the workspace's last profile, still loading: ours wins */
+        atomic_store(&f->load->cancel, 1);
+        uv_cancel((uv_req_t *)&f->load->req);
+    }
+    f->load = ld;
+    lsp_reply_later(s, id);
+    if (!s->loop) { /* no loop (fuzzing): in place */
+        load_work(&ld->req);
+        load_after(&ld->req, 0);
+    } else if (uv_queue_work(s->loop, &ld->req, load_work, load_after)) {
+        f->load = NULL;
+        ld->id = NULL;
+        lsp_reply_error(s, id, LSP_REQUEST_FAILED, "cannot queue the load");
+        json_decref(id);
+        load_free(ld);
+    }
+}
+
+static const struct lsp_command persist_commands[] = {
+    {"hotline.openProfile", cmd_open},
+    {NULL, NULL},
+};
 
 /* Shutdown or exit: the profile will never be shown, stop loading it. */
 static void load_cancel(struct persist_state *f)
@@ -387,6 +506,7 @@ const struct lsp_provider lsp_persist_provider = {
     .initialized = persist_initialized,
     .shutdown = persist_shutdown,
     .profile_updated = persist_profile_updated,
+    .commands = persist_commands,
     .close = persist_close,
     .free = persist_free,
 };

@@ -387,6 +387,24 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   reg('hotline.attachProcessWithMemory', () => h.attachProcess(true));
   reg('hotline.detachProcess', () => h.execute('hotline.detach', {}));
   reg('hotline.restartServer', () => h.restart());
+  reg('hotline.openProfileFile', async (file?: vscode.Uri) => {
+    // a test's profile (pytest --hotline writes .hotline/tests/*.jsonl) or a saved JSON
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const pick = file ? [file] : await vscode.window.showOpenDialog({
+      canSelectMany: false,
+      defaultUri: root ? vscode.Uri.joinPath(root, '.hotline', 'tests') : undefined,
+      filters: { 'Hotline profiles': ['jsonl', 'json'] },
+      openLabel: 'Show this profile',
+    });
+    if (!pick?.length) return;
+    const r = (await h.execute('hotline.openProfile', { path: pick[0].fsPath })) as
+      { program?: string; seconds?: number } | undefined;
+    if (r) {
+      void vscode.commands.executeCommand('setContext', 'hotline.hasResults', true);
+      void vscode.window.showInformationMessage(
+        `Hotline: showing ${pick[0].fsPath} (${(r.seconds ?? 0).toFixed(2)} s sampled)`);
+    }
+  });
   ctx.subscriptions.push(
     vscode.window.onDidChangeVisibleTextEditors(() => h.paint()),
     vscode.workspace.onDidChangeConfiguration((e) => {

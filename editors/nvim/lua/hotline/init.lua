@@ -428,6 +428,20 @@ function M.detach()
   exec_command('hotline.detach', vim.empty_dict())
 end
 
+-- :HotlineOpen {file}: show a profile file instead of the last run's: one
+-- test's profile of `pytest --hotline` (.hotline/tests/*.jsonl) or a JSON
+-- profile of `hotline run --json` (hotline.openProfile, docs/lsp.md).
+function M.open_profile(file)
+  local path = vim.fn.fnamemodify(vim.fn.expand(file), ':p')
+  exec_command('hotline.openProfile', { path = path }, function(result)
+    vim.schedule(function()
+      refresh_all()
+      notify(string.format('showing %s (%.2f s sampled)', path,
+        result and result.seconds or 0))
+    end)
+  end)
+end
+
 -- :HotlineShow: the profile summary in a scratch buffer.
 function M.show()
   exec_command('hotline.showProfile', { show = false }, function(result)
@@ -516,6 +530,9 @@ function M.setup(opts)
   vim.api.nvim_create_user_command('HotlineDetach', M.detach, { desc = 'Detach from the process' })
   vim.api.nvim_create_user_command('HotlineClear', M.clear, { desc = 'Clear hotline results' })
   vim.api.nvim_create_user_command('HotlineShow', M.show, { desc = 'Show the hotline profile' })
+  vim.api.nvim_create_user_command('HotlineOpen', function(c)
+    M.open_profile(c.args)
+  end, { nargs = 1, complete = 'file', desc = "Show a profile file (a test's, a saved JSON)" })
   vim.api.nvim_create_user_command('HotlineFlame', function()
     M.flame()
   end, { desc = 'Open the HTML report (flame graph, memory) of the hotline profile' })
