@@ -1,10 +1,13 @@
-/* gen_layout.c: compiled once per Python interpreter (attach/CMakeLists.txt)
- * against that interpreter's internal headers, run at build time, prints
- * one `struct attach_layout` initializer with every offset `hotline attach`
- * needs, from offsetof(): no number is copied by hand. For 3.13+ it also
- * prints where each of those offsets sits inside _Py_DebugOffsets, so that
- * attach reads the real values from the target's own table (a vendor patch
- * of the same minor version still reads right) and uses ours to check it.
+/* gen_layout.c: compiled by attach/gen_layouts.sh against one CPython
+ * version's internal headers (a default build: GIL, no Py_DEBUG) and run,
+ * it prints one `struct attach_layout` initializer with every offset
+ * `hotline attach` needs, from offsetof(): no number is copied by hand. Its
+ * output is committed as attach/layouts/3.X.inc; the build includes those
+ * files and never runs this (ctest attach_layouts checks they still match).
+ * For 3.13+ it also prints where each of those offsets sits inside
+ * _Py_DebugOffsets, so that attach reads the real values from the target's
+ * own table (a vendor patch of the same minor version still reads right)
+ * and uses ours to check it.
  * 3.9/3.10 have no _PyInterpreterFrame: their rows describe the
  * PyFrameObject chain instead (frame_object; layout.h says which fields
  * then mean what). */

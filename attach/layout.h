@@ -1,10 +1,12 @@
 /* layout.h: the offsets `hotline attach` needs to walk a CPython it does
- * not run in. One row per interpreter Hotline was built for, written at
- * build time by gen_layout.c from that interpreter's headers (offsetof, no
- * hand-copied numbers); for 3.13+ the values are then replaced by the
- * target's own _Py_DebugOffsets, read at the dbg_* positions (attach.c; for
- * 3.14+ also remote_exec.c, which writes where they say). 3.9/3.10 rows
- * describe the older frame objects (frame_object, below). */
+ * not run in. One row per minor version (3.9-3.15, default GIL builds), the
+ * committed attach/layouts/3.X.inc that gen_layout.c printed from that
+ * version's headers (offsetof, no hand-copied numbers; attach/gen_layouts.sh
+ * regenerates them, whatever the build machine has); for 3.13+ the values
+ * are then replaced by the target's own _Py_DebugOffsets, read at the dbg_*
+ * positions (attach.c; for 3.14+ also remote_exec.c, which writes where
+ * they say). 3.9/3.10 rows describe the older frame objects (frame_object,
+ * below). */
 #ifndef HOTLINE_ATTACH_LAYOUT_H
 #define HOTLINE_ATTACH_LAYOUT_H
 

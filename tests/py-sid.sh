@@ -6,9 +6,11 @@
 # and libraries, builds the agent against the tree's headers (build-sid/) and
 # runs every test that spawns a real interpreter: profiler.*, memory.*,
 # run_real_*, attach.* and attach_children.* (hotline attach reads them
-# through the tree's loader), attach_memory.* (--memory through PEP 768) and the lsp.run_*
-# transcripts (the server picks the interpreter from $VIRTUAL_ENV, so each
-# version runs them once).
+# through the tree's loader), attach_one_python.* (the same from a binary
+# built with /usr/bin/python3 alone), attach_layouts (the committed layout
+# rows against the tree's headers), attach_memory.* (--memory through PEP
+# 768) and the lsp.run_* transcripts (the server picks the interpreter from
+# $VIRTUAL_ENV, so each version runs them once).
 #
 #   bash tests/py-sid.sh            # all of it (the tree is kept and reused)
 #   HOTLINE_SID_PYTHONS=3.14 ...    # only some versions
@@ -100,6 +102,10 @@ done
 
 filter=${HOTLINE_SID_TESTS:-}
 sel='^profiler\.|^memory\.[a-z_]+\.py|^run_real_|^attach(_children)?\.py|^attach_memory(_connect)?\.py'
+# attach_layouts: the committed rows against 3.14/3.15's headers in the
+# tree; attach_one_python.*: a binary built with /usr/bin/python3 alone
+# (the host's) attaches to 3.14/3.15 (tests/attach/CMakeLists.txt)
+sel="$sel|^attach_layouts\$|^attach_one_python"
 [ -z "$filter" ] || sel=$filter
 echo "py-sid: tree and build ready after ${SECONDS}s"
 # every part runs even when an earlier one failed; the status says if any did

@@ -6,10 +6,15 @@
 #   1a. Release build (what packagers and pip build: -O2, whose extra
 #      analysis finds warnings the others do not); every build here has
 #      -Werror (HOTLINE_WERROR=ON), which a user's build does not;
+#      Among the ctests: attach_layouts (the committed attach/layouts/ rows
+#      regenerated from every Python's headers here, diffed) and
+#      attach_one_python.* (a second build, build/one-python/, with
+#      -DHOTLINE_PYTHONS=/usr/bin/python3 alone, attaches to every version);
 #   1b. Python 3.14 and 3.15 from a Debian sid root file system
 #      (tests/py-sid.sh, build-sid/ and .py-sid/): the agent built against
-#      their headers, every test that spawns a real interpreter (a loud
-#      "NOT RUN" banner when the tree cannot be built, a failure under CI);
+#      their headers, every test that spawns a real interpreter, and the two
+#      attach checks above for 3.14/3.15 (a loud "NOT RUN" banner when the
+#      tree cannot be built, a failure under CI);
 #   2. ASan+UBSan build of protocol/ and server/, every ctest again except
 #      the agent-only `profiler` label (no sanitized code in those; the
 #      transcript harness fails a case whose server prints a sanitizer or
