@@ -194,7 +194,8 @@ tagglibc=$(echo "$tag" | sed -E 's/manylinux_([0-9]+)_([0-9]+)_.*/\1.\2/')
 [ "$(printf '%s\n%s\n' "$tagglibc" "$maxglibc" | sort -V | tail -n 1)" = "$tagglibc" ] ||
     fail "tag $tag claims glibc $tagglibc, but the wheel references GLIBC_$maxglibc"
 wsize=$(stat -c %s "$rwhl")
-echo "wheel: $(basename "$rwhl"), $wsize bytes; tag $tag (glibc $tagglibc >= GLIBC_$maxglibc, newest referenced)"
+echo "wheel: $(basename "$rwhl"), $wsize bytes ($(basename "$whl") from pip wheel: $(stat -c %s "$whl") bytes)"
+echo "tag: $tag (glibc $tagglibc >= GLIBC_$maxglibc, the newest any of its ELF files references)"
 pytag=$(basename "$rwhl" | cut -d- -f3) # cp311
 
 # --- the minimal Debian tree -------------------------------------------------
