@@ -16,11 +16,10 @@ rm -rf bin && mkdir -p bin
 cp "$build/hotline" bin/hotline
 [ -d "$build/python" ] && cp -r "$build/python" bin/python
 mkdir -p "$build/editors"
-npx vsce package --allow-missing-repository --skip-license -o "$build/editors/hotline.vsix" >/dev/null
-# the package must hold the compiled extension, the client library and the binary
+npx vsce package --no-dependencies --allow-missing-repository --skip-license -o "$build/editors/hotline.vsix" >/dev/null
+# the package must hold the bundled extension (esbuild: the client library inside) and the binary
 list=$(unzip -l "$build/editors/hotline.vsix")
-for f in extension/out/extension.js extension/bin/hotline extension/node_modules/vscode-languageclient/package.json \
-         extension/media/executing.svg; do
+for f in extension/dist/extension.js extension/bin/hotline extension/media/executing.svg; do
   grep -q " $f\$" <<<"$list" || { echo "vscode-build: $f missing from the .vsix" >&2; exit 1; }
 done
 echo "vscode-build: $build/editors/hotline.vsix"
