@@ -430,9 +430,9 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
         return;
       }
       if (e.affectsConfiguration('hotline.python')) {
-        // client-only; another interpreter can mean another environment's server
+        // another interpreter can mean another environment's server (the
+        // other settings of the same change still go to the server below)
         void h.chooseServer().then((next) => (next.path !== h.server?.path ? h.restart() : undefined));
-        return;
       }
       if (e.affectsConfiguration('hotline.executing')) h.setExecuting(h.exec);
       // hints / lenses / thresholds apply without a restart: the server
