@@ -4,8 +4,10 @@
 #   1. normal build (RelWithDebInfo), every ctest, then the editor
 #      end-to-end tests (real Neovim, real VS Code in code-server);
 #   1a. Release build (what packagers and pip build: -O2, whose extra
-#      analysis finds warnings the others do not); every build here has
-#      -Werror (HOTLINE_WERROR=ON), which a user's build does not;
+#      analysis finds warnings the others do not, and libuv and jansson
+#      linked statically, HOTLINE_STATIC_DEPS=ON: the binary the VS Code
+#      .vsix carries, which the editor step below installs); every build
+#      here has -Werror (HOTLINE_WERROR=ON), which a user's build does not;
 #      Among the ctests: attach_layouts (the committed attach/layouts/ rows
 #      regenerated from every Python's headers here, diffed) and
 #      attach_one_python.* (a second build, build/one-python/, with
@@ -43,7 +45,8 @@ step "build"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOTLINE_WERROR=ON >/dev/null
 cmake --build "$root/build" -j"$jobs"
 step "build (Release, -Werror)"
-cmake -S "$root" -B "$root/build-release" -DCMAKE_BUILD_TYPE=Release -DHOTLINE_WERROR=ON >/dev/null
+cmake -S "$root" -B "$root/build-release" -DCMAKE_BUILD_TYPE=Release -DHOTLINE_WERROR=ON \
+  -DHOTLINE_STATIC_DEPS=ON >/dev/null
 cmake --build "$root/build-release" -j"$jobs"
 step "tests"
 ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
@@ -52,7 +55,7 @@ step "Python 3.14 / 3.15 (Debian sid tree, tests/py-sid.sh)"
 bash "$root/tests/py-sid.sh"
 
 step "editors (Neovim, VS Code in code-server)"
-bash "$root/tests/editors/run.sh" "$root/build"
+bash "$root/tests/editors/run.sh" "$root/build" "$root/build-release"
 
 step "build (ASan+UBSan)"
 cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DHOTLINE_SANITIZE=ON \

@@ -1,26 +1,14 @@
 #!/usr/bin/env bash
-# Builds the VS Code extension from a clean state: npm ci (committed
-# package-lock.json), TypeScript compile, unit checks of the pure helpers,
-# then the .vsix with the hotline binary and agent directory from the build
-# folder $1 bundled under bin/. Output: $1/editors/hotline.vsix.
+# Builds the VS Code extension's package from the build folder $1 with
+# editors/vscode/package-vsix.sh (npm ci against the committed
+# package-lock.json, tsc, unit checks, the esbuild bundle, `vsce package
+# --target linux-x64` carrying $1's hotline and agents under bin/, checks of
+# the result). $1 must be a -DHOTLINE_STATIC_DEPS=ON build (tests/run-all.sh
+# passes build-release/); HOTLINE_VSIX_ALLOW_SHARED=1 accepts another for a
+# local run. Output: $1/editors/hotline.vsix.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$(cd "${1:?usage: vscode-build.sh BUILD_DIR}" && pwd)
-ext="$root/editors/vscode"
-cd "$ext"
-npm ci --no-audit --no-fund --loglevel=error
-npx tsc -p .
-node out/test/unit.js
-rm -rf bin && mkdir -p bin
-cp "$build/hotline" bin/hotline
-[ -d "$build/python" ] && cp -r "$build/python" bin/python
-mkdir -p "$build/editors"
-npx vsce package --allow-missing-repository --skip-license -o "$build/editors/hotline.vsix" >/dev/null
-# the package must hold the compiled extension, the client library and the binary
-list=$(unzip -l "$build/editors/hotline.vsix")
-for f in extension/out/extension.js extension/bin/hotline extension/node_modules/vscode-languageclient/package.json \
-         extension/media/executing.svg; do
-  grep -q " $f\$" <<<"$list" || { echo "vscode-build: $f missing from the .vsix" >&2; exit 1; }
-done
+"$root/editors/vscode/package-vsix.sh" "$build" "$build/editors/hotline.vsix" >/dev/null
 echo "vscode-build: $build/editors/hotline.vsix"

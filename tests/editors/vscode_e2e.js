@@ -86,6 +86,15 @@ async function main() {
   fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   execFileSync(process.execPath, [entry, '--user-data-dir', ud, '--extensions-dir', ext,
     '--install-extension', vsix], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 120000 });
+  // the .vsix installed: hotline-profiler.hotline-VERSION, with the bundle and
+  // the server (package-vsix.sh), no node_modules
+  const extDir = fs.readdirSync(ext).find((d) => d.startsWith('hotline-profiler.hotline-'));
+  if (!extDir) throw new Error(`no hotline-profiler.hotline-* in ${fs.readdirSync(ext)}`);
+  const bundled = path.join(ext, extDir, 'bin', 'hotline');
+  for (const f of ['dist/extension.js', 'bin/hotline', 'bin/python/sitecustomize.py'])
+    if (!fs.existsSync(path.join(ext, extDir, f))) throw new Error(`${f} not in the installed extension ${extDir}`);
+  if (fs.existsSync(path.join(ext, extDir, 'node_modules'))) throw new Error(`${extDir} has node_modules`);
+  log(`installed ${extDir}`);
   const port = await freePort();
   const cs = spawn(process.execPath, [entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
@@ -110,6 +119,20 @@ async function main() {
         e.innerText.replace(/\u00a0/g, ' ').includes('def hot('))));
     // the extension activates on Python files; its server must be up before the command runs
     await shot('1-opened.png');
+    // which server runs (src/server.ts): no hotline.serverPath, no Python
+    // extension, no venv in the project and none on PATH: the bundled one
+    if (!process.env.HOTLINE_E2E_SERVER) {
+      const lsp = await until('the bundled bin/hotline runs as the server', () => {
+        for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+          try {
+            const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+            if (argv[1] === 'lsp' && fs.readlinkSync(`/proc/${pid}/exe`) === fs.realpathSync(bundled)) return pid;
+          } catch { /* gone */ }
+        }
+        return false;
+      });
+      log(`server: pid ${lsp}, ${bundled} lsp`);
+    }
 
     const runCommand = async (title) => {
       await page.locator('.monaco-editor textarea').first().focus();
@@ -335,7 +358,6 @@ async function main() {
       return l ? l.innerText.replace(/\u00a0/g, ' ') : null;
     }, text);
     await until('the notebook editor shows the busy cell', async () => !!(await cellLine('def busy(stop):')));
-    const extDir = fs.readdirSync(ext).find((d) => d.startsWith('hotline.'));
     const nbStop = path.join(project, 'nb', 'stop-notebook');
     fs.rmSync(nbStop, { force: true });
     const kernel = spawn('/usr/bin/python3', [path.join(__dirname, 'nb_kernel.py'),

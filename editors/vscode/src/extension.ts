@@ -18,23 +18,10 @@ import {
 } from 'vscode-languageclient/node';
 import { FlameView } from './flame';
 import { attachItems, Executing, frameItems, memoryAttachWarning, PyProcess, RunEnded, statusText } from './frames';
+import { chooseServer, ServerChoice } from './server';
 
 /** Settings the extension handles itself and does not send to the server. */
 const CLIENT_ONLY = ['serverPath', 'python', 'args', 'askForArguments', 'executing'];
-
-function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, name);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      if (fs.statSync(p).isFile()) return p;
-    } catch {
-      /* not here */
-    }
-  }
-  return undefined;
-}
 
 class Hotline {
   client: LanguageClient | undefined;
@@ -45,6 +32,8 @@ class Hotline {
   running = false;
   /** settles when the last start() settles; commands wait on it */
   ready: Promise<void> = Promise.resolve();
+  /** the server the last start() ran (server.ts) */
+  server: ServerChoice | undefined;
 
   constructor(readonly ctx: vscode.ExtensionContext) {
     this.deco = vscode.window.createTextEditorDecorationType({
@@ -83,16 +72,30 @@ class Hotline {
     return all;
   }
 
-  /** hotline.serverPath, else `hotline` on PATH, else the bundled bin/hotline. */
-  serverPath(): string {
-    const set = this.config().get<string>('serverPath', '');
-    if (set) return set;
-    return findOnPath('hotline') ?? this.ctx.asAbsolutePath(path.join('bin', 'hotline'));
+  /** The folder whose interpreter picks the server: the active editor's, else the first. */
+  serverResource(): vscode.Uri | undefined {
+    const doc = vscode.window.activeTextEditor?.document.uri;
+    const folder = (doc && vscode.workspace.getWorkspaceFolder(doc)) ?? vscode.workspace.workspaceFolders?.[0];
+    return folder?.uri ?? doc;
+  }
+
+  /** hotline.serverPath, else `hotline` in the selected interpreter's
+   * environment (pip-installed there: its agent matches that Python), else
+   * `hotline` on PATH, else the bundled bin/hotline (server.ts). */
+  async chooseServer(): Promise<ServerChoice & { python: string }> {
+    const python = await this.python(this.serverResource());
+    const choice = chooseServer({
+      setting: this.config().get<string>('serverPath', ''),
+      python,
+      pathEnv: process.env.PATH ?? '',
+      bundled: this.ctx.asAbsolutePath(path.join('bin', 'hotline')),
+    });
+    return { ...choice, python };
   }
 
   /** The Python extension's interpreter, else hotline.python, else
    * <workspace>/.venv/bin/python, else python3. */
-  async python(resource: vscode.Uri): Promise<string> {
+  async python(resource: vscode.Uri | undefined): Promise<string> {
     const ext = vscode.extensions.getExtension('ms-python.python');
     if (ext) {
       try {
@@ -107,7 +110,7 @@ class Hotline {
     }
     const set = this.config().get<string>('python', '');
     if (set) return set;
-    const folder = vscode.workspace.getWorkspaceFolder(resource);
+    const folder = resource && vscode.workspace.getWorkspaceFolder(resource);
     if (folder) {
       const venv = path.join(folder.uri.fsPath, '.venv', 'bin', 'python');
       if (fs.existsSync(venv)) return venv;
@@ -115,9 +118,41 @@ class Hotline {
     return 'python3';
   }
 
-  async start(): Promise<void> {
-    const command = this.serverPath();
-    this.out.appendLine(`starting ${command} lsp`);
+  /** A new interpreter selected in the Python extension: restart the server
+   * when that changes which hotline runs (another environment's). */
+  async watchInterpreter(): Promise<void> {
+    const ext = vscode.extensions.getExtension('ms-python.python');
+    if (!ext) return;
+    try {
+      const api = ext.isActive ? ext.exports : await ext.activate();
+      const ev = api?.environments?.onDidChangeActiveEnvironmentPath;
+      if (typeof ev !== 'function') return;
+      this.ctx.subscriptions.push(
+        ev(async () => {
+          const next = await this.chooseServer();
+          if (next.path === this.server?.path) return;
+          this.out.appendLine(`interpreter ${next.python}: the server is now ${next.path} (${next.source})`);
+          await this.restart();
+        }),
+      );
+    } catch (e) {
+      this.out.appendLine(`python extension: ${e}`);
+    }
+  }
+
+  /** Starts the server; commands wait on this.ready, which covers choosing
+   * the server too (the Python extension may take a while to answer). */
+  start(): Promise<void> {
+    this.ready = this.startClient();
+    return this.ready;
+  }
+
+  private async startClient(): Promise<void> {
+    const choice = await this.chooseServer();
+    this.server = choice;
+    const command = choice.path;
+    const from = choice.source === 'interpreter' ? `the environment of ${choice.python}` : choice.source;
+    this.out.appendLine(`starting ${command} lsp (${from}; interpreter ${choice.python})`);
     const serverOptions: ServerOptions = { command, args: ['lsp'] };
     const clientOptions: LanguageClientOptions = {
       // files, and the Python cells of Jupyter notebooks (the server maps
@@ -147,8 +182,7 @@ class Hotline {
     client.onNotification('hotline/executing', (p: Executing) => this.setExecuting(p));
     client.onNotification('hotline/runEnded', (p: RunEnded) => this.runEnded(p));
     this.client = client;
-    this.ready = client.start();
-    await this.ready;
+    await client.start();
   }
 
   async restart(): Promise<void> {
@@ -413,6 +447,11 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
         void h.restart();
         return;
       }
+      if (e.affectsConfiguration('hotline.python')) {
+        // another interpreter can mean another environment's server (the
+        // other settings of the same change still go to the server below)
+        void h.chooseServer().then((next) => (next.path !== h.server?.path ? h.restart() : undefined));
+      }
       if (e.affectsConfiguration('hotline.executing')) h.setExecuting(h.exec);
       // hints / lenses / thresholds apply without a restart: the server
       // refreshes them when its settings change
@@ -424,8 +463,9 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   );
   await h.start().catch((e) => {
     h.out.appendLine(`cannot start the server: ${e}`);
-    void vscode.window.showErrorMessage(`Hotline: cannot start ${h.serverPath()} (set hotline.serverPath)`);
+    void vscode.window.showErrorMessage(`Hotline: cannot start ${h.server?.path ?? 'hotline'} (set hotline.serverPath)`);
   });
+  void h.watchInterpreter();
 }
 
 export function deactivate(): void {

@@ -1,8 +1,12 @@
 // Unit checks of the pure helpers (node out/test/unit.js); exits 1 on failure.
 // They show what the extension draws from the server's fields, as sent.
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { makeNonce, webviewHtml } from '../flamepage';
 import { attachItems, frameItems, memoryAttachWarning, statusText } from '../frames';
+import { chooseServer, findOnPath } from '../server';
 
 const stack = [
   { function: '_raw', file: '/x/site-packages/numpy/linalg/_impl.py', line: 9, user: false, library: true, name: 'numpy.linalg._impl._raw' },
@@ -51,4 +55,41 @@ assert.deepStrictEqual(mem.items.map((i) => i.proc.pid), [40, 20, 30]);
 const warn = memoryAttachWarning(procs[1]);
 assert.match(warn, /^Attach to 40 with memory\?/);
 for (const w of ['gdb', '4 KiB page', "Hotline's agent", 'unloads itself on Detach', 'runs on']) assert.ok(warn.includes(w), w);
+// which hotline runs the server (server.ts): the setting, else the selected
+// interpreter's environment (pip-installed there), else PATH, else the bundled one
+{
+  const have = (...files: string[]) => (p: string) => files.includes(p);
+  const base = { setting: '', pathEnv: '/usr/local/bin:/usr/bin', bundled: '/ext/bin/hotline' };
+  const venv = { ...base, python: '/p/.venv/bin/python', isExec: have('/p/.venv/bin/hotline', '/usr/bin/hotline') };
+  assert.deepStrictEqual(chooseServer(venv), { path: '/p/.venv/bin/hotline', source: 'interpreter' });
+  // the explicit setting wins over every discovery
+  assert.deepStrictEqual(chooseServer({ ...venv, setting: '/opt/h/hotline' }), { path: '/opt/h/hotline', source: 'setting' });
+  // an environment without hotline: PATH, then the bundled one
+  assert.deepStrictEqual(chooseServer({ ...venv, isExec: have('/usr/bin/hotline') }), { path: '/usr/bin/hotline', source: 'PATH' });
+  assert.deepStrictEqual(chooseServer({ ...venv, isExec: have() }), { path: '/ext/bin/hotline', source: 'bundled' });
+  // a bare interpreter name names no environment (not ./hotline)
+  assert.deepStrictEqual(chooseServer({ ...base, python: 'python3', isExec: have('hotline') }), { path: '/ext/bin/hotline', source: 'bundled' });
+  assert.deepStrictEqual(chooseServer({ ...base, isExec: have() }).source, 'bundled');
+  // the first PATH entry that has it; empty entries skipped
+  assert.strictEqual(findOnPath('hotline', ':/a:/b', have('/b/hotline', 'hotline')), '/b/hotline');
+  // on disk: a venv whose python is a symlink to the base interpreter still
+  // gives the venv's hotline (the path is not resolved)
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hotline-unit-'));
+  try {
+    const bin = path.join(tmp, 'venv', 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.symlinkSync(process.execPath, path.join(bin, 'python'));
+    fs.writeFileSync(path.join(bin, 'hotline'), '#!/bin/sh\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(tmp, 'hotline'), 'not executable', { mode: 0o644 });
+    const disk = { setting: '', pathEnv: tmp, bundled: '/ext/bin/hotline' };
+    assert.deepStrictEqual(chooseServer({ ...disk, python: path.join(bin, 'python') }),
+      { path: path.join(bin, 'hotline'), source: 'interpreter' });
+    // a file that is not executable is passed over
+    assert.deepStrictEqual(chooseServer(disk).source, 'bundled');
+    fs.chmodSync(path.join(bin, 'hotline'), 0o644);
+    assert.deepStrictEqual(chooseServer({ ...disk, python: path.join(bin, 'python') }).source, 'bundled');
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
 console.log('vscode unit: ok');
