@@ -110,7 +110,8 @@ json_t *lsp_exec_from_now(struct lsp_facilities *s, const json_t *now, const cha
         }
         double since = json_number_value(json_object_get(t, "since_s"));
         char text[600];
-        snprintf(text, sizeof text, "\u25b6 %.1f s%s%s", since, call ? " \u00b7 " : "",
+        /* the seconds on this line, not the cell's or the run's: said so (issue 22) */
+        snprintf(text, sizeof text, "\u25b6 %.1f s on this line%s%s", since, call ? " \u00b7 " : "",
                  call ? json_string_value(call) : "");
         json_t *ufr = json_array_get(frames, user);
         char *uri = lsp_pview_uri(s, json_string_value(json_object_get(ufr, "file")));

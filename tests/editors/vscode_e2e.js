@@ -3,7 +3,7 @@
 // into a fresh code-server, opens the test project, runs "Hotline: Profile
 // this file" from the command palette and checks what a user sees:
 //   - while the long library line runs: the executing-line decoration (gutter
-//     icon on that line) and the status-bar item "▶ N.N s · slowlib.spin",
+//     icon on that line) and the status-bar item "▶ N.N s on this line · slowlib.spin",
 //     the frame picker with the server's library marks and names;
 //   - the end of the run (hotline/runEnded): the editor title's Stop button
 //     gives way to Profile;
@@ -149,7 +149,7 @@ async function main() {
 
     const status = page.locator('.statusbar-item', { hasText: '▶' });
     await until('the status item names slowlib.spin', async () =>
-      /▶ \d+\.\d s · slowlib\.spin/.test((await status.first().innerText()) || ''));
+      /▶ \d+\.\d s on this line · slowlib\.spin/.test((await status.first().innerText()) || ''));
     const titleButton = (icon) => page.locator(`.editor-actions .codicon-${icon}`).count();
     await until('the Stop button in the editor title while it runs', async () => (await titleButton('debug-stop')) > 0);
     // the executing decoration: its gutter icon sits on the slowlib.spin line

@@ -9,7 +9,7 @@ write-file lib/slowlib.py "import time\ndef spin(seconds):\n    t = time.monoton
 write-file app/prog.py "import os, sys\nsys.path.insert(0, os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), \"..\", \"lib\")))\nimport slowlib\ndef main():\n    slowlib.spin(1.5)\nmain()\n"
 --> {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": {"command": "hotline.run", "arguments": [{"uri": "${WORK_URI}/app/prog.py"}]}}
 <-- {"id": 2, "result": {"started": true}}
-<-- {"method": "hotline/executing", "params": {"uri": "${WORK_URI}/app/prog.py", "line": 4, "thread": "MainThread", "stack": [{"function": "spin", "file": "${WORK}/lib/slowlib.py", "user": false, "library": true, "name": "slowlib.spin"}, {"function": "main", "line": 5, "user": true, "library": false, "name": "prog.main"}, "..."], "call": "slowlib.spin", "text": "re:^▶ [0-9]+\\.[0-9] s · slowlib\\.spin$"}}
+<-- {"method": "hotline/executing", "params": {"uri": "${WORK_URI}/app/prog.py", "line": 4, "thread": "MainThread", "stack": [{"function": "spin", "file": "${WORK}/lib/slowlib.py", "user": false, "library": true, "name": "slowlib.spin"}, {"function": "main", "line": 5, "user": true, "library": false, "name": "prog.main"}, "..."], "call": "slowlib.spin", "text": "re:^▶ [0-9]+\\.[0-9] s on this line · slowlib\\.spin$"}}
 <-- {"method": "window/showMessage", "params": {"message": "re:prog.py exited 0"}}
 <-- {"method": "hotline/executing", "params": {"uri": null}}
 <-- {"method": "hotline/runEnded", "params": {"uri": "${WORK_URI}/app/prog.py", "outcome": "done", "reason": "exited 0", "exitStatus": 0, "signal": 0}}

@@ -11,7 +11,7 @@ write-file venv/lib/python3.99/site-packages/pkg/__init__.py "from json2 import 
 write-file app/prog.py "import os, sys\nhere = os.path.dirname(os.path.abspath(__file__))\nsys.path[:0] = [os.path.join(here, '..', 'py', 'lib', 'python3.99'), os.path.join(here, '..', 'venv', 'lib', 'python3.99', 'site-packages')]\nimport pkg\ndef main():\n    pkg.outer(1.5)\nmain()\n"
 --> {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": {"command": "hotline.run", "arguments": [{"uri": "${WORK_URI}/app/prog.py"}]}}
 <-- {"id": 2, "result": {"started": true}}
-<-- {"method": "hotline/executing", "params": {"uri": "${WORK_URI}/app/prog.py", "line": 5, "stack": [{"function": "spin", "library": true, "user": false, "name": "json2.decoder.spin"}, {"function": "outer", "library": true, "name": "pkg.outer"}, {"function": "main", "library": false, "user": true, "name": "prog.main"}, {"function": "<module>", "library": false, "name": "prog.<module>"}], "call": "pkg.outer", "text": "re:^▶ [0-9]+\\.[0-9] s · pkg\\.outer$"}}
+<-- {"method": "hotline/executing", "params": {"uri": "${WORK_URI}/app/prog.py", "line": 5, "stack": [{"function": "spin", "library": true, "user": false, "name": "json2.decoder.spin"}, {"function": "outer", "library": true, "name": "pkg.outer"}, {"function": "main", "library": false, "user": true, "name": "prog.main"}, {"function": "<module>", "library": false, "name": "prog.<module>"}], "call": "pkg.outer", "text": "re:^▶ [0-9]+\\.[0-9] s on this line · pkg\\.outer$"}}
 <-- {"method": "window/showMessage", "params": {"message": "re:prog.py exited 0"}}
 <-- {"method": "hotline/runEnded", "params": {"outcome": "done"}}
 --> {"jsonrpc":"2.0","id":99,"method":"shutdown"}
