@@ -141,12 +141,7 @@ static int att_run(struct attach_engine *e, struct attach_sink *sink, pid_t pid,
         }
         return rc == -EIO ? 1 : cli_attach_status(rc);
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    cli_catch_stop(on_stop);
     /* 3.9/3.10 code objects have no co_qualname: functions go by co_name */
     struct attach_proc *ap = &e->s.procs[0]->ap;
     char sv[TERMSAFE_SIZE(sizeof ap->version)], sb[TERMSAFE_SIZE(sizeof ap->binary)];

@@ -323,12 +323,7 @@ static void on_tick(struct attach_engine *e, void *ud)
 
 static int top_pid(struct top *t, pid_t pid, double interval, double duration, int all_threads)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    cli_catch_stop(on_stop);
     int status = 1;
     struct attach_engine *e = calloc(1, sizeof *e);
     if (!e || attach_sampler_init(&e->s, &t->rs.sink, &top_stop, interval, NULL, 0, NULL, 0)) {

@@ -1,6 +1,7 @@
 /* outputs: writing the profile and its pictures after a run or a view. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,16 @@ int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, cons
         }
     }
     return bad;
+}
+
+void cli_catch_stop(void (*handler)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 int cli_parse_num(const char *s, double lo, double hi, double *out)

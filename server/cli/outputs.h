@@ -25,6 +25,10 @@ int cli_outputs_check(const struct cli_outputs *o, const char *who);
 int cli_outputs_write(const struct cli_outputs *o, const struct profile *p, const char *who,
                       int quiet);
 
+/* SIGINT, SIGTERM and SIGHUP call handler (attach and top: stop sampling,
+ * leave the target as it was, write what was measured). */
+void cli_catch_stop(void (*handler)(int));
+
 /* A number in [lo, hi] from the whole of s into *out: 0 or -EINVAL. */
 int cli_parse_num(const char *s, double lo, double hi, double *out);
 /* argv[*i] as one of the n options with a value in names (`--opt VALUE` or

@@ -12,12 +12,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from tmuxpane import FAILS, check, screen, start, tmux, wait_screen  # noqa: E402,F401
 
 BUILD = os.path.abspath(os.environ["HOTLINE_BUILD"])
 HOTLINE = os.path.join(BUILD, "hotline")
 PY = os.environ.get("HOTLINE_PYTHON", sys.executable)
-FAILS = []
-SOCK = "hotline-top-test-%d" % os.getpid()  # a tmux server of our own
 
 TARGET = """import os, sys, time
 sys.stderr.write("%d\\n" % os.getpid())
@@ -33,41 +32,6 @@ while time.monotonic() < end:
 print("hello from the script")
 sys.exit(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
 """
-
-
-def check(cond, msg, extra=""):
-    print(("ok   " if cond else "FAIL ") + msg)
-    if not cond:
-        FAILS.append(msg)
-        if extra:
-            print("--- screen/output:\n" + str(extra))
-
-
-def tmux(*args, check_rc=True):
-    p = subprocess.run(["tmux", "-L", SOCK] + list(args), capture_output=True, text=True,
-                       timeout=30)
-    if check_rc and p.returncode:
-        raise RuntimeError("tmux %r: %s" % (args, p.stderr))
-    return p.stdout
-
-
-def screen(name):
-    return tmux("capture-pane", "-p", "-t", name, check_rc=False)
-
-
-def wait_screen(name, pred, timeout=30):
-    end = time.monotonic() + timeout
-    s = screen(name)
-    while not pred(s) and time.monotonic() < end:
-        time.sleep(0.2)
-        s = screen(name)
-    return s
-
-
-def start(name, cmd, cwd):
-    # the shell stays after hotline ends, so the pane (and EXIT=) can be read
-    tmux("new-session", "-d", "-s", name, "-x", "140", "-y", "45", "-c", cwd,
-         "%s; echo EXIT=$?; sleep 120" % cmd)
 
 
 def main():

@@ -14,12 +14,16 @@ import subprocess
 import sys
 import tempfile
 import time
+from tmuxpane import FAILS, check, screen, start as _start, tmux, wait_screen  # noqa: E402,F401
+
+
+def start(name, cmd, cwd):
+    _start(name, cmd, cwd, 80, 40)  # 80 columns: the layout must fit
+
 
 BUILD = os.path.abspath(os.environ["HOTLINE_BUILD"])
 HOTLINE = os.path.join(BUILD, "hotline")
 PY = os.environ.get("HOTLINE_PYTHON", sys.executable)
-FAILS = []
-SOCK = "hotline-topmem-test-%d" % os.getpid()  # a tmux server of our own
 
 TARGET = """import itertools, os, sys, time
 keep = []
@@ -46,40 +50,6 @@ KEEP, CHURN, BUSY = 4, 7, 12
 # a memory row: %now total python native system alloc kept place
 ROW = re.compile(r"^\s+(\d+\.\d)\s+(\d+\.\d\d)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\d+\.\d)\s+(\d+\.\d)"
                  r"\s+target\.py:(\d+)")
-
-
-def check(cond, msg, extra=""):
-    print(("ok   " if cond else "FAIL ") + msg)
-    if not cond:
-        FAILS.append(msg)
-        if extra:
-            print("--- screen/output:\n" + str(extra))
-
-
-def tmux(*args, check_rc=True):
-    p = subprocess.run(["tmux", "-L", SOCK] + list(args), capture_output=True, text=True,
-                       timeout=30)
-    if check_rc and p.returncode:
-        raise RuntimeError("tmux %r: %s" % (args, p.stderr))
-    return p.stdout
-
-
-def screen(name):
-    return tmux("capture-pane", "-p", "-t", name, check_rc=False)
-
-
-def wait_screen(name, pred, timeout=30):
-    end = time.monotonic() + timeout
-    s = screen(name)
-    while not pred(s) and time.monotonic() < end:
-        time.sleep(0.2)
-        s = screen(name)
-    return s
-
-
-def start(name, cmd, cwd):
-    tmux("new-session", "-d", "-s", name, "-x", "80", "-y", "40", "-c", cwd,
-         "%s; echo EXIT=$?; sleep 120" % cmd)
 
 
 def rows(s):
