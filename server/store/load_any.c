@@ -49,7 +49,7 @@ static int wire_line(void *ud, enum agent_line_status st, const char *line, size
 }
 
 static struct profile *load_wire(FILE *f, const atomic_int *cancel, int *bad, char *err,
-                                  size_t errlen)
+                                 size_t errlen)
 {
     struct wire_load w = {profile_new(), NULL, 0, 0, 0};
     if (!w.p || !(w.c = profile_conn_new(w.p))) {
