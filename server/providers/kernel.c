@@ -5,10 +5,12 @@
  * line (hotline/executing, or the fallback diagnostic), hints, lenses,
  * hovers, and leak diagnostics once the last one leaves.
  *
- * One profile for all of them: the first agent to connect while no run is
- * going starts a fresh profile in the view; every agent connected meanwhile
- * (a second kernel, a forked child) adds to it; an agent that connects after
- * they all left adds to it again as long as it is still the profile shown.
+ * One profile for the agents connected together: the first agent to connect
+ * while no run is going starts a fresh profile in the view; every agent
+ * connected meanwhile (a forked child, a second kernel) adds to it. An agent
+ * that connects after they all left starts a fresh profile again: a new
+ * kernel (a restarted one, another notebook's) never adds into the last
+ * kernel's profile (issue 22; the one shown stays until then).
  * A run (hotline.run), a hotline.clear or a loaded profile replaces it: the
  * view tells us first (lsp_pview_hold) and the connections are closed (the
  * agents stop profiling, their programs go on). While a run is going, an
@@ -101,6 +103,13 @@ static struct profile *on_accept(struct agentsock *a, void *ud)
     (void)a;
     struct kernel_state *f = ud;
     struct lsp_facilities *s = f->srv;
+    if (f->store && a->nconns == 1) {
+        /* every agent of that profile left (this one is the only
+         * connection): a new kernel gets a profile of its own. Let go of
+         * the old one first, so that replacing it drops no connection. */
+        lsp_pview_hold(s, NULL, NULL);
+        f->store = NULL;
+    }
     if (!f->store) {
         if (s->view->running) { /* a run fills the view */
             lsp_log(s, LSP_MSG_WARNING,

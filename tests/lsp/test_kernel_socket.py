@@ -10,7 +10,10 @@ hotline.connect()` from a subdirectory and stream to it:
    line while it runs; after it ends, an inlay hint and code lenses sit on
    that line; the socket is 0600 in a 0700 folder.
 2. two processes at once: hotline/executing names both files, and both
-   have hints afterwards (the profile accumulates while they are connected).
+   have hints afterwards (the profile accumulates while they are connected);
+   the first case's file has none any more: agents that connect after all
+   the previous ones left start a fresh profile (a restarted kernel never
+   adds into the last one's, issue 22).
    One of them does not import hotline at all: HOTLINE_CONNECT=1 connects
    it through the bootstrap sitecustomize.py.
 3. an IPython shell (/usr/bin/python3's, as the notebook tests use)
@@ -244,6 +247,10 @@ def one_process(hotline, work, c):
     assert HOT_LINE in hints, "no hint on the hot line: %r" % hints
     assert 5 in lenses, "no lens over hot(): %r" % lenses
     print("1. hints on lines %r, lenses on %r" % (hints, lenses))
+    FIRST.append(path)
+
+
+FIRST = []  # one_process's program, whose profile the next agents must not add to
 
 
 def two_processes(hotline, work, c):
@@ -267,6 +274,9 @@ def two_processes(hotline, work, c):
         hints, _ = hints_at(c, path, text, HOT_LINE)
         assert HOT_LINE in hints, "%s: no hint on the hot line: %r" % (path, hints)
     print("2. both files have their hint")
+    old, _ = query(c, uri(FIRST[0]))
+    assert HOT_LINE not in old, "case 1's busy.py still has hints: its profile was added to"
+    print("2. case 1's file has no hint: a fresh profile")
 
 
 SHELL = r"""import io, contextlib, sys
