@@ -124,6 +124,13 @@ case $(cat "$tmp/import.out") in
 *) fail "hotline imported from outside the venv's site-packages" "$tmp/import.out" ;;
 esac
 
+# the JupyterLab extension (editors/jupyterlab, prebuilt): where JupyterLab
+# looks in this environment (sys.prefix/share/jupyter/labextensions)
+labext="$venv/share/jupyter/labextensions/hotline-profiler"
+[ -f "$labext/package.json" ] && ls "$labext"/static/remoteEntry.*.js >/dev/null 2>&1 ||
+    fail "no JupyterLab extension in $labext"
+echo "JupyterLab extension: $labext"
+
 cat >"$tmp/work/tiny.py" <<'EOF'
 def spin():
     s = 0

@@ -30,7 +30,15 @@ needs a server): a few times a second it reads the cell thread's frame
 (sys._current_frames) and updates one display (display_id) under the cell;
 it clears it when the cell ends. It only holds the GIL for that read and
 the message, so a CPU-bound cell loses a fraction of a percent
-(tests/bench/bench_notebook_live.py)."""
+(tests/bench/bench_notebook_live.py).
+
+JupyterLab (editors/jupyterlab, docs/notebooks.md "JupyterLab"): loading
+the extension in a kernel opens a comm to the target "hotline". When the
+JupyterLab extension answers it ({"hello": 1}), every cell is profiled and
+the same live thread sends the running line and the call chain under it to
+the comm instead of a display; when the cell ends, {"t": "end"} and then the
+cell's per-line results ({"t": "lines"}). Without that answer (another
+front end, no extension) nothing changes."""
 import atexit
 import contextvars
 import linecache
@@ -48,6 +56,9 @@ from . import _report
 LIVE_PERIOD_S = 0.25  # Colab's footer moves about this often
 LIVE_FIRST_S = 0.3    # a cell shorter than this never shows the footer
 LIVE_LIB_FRAMES = 6   # innermost library frames shown under the line
+LAB_TARGET = "hotline"  # the comm the JupyterLab extension registers
+LAB_VERSION = 1
+LAB_MAX_FRAMES = 100  # frames sent to JupyterLab (the outermost and innermost)
 
 _ext = None
 
@@ -58,6 +69,7 @@ def load(shell):
         return
     _ext = Extension(shell)
     _ext.connect()
+    _ext.open_lab()
     shell.register_magic_function(_ext.line_cell_magic, "line_cell", "hotline")
     shell.events.register("pre_run_cell", _ext.pre_run_cell)
     shell.events.register("post_run_cell", _ext.post_run_cell)
@@ -120,6 +132,10 @@ class Session:
 
     def finish(self):
         """Stop the agent; the report (str)."""
+        return _report.format_report(*self.finish_profile()[:4])
+
+    def finish_profile(self):
+        """Stop the agent; (profile, sources, wall s, title, cell file name)."""
         hotline.stop()
         wall = time.perf_counter() - self.t0
         name, number = self.this_cell()
@@ -142,7 +158,24 @@ class Session:
                     self.sources[path] = _report.Source(label)
         for path in self.hidden:
             prof.drop_file(path)
-        return _report.format_report(prof, self.sources, wall, "cell In [%s]" % number)
+        return prof, self.sources, wall, "cell In [%s]" % number, name
+
+    def lab_lines(self, done, cell_id):
+        """The {"t": "lines"} message for JupyterLab: the cell's lines with
+        time or memory, numbered as in the cell."""
+        prof, _sources, wall, _title, name = done
+        total = prof.total_wall()
+        lines = {}
+        for (path, l), e in prof.lines.items():
+            if path != name or not (e.wall > 0 or e.alloc >= 0.05):
+                continue
+            lines[str(l + self.offset)] = {
+                "wall": round(e.wall, 4), "py": round(e.py, 4), "nat": round(e.nat, 4),
+                "sys": round(e.sys, 4), "pct": round(100 * e.wall / total, 1) if total > 0 else 0,
+                "alloc": round(e.alloc, 2), "kept": round(e.kept, 2)}
+        return {"t": "lines", "cell_id": cell_id, "wall": round(wall, 3),
+                "total": round(total, 3), "peak_mb": round(prof.peak_mb, 1),
+                "samples": prof.samples, "lines": lines}
 
 
 class Extension:
@@ -161,6 +194,9 @@ class Extension:
         self.compiled_before = None  # compiled() when the cell began
         self.live_cost_s = 0.0   # CPU seconds the live thread used, all cells
         self.live_ticks = 0
+        self.comm = None         # the comm to JupyterLab's extension, once opened
+        self.lab = False         # ... and that extension answered it
+        self.cell_id = None      # the running cell's id (JupyterLab sends it)
 
     def tmpdir(self):
         if self._tmp is None or not os.path.isdir(self._tmp):
@@ -170,6 +206,12 @@ class Extension:
         return self._tmp
 
     def close(self):
+        comm, self.comm, self.lab = self.comm, None, False
+        if comm is not None:
+            try:
+                comm.close()
+            except Exception:
+                pass
         if self._live:
             self._live.finish()
             self._live = None
@@ -233,6 +275,40 @@ class Extension:
         num = self.numbers.get(path, getattr(comp, "_filename_map", {}).get(path))
         return "In [%s]" % num if num is not None else None
 
+    # --- JupyterLab (editors/jupyterlab) ------------------------------------
+
+    def open_lab(self):
+        """Open the comm "hotline" when this is a kernel. JupyterLab with the
+        extension answers {"hello": 1} (handled after the loading cell, as
+        every shell message); a front end without it closes the comm."""
+        if getattr(self.shell, "kernel", None) is None:
+            return  # a terminal IPython: no front end to ask
+        try:
+            comm = _create_comm(data={"version": LAB_VERSION})
+        except Exception:
+            return
+        comm.on_msg(self._lab_msg)
+        comm.on_close(self._lab_closed)
+        self.comm = comm
+
+    def _lab_msg(self, msg):
+        data = (msg.get("content") or {}).get("data") or {}
+        if isinstance(data, dict) and "hello" in data:
+            self.lab = True
+
+    def _lab_closed(self, msg=None):
+        self.lab = False
+        self.comm = None
+
+    def lab_send(self, data):
+        comm = self.comm
+        if comm is None or not self.lab:
+            return
+        try:
+            comm.send(data)
+        except Exception:
+            pass  # never disturb the cell
+
     # --- profiling --------------------------------------------------------
 
     def connect(self):
@@ -279,12 +355,18 @@ class Extension:
         if self.depth != 1:
             return
         raw = getattr(info, "raw_cell", None) or ""
+        self.cell_id = getattr(info, "cell_id", None)
         self.compiled_before = self.compiled()
-        if self.on and self.session is None and not _is_hotline_cell(raw):
-            self.session = self._begin(raw, 0)
-            self.own_session = self.session is not None
-        if self.live and _display_updates(self.shell):
-            self._live = Live(self, threading.get_ident())
+        lab = self.lab and self.comm is not None
+        if (self.on or lab) and self.session is None and not _is_hotline_cell(raw):
+            # JupyterLab alone: silently no per-line results where the
+            # process is profiled otherwise (the editor, hotline.start())
+            if self.on or not (hotline.connected() or hotline.running()):
+                self.session = self._begin(raw, 0)
+                self.own_session = self.session is not None
+        text = self.live and _display_updates(self.shell)
+        if text or lab:
+            self._live = Live(self, threading.get_ident(), text=text, lab=lab)
 
     def post_run_cell(self, result=None):
         self.depth = max(0, self.depth - 1)
@@ -295,13 +377,17 @@ class Extension:
             self._live = None
         if self.own_session:
             session, self.session, self.own_session = self.session, None, False
-            if self.on:
-                self._end(session)
-            else:  # the `%hotline off` cell itself: no report
-                try:
-                    session.finish()
-                except Exception:
-                    pass  # a hook that raises would print IPython's own error
+            lab = self.lab and self.comm is not None
+            try:
+                done = session.finish_profile()
+            except Exception as e:
+                if self.on or lab:
+                    print("hotline: no report: %s" % (e,), file=sys.stderr)
+                return  # a hook that raises would print IPython's own error
+            if self.on:  # not for the `%hotline off` cell itself
+                print(_report.format_report(*done[:4]))
+            if lab:
+                self.lab_send(session.lab_lines(done, self.cell_id))
 
     # --- the magics ---------------------------------------------------------
 
@@ -364,18 +450,23 @@ def _is_hotline_cell(raw):
 
 class Live:
     """The footer under a running cell: its line now and the library frames
-    under it, in one display that is updated in place and cleared at the end.
+    under it, in one display that is updated in place and cleared at the end
+    (text), and/or the same to JupyterLab's extension over the comm (lab).
     The thread runs in a copy of the cell's context: kernels that keep the
     parent message in a context variable route its updates to this cell."""
 
-    def __init__(self, ext, tid):
+    def __init__(self, ext, tid, text=True, lab=False):
         self.ext = ext
         self.tid = tid
+        self.text_on, self.lab = text, lab
+        self.cell_id = ext.cell_id
         self.pattern = ext.cell_pattern()
         self.stop = threading.Event()
         self.handle = None
         self.shown = None
         self.updates = 0
+        self.sent = 0
+        self.positions = {}  # code object -> its co_positions(), the user's call
         self.t0 = time.monotonic()
         ctx = contextvars.copy_context()
         self.thread = threading.Thread(target=ctx.run, args=(self._run,),
@@ -390,6 +481,9 @@ class Live:
                 self.handle.update({"text/plain": ""}, raw=True)
             except Exception:
                 pass
+        if self.lab:  # the marker goes now, before the per-line results
+            self.ext.lab_send({"t": "end", "cell_id": self.cell_id,
+                               "wall": round(time.monotonic() - self.t0, 3)})
 
     def _run(self):
         if self.stop.wait(LIVE_FIRST_S):
@@ -397,9 +491,14 @@ class Live:
         while True:
             c0 = time.thread_time()
             try:
-                text = self.text()
-                if text and text != self.shown:
-                    self.show(text)
+                snap = self.snapshot()
+                if snap and self.text_on:
+                    text = self.format(snap)
+                    if text != self.shown:
+                        self.show(text)
+                if snap and self.lab and not self.stop.is_set():
+                    self.ext.lab_send(self.lab_message(snap))
+                    self.sent += 1
             except Exception:
                 return  # never disturb the cell
             finally:
@@ -423,33 +522,98 @@ class Live:
 
     def text(self):
         """The footer for the cell thread's current stack, or None."""
+        snap = self.snapshot()
+        return self.format(snap) if snap else None
+
+    def snapshot(self):
+        """The cell thread's stack now: {label, line, text, elapsed, lib
+        (innermost first: (path, name, qualname, line)), call (the text of
+        the call the cell's line is in, as "gmm.fit"; None if unknown)}, or
+        None when no cell frame is on it."""
         frame = sys._current_frames().get(self.tid)
         stack = []  # innermost first
+        cell = None
         while frame is not None and len(stack) < 256:
-            stack.append((frame.f_code.co_filename, frame.f_code.co_name, frame.f_lineno))
+            code = frame.f_code
+            if self.ext.is_cell(code.co_filename, self.pattern):
+                cell = frame
+                break
+            stack.append((code.co_filename, code.co_name,
+                          getattr(code, "co_qualname", code.co_name), frame.f_lineno))
             frame = frame.f_back
         del frame
-        for i, (path, _name, lineno) in enumerate(stack):
-            if self.ext.is_cell(path, self.pattern):
-                break
-        else:
+        if cell is None:
             return None
-        label = self.ext.label(path) or "this cell"
-        text = self.source_line(path, lineno)
-        lineno += self.ext.offsets.get(path, 0)
-        elapsed = time.monotonic() - self.t0
-        out = "\u25b6 %s, line %d (%.1f s): %s" % (label, lineno, elapsed, text)
-        lib = stack[:i][:LIVE_LIB_FRAMES]
+        path, lineno = cell.f_code.co_filename, cell.f_lineno
+        call = self.call_text(cell) if stack else None
+        del cell
+        return {"label": self.ext.label(path) or "this cell",
+                "line": lineno + self.ext.offsets.get(path, 0),
+                "text": self.source_line(path, lineno),
+                "elapsed": time.monotonic() - self.t0, "lib": stack, "call": call}
+
+    def call_text(self, frame):
+        """The callee of the call the frame is in ("gmm.fit" in
+        "gmm.fit(X)"), from the instruction's columns (Python 3.11+)."""
+        code = frame.f_code
+        pos = self.positions.get(code)
+        if pos is None:
+            if not hasattr(code, "co_positions"):
+                return None
+            pos = self.positions[code] = list(code.co_positions())
+        i = frame.f_lasti // 2
+        if not 0 <= i < len(pos):
+            return None
+        l0, l1, c0, c1 = pos[i]
+        if l0 is None or c0 is None:
+            return None
+        src = linecache.getline(code.co_filename, l0).encode("utf-8")
+        part = src[c0:c1 if l1 == l0 else None].decode("utf-8", "replace")
+        k = part.find("(")
+        callee = part[:k].strip() if k > 0 else ""
+        return callee[:60] or None
+
+    def format(self, snap):
+        out = "\u25b6 %s, line %d (%.1f s): %s" % (
+            snap["label"], snap["line"], snap["elapsed"], snap["text"])
+        lib = snap["lib"][:LIVE_LIB_FRAMES]
         if lib:
             calls = " \u2192 ".join(
-                "%s (%s:%d)" % (n, _short(p), l) for p, n, l in reversed(lib))
-            more = "\u2026 \u2192 " if i > LIVE_LIB_FRAMES else ""
+                "%s (%s:%d)" % (n, _short(p), l) for p, n, _q, l in reversed(lib))
+            more = "\u2026 \u2192 " if len(snap["lib"]) > LIVE_LIB_FRAMES else ""
             out += "\n  under it: " + more + calls
         return out
 
+    def lab_message(self, snap):
+        """{"t": "live"} for JupyterLab: the chain from the user's call down
+        (outermost first), and every frame for the click."""
+        lib = list(reversed(snap["lib"]))  # outermost first
+        if len(lib) > LAB_MAX_FRAMES:
+            lib = lib[:LAB_MAX_FRAMES // 2] + lib[-(LAB_MAX_FRAMES // 2):]
+        names = [q for _p, _n, q, _l in lib]
+        chain = ([snap["call"]] if snap["call"] else []) + names
+        frames = [{"name": q, "file": _short(p), "line": l} for p, _n, q, l in lib]
+        return {"t": "live", "cell_id": self.cell_id, "line": snap["line"],
+                "text": snap["text"], "elapsed": round(snap["elapsed"], 2),
+                "chain": chain, "frames": frames}
+
     def source_line(self, path, lineno):
-        import linecache
         return linecache.getline(path, lineno).strip()[:80]
+
+
+def _create_comm(**kw):
+    """A comm to LAB_TARGET: the `comm` package's (ipykernel >= 6.18 sets
+    its factory), else ipykernel's own class (older ipykernel)."""
+    try:
+        import comm as _comm
+    except ImportError:
+        _comm = None
+    if _comm is not None and hasattr(_comm, "create_comm"):
+        c = _comm.create_comm(target_name=LAB_TARGET, **kw)
+        if type(c).__name__ != "DummyComm":
+            return c
+    from ipykernel.comm import Comm
+    return Comm(target_name=LAB_TARGET, **kw)
 
 
 def _short(path):

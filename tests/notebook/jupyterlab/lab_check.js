@@ -1,0 +1,100 @@
+// Drives a real JupyterLab in headless Chromium (playwright-core, pinned in
+// tests/pictures) for test_jupyterlab.py: runs the notebook's two cells
+// (`%load_ext hotline`, then the seed's loop) and reads the DOM while the
+// loop runs and after it. Prints one JSON object.
+// usage: node lab_check.js URL SHOTS_DIR   (NODE_PATH = pictures-node/node_modules)
+const { chromium } = require('playwright-core');
+
+const [url, shots] = process.argv.slice(2);
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+(async () => {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'] });
+  const out = { live: [], errors: [] };
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+    page.on('pageerror', e => out.errors.push(String(e)));
+    page.on('console', m => { if (/hotline/i.test(m.text())) out.errors.push('console: ' + m.text()); });
+    await page.goto(url);
+    const cells = page.locator('.jp-Notebook .jp-CodeCell');
+    await cells.nth(1).waitFor({ timeout: 90000 });
+    // the kernel: wait until it is idle (status bar / toolbar indicator)
+    await page.waitForFunction(() => {
+      const k = document.querySelector('.jp-Notebook-ExecutionIndicator');
+      return k && /idle/i.test(k.getAttribute('data-status') || k.title || '');
+    }, null, { timeout: 90000 }).catch(() => {});
+    const prompt = i => cells.nth(i).locator('.jp-InputPrompt').innerText();
+    // cell 1: %load_ext hotline; its comm reaches the extension, which answers
+    await cells.nth(0).locator('.cm-content').click();
+    await page.keyboard.press('Shift+Enter');
+    const t0 = Date.now();
+    while (!/\[1\]/.test(await prompt(0))) {
+      if (Date.now() - t0 > 60000) throw new Error('cell 1 did not run: ' + await prompt(0));
+      await sleep(100);
+    }
+    out.cell1_output = await cells.nth(0).locator('.jp-OutputArea').innerText().catch(() => '');
+    await sleep(500);
+    // cell 2: the seed. An in-page poller records (epoch ms) when the marker,
+    // once seen, goes; the seed's last line prints the kernel's clock.
+    await page.evaluate(() => {
+      const w = window;
+      w.__hl = { seen: null, cleared: null };
+      const cell = document.querySelectorAll('.jp-Notebook .jp-CodeCell')[1];
+      const tick = () => {
+        const mark = cell.querySelector('.hotline-executing');
+        if (mark) w.__hl.seen = Date.now();
+        else if (w.__hl.seen !== null) w.__hl.cleared = Date.now();
+        if (w.__hl.cleared === null) setTimeout(tick, 10);
+      };
+      tick();
+    });
+    await cells.nth(1).locator('.cm-content').click();
+    await page.keyboard.press('Shift+Enter');
+    const c2 = cells.nth(1);
+    const start = Date.now();
+    let shot1 = false, clicked = false;
+    while (Date.now() - start < 20000) {
+      const s = await c2.evaluate(el => {
+        const m = el.querySelector('.hotline-executing');
+        const f = el.querySelector('.hotline-footer:not(.hotline-done)');
+        return { marker: m ? m.textContent : null,
+                 footer: f ? f.querySelector('.hotline-chain').textContent : null,
+                 where: f ? f.querySelector('.hotline-where').textContent : null,
+                 prompt: el.querySelector('.jp-InputPrompt').textContent };
+      });
+      s.t = (Date.now() - start) / 1000;
+      if (s.marker !== null || s.footer !== null) out.live.push(s);
+      if (!shot1 && out.live.length >= 8) {
+        await page.screenshot({ path: shots + '/1-running.png' });
+        shot1 = true;
+      } else if (shot1 && !clicked && s.footer) {
+        await c2.locator('.hotline-footer').click();
+        await sleep(150);
+        out.frames = await c2.locator('.hotline-footer .hotline-frames li').allInnerTexts();
+        out.frames_visible = await c2.locator('.hotline-footer .hotline-frames').isVisible();
+        await page.screenshot({ path: shots + '/2-frames.png' });
+        clicked = true;
+      }
+      if (/\[2\]/.test(s.prompt)) break;
+      await sleep(150);
+    }
+    await page.waitForFunction(() => window.__hl.cleared !== null, null, { timeout: 5000 }).catch(() => {});
+    out.timing = await page.evaluate(() => window.__hl);
+    out.cell2_output = await c2.locator('.jp-OutputArea').innerText().catch(() => '');
+    await c2.locator('.hotline-line-result').first().waitFor({ timeout: 10000 }).catch(() => {});
+    out.results = await c2.evaluate(el => Array.from(el.querySelectorAll('.cm-line')).map(l => {
+      const r = l.querySelector('.hotline-line-result');
+      const text = Array.from(l.childNodes).filter(n => n !== r).map(n => n.textContent).join('');
+      return { text, result: r ? r.textContent : null };
+    }));
+    out.summary = await c2.locator('.hotline-footer.hotline-done').innerText().catch(() => null);
+    out.marker_after = await c2.locator('.hotline-executing').count();
+    await page.screenshot({ path: shots + '/3-after.png' });
+  } catch (e) {
+    out.errors.push('driver: ' + (e && e.stack || e));
+  } finally {
+    await browser.close();
+  }
+  console.log(JSON.stringify(out));
+})();
