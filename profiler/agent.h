@@ -29,6 +29,7 @@
 #include "aggregate.h"
 #include "charge.h"
 #include "ownfd.h"
+#include "site.h"
 #include "probe.h"
 #include "walk.h"
 
@@ -132,8 +133,9 @@ struct agent {
     int8_t *file_flag; /* per string id: -1 unknown, 0 no, 1 profiled */
     int file_flag_cap;
     agg_table_t lines, funcs, threads, stacks;
-    agg_table_t stack_w; /* (stack id, tid or 0) -> samples, seconds */
-    agent_code_t *codes; /* AGENT_CODE_SLOTS */
+    agg_table_t stack_w;    /* (stack id, tid or 0) -> samples, seconds */
+    agent_code_t *codes;    /* AGENT_CODE_SLOTS */
+    site_hist_t *site_hist; /* SITE_HIST_SLOTS: what each call site did (site.h) */
 
     agent_thread_t *th[AGENT_MAX_THREADS];
     int nth;
@@ -152,6 +154,7 @@ struct agent {
     uint64_t ticks, thread_samples;
     int mem_errors;
     uint64_t probe_stats[3]; /* probes: moved (py), frozen+cpu (nat), idle */
+    uint64_t site_stats[3];  /* samples decided by their call site: py, nat; none (site.h) */
 };
 typedef struct agent agent_t;
 

@@ -18,6 +18,7 @@
 #include "aggregate.h"
 #include "cells.h"
 #include "memread.h"
+#include "site.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +34,18 @@
 #define WALK_MAX_TSTATES 4096
 #define WALK_MAX_STR 4096
 #define WALK_MAX_TABLE (1u << 20)
+
+/* Opcode classes of this interpreter (site.h), set once with the GIL before
+ * the sampler starts (walk_set_ops); read-only after. */
+static site_ops_t g_ops;
+static int g_ops_set;
+
+void walk_set_ops(const uint8_t *cls, const uint8_t *caches)
+{
+    memcpy(g_ops.cls, cls, sizeof g_ops.cls);
+    memcpy(g_ops.caches, caches, sizeof g_ops.caches);
+    g_ops_set = 1;
+}
 
 int walk_threads(agent_t *a, walk_thread_t *out, int cap)
 {
@@ -238,6 +251,35 @@ static void normalize_path(char *s)
     *out = 0;
 }
 
+/* site.h classes of the code units of the code object at addr (head c),
+ * new (caller frees), or NULL. The bytes are read as they are now:
+ * specialized and instrumented opcodes carry their base's class in the
+ * tables, so a rewrite under us changes nothing. */
+static uint8_t *code_classes(const PyCodeObject *c, uintptr_t addr, size_t *n)
+{
+    size_t units;
+    int bytes_obj;
+    uintptr_t at = compat_code_units(c, addr, &units, &bytes_obj);
+    uint8_t *raw = NULL;
+    if (bytes_obj) {
+        size_t nb = 0;
+        raw = read_bytes(at, &nb);
+        units = nb / 2;
+    } else if (units > 0 && units <= WALK_MAX_TABLE / 2) {
+        raw = malloc(units * 2);
+        if (raw && mem_read(at, raw, units * 2) != 0) {
+            free(raw);
+            raw = NULL;
+        }
+    }
+    if (!raw) return NULL;
+    uint8_t *cls = units ? malloc(units) : NULL;
+    if (cls) site_classify(&g_ops, raw, units, cls);
+    free(raw);
+    *n = cls ? units : 0;
+    return cls;
+}
+
 /* Cached description of the code object at addr (borrowed) or NULL. */
 static agent_code_t *code_get(agent_t *a, uintptr_t addr)
 {
@@ -273,7 +315,13 @@ static agent_code_t *code_get(agent_t *a, uintptr_t addr)
     size_t tn = 0;
     uint8_t *tab = read_bytes(compat_code_linetable(c), &tn);
     if (!tab) return NULL;
+    uint8_t *cls = NULL;
+    size_t cn = 0;
+    if (g_ops_set) cls = code_classes(c, addr, &cn); /* NULL: no sites, the probe decides */
     free(e->tab);
+    free(e->cls);
+    e->cls = cls;
+    e->cls_n = cn;
     e->addr = addr;
     e->filename = compat_code_filename(c);
     e->qualname = compat_code_qualname(c);
@@ -408,6 +456,32 @@ void walk_code_copy_free(walk_code_copy_t *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Class (site.h) of the instruction the innermost Python frame is at now,
+ * and the site's key (code object, unit) for its history. SITE_NONE when
+ * it cannot tell (no tables, unreadable frame or code, CACHE...). */
+int walk_site(agent_t *a, uintptr_t tstate, uint64_t *key)
+{
+    uintptr_t f;
+    *key = 0;
+    if (read_tstate_frame(tstate, &f) != 0) return SITE_NONE;
+    for (int guard = 0; f && guard < 8; guard++) {
+        compat_frame_t fr;
+        if (mem_read(f, &fr, sizeof fr) != 0) return SITE_NONE;
+        if (compat_frame_is_shim(&fr)) { /* the interpreter's entry frame: the next one */
+            f = compat_frame_back(&fr);
+            continue;
+        }
+        uintptr_t code = compat_frame_code(&fr);
+        agent_code_t *e = code_get(a, code);
+        if (!e || !e->cls) return SITE_NONE;
+        long u = compat_instr_unit(code, compat_frame_instr(&fr));
+        if (u < 0 || (size_t)u >= e->cls_n) return SITE_NONE;
+        *key = site_key(code, u);
+        return e->cls[u];
+    }
+    return SITE_NONE;
+}
+
 /* The innermost frame's address now (0: none, or unreadable). */
 uintptr_t walk_top_frame(uintptr_t tstate)
 {
@@ -474,8 +548,10 @@ uintptr_t walk_gil_holder(agent_t *a)
 void walk_free(agent_t *a)
 {
     if (!a->codes) return;
-    for (int i = 0; i < AGENT_CODE_SLOTS; i++)
+    for (int i = 0; i < AGENT_CODE_SLOTS; i++) {
         free(a->codes[i].tab);
+        free(a->codes[i].cls);
+    }
     free(a->codes);
     a->codes = NULL;
 }

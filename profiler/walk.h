@@ -20,6 +20,8 @@ typedef struct {
     uint8_t profiled, valid, cell;
     uint8_t *tab; /* owned copy of the line table */
     size_t tab_n;
+    uint8_t *cls; /* owned: site.h class of each code unit (NULL: opcode tables not set) */
+    size_t cls_n;
 } agent_code_t;
 
 typedef struct {
@@ -41,6 +43,8 @@ int walk_threads(agent_t *a, walk_thread_t *out, int cap);
 int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap);
 int walk_probe(uintptr_t tstate, uint64_t *sig);
 uintptr_t walk_top_frame(uintptr_t tstate);
+void walk_set_ops(const uint8_t *cls, const uint8_t *caches); /* with the GIL, before start */
+int walk_site(agent_t *a, uintptr_t tstate, uint64_t *key); /* site.h class, key for its history */
 int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out);
 int walk_code_copy(uintptr_t code, walk_code_copy_t *out); /* 0 or -errno; any thread */
 int walk_frame_copy(agent_t *a, const walk_code_copy_t *c, intptr_t instr, agent_frame_t *out);
