@@ -38,6 +38,9 @@
 #define AGENT_MAX_DEPTH 128   /* frames kept per stack (innermost first) */
 _Static_assert(AGENT_MAX_LISTED >= AGENT_MAX_THREADS,
                "the sampled threads are picked from the listed");
+/* The "file" of a C callee's leaf frame (sampler.c, add_callee): not a
+ * path, never the program's (docs/agent-protocol.md, `stack`). */
+#define AGENT_NATIVE_FILE "<native>"
 #define AGENT_CODE_SLOTS 16384 /* code-object cache, direct mapped */
 #define AGENT_MAX_STRINGS (1 << 18)
 #define AGENT_MAX_LINES (1 << 18)
@@ -136,6 +139,7 @@ struct agent {
     agg_table_t stack_w;    /* (stack id, tid or 0) -> samples, seconds */
     agent_code_t *codes;    /* AGENT_CODE_SLOTS */
     site_hist_t *site_hist; /* SITE_HIST_SLOTS: what each call site did (site.h) */
+    int native_file_id;     /* string id of AGENT_NATIVE_FILE, 0 until used */
 
     agent_thread_t *th[AGENT_MAX_THREADS];
     int nth;

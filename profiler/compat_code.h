@@ -109,4 +109,16 @@ static inline long compat_instr_unit(uintptr_t code, intptr_t instr)
 #endif
 }
 
+/* Slots before the value stack in a frame (locals, cells, free vars):
+ * 3.11+ co_nlocalsplus; 3.9/3.10 frames point at their stack themselves. */
+static inline int compat_code_nlocalsplus(const PyCodeObject *c)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return c->co_nlocalsplus;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
 #endif

@@ -438,28 +438,89 @@ static PyObject *py_addr2line(PyObject *self, PyObject *args)
     return Py_BuildValue("(ii)", line, last);
 }
 
-/* set_opcodes(classes, caches): this interpreter's opcode tables for the
- * call-site decision (sampling/site.h), 256 bytes each, built by
- * _hotline_agent._opcodes from dis/opcode. Before start(): code objects
- * classed without them have no sites (the probe decides alone). */
+/* set_opcodes(classes, caches, bases, flags, layouts, jump_bytes): this
+ * interpreter's opcode tables for the call-site decision (sampling/site.h),
+ * 256 bytes each, built by _hotline_agent._opcodes from dis/opcode. Before
+ * start(): code objects classed without them have no sites (the probe
+ * decides alone). */
 static PyObject *py_set_opcodes(PyObject *self, PyObject *args)
 {
     (void)self;
-    Py_buffer cls, caches;
-    if (!PyArg_ParseTuple(args, "y*y*", &cls, &caches)) return NULL;
-    if (cls.len != 256 || caches.len != 256) {
-        PyBuffer_Release(&cls);
-        PyBuffer_Release(&caches);
-        PyErr_SetString(PyExc_ValueError, "set_opcodes: two tables of 256 bytes");
+    Py_buffer t[5];
+    int jump_bytes = 0;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*p", &t[0], &t[1], &t[2], &t[3], &t[4], &jump_bytes))
+        return NULL;
+    int ok = 1;
+    for (int i = 0; i < 5; i++)
+        ok &= t[i].len == 256;
+    if (ok) {
+        site_ops_t ops;
+        memcpy(ops.cls, t[0].buf, 256);
+        memcpy(ops.caches, t[1].buf, 256);
+        memcpy(ops.base, t[2].buf, 256);
+        memcpy(ops.flags, t[3].buf, 256);
+        memcpy(ops.call, t[4].buf, 256);
+        ops.jump_bytes = jump_bytes;
+        walk_set_ops(&ops);
+    }
+    for (int i = 0; i < 5; i++)
+        PyBuffer_Release(&t[i]);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "set_opcodes: five tables of 256 bytes");
         return NULL;
     }
-    walk_set_ops(cls.buf, caches.buf);
-    PyBuffer_Release(&cls);
-    PyBuffer_Release(&caches);
     Py_RETURN_NONE;
 }
 
+/* _site_units(code) -> [(class, depth, oparg, layout)] per code unit: test
+ * hook for the call-site analysis (tests/profiler/test_sites.py). */
+static PyObject *py_site_units(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *code;
+    if (!PyArg_ParseTuple(args, "O!", &PyCode_Type, &code)) return NULL;
+    size_t n = 0;
+    site_unit_t *u = walk_code_units((uintptr_t)code, &n);
+    if (!u) Py_RETURN_NONE;
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        PyObject *t = Py_BuildValue("(iiIi)", u[i].cls, u[i].depth, u[i].oparg, u[i].call);
+        if (!t) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+    }
+    free(u);
+    return out;
+}
+
+/* _site_here() -> (class, callee): walk_site on the calling thread, whose
+ * innermost frame is at the call of this very function (test hook). */
+static PyObject *py_site_here(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    agent_t *a = calloc(1, sizeof *a);
+    if (!a || !(a->codes = calloc(AGENT_CODE_SLOTS, sizeof *a->codes))) {
+        free(a);
+        return PyErr_NoMemory();
+    }
+    a->profile_all = 1;
+    walk_site_t ws;
+    walk_site(a, (uintptr_t)PyThreadState_Get(), &ws);
+    walk_free(a);
+    agg_free(a);
+    free(a->file_flag);
+    free(a);
+    return Py_BuildValue("(is)", ws.cls, ws.callee);
+}
+
 static PyMethodDef methods[] = {
+    {"_site_here", py_site_here, METH_NOARGS,
+     "_site_here() -> (class, callee): the call-site reading of this call (test hook)"},
+    {"_site_units", py_site_units, METH_VARARGS,
+     "_site_units(code) -> [(class, depth, oparg, layout)]: test hook of the call-site analysis"},
     {"set_opcodes", py_set_opcodes, METH_VARARGS,
      "set_opcodes(classes, caches): opcode tables of the call-site decision (site.h)"},
     {"_addr2line", py_addr2line, METH_VARARGS,

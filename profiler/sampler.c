@@ -234,6 +234,27 @@ static void charge(agent_t *a, tick_t *k, double now)
     }
 }
 
+/* The C function the innermost frame is calling (walk_site), as the
+ * stack's leaf: a frame whose file is AGENT_NATIVE_FILE, line 0, never the
+ * program's (docs/agent-protocol.md, `stack`). The outermost frame makes
+ * room when the stack is full. */
+static void add_callee(agent_t *a, agent_thread_t *t, const char *name)
+{
+    if (a->native_file_id <= 0)
+        a->native_file_id = agg_intern(a, AGENT_NATIVE_FILE, strlen(AGENT_NATIVE_FILE));
+    int nid = agg_intern(a, name, strlen(name));
+    if (a->native_file_id <= 0 || nid <= 0) return;
+    int n = t->nfr < AGENT_MAX_DEPTH ? t->nfr : AGENT_MAX_DEPTH - 1;
+    memmove(&t->fr[1], &t->fr[0], (size_t)n * sizeof t->fr[0]);
+    t->fr[0] = (agent_frame_t){.file_id = a->native_file_id,
+                               .name_id = nid,
+                               .line = 0,
+                               .first = 0,
+                               .last = 0,
+                               .profiled = 0};
+    t->nfr = n + 1;
+}
+
 /* Sleep before the next round: the shortest probe_gap() (probe.h) of the
  * undecided threads, so a thread in a long C call is not woken for every
  * 20 us round. */
@@ -420,7 +441,14 @@ static void tick(agent_t *a)
         ks[i].frame = walk_top_frame(t->tstate);
         int m = walk_stack(a, t->tstate, t->fr, AGENT_MAX_DEPTH);
         t->nfr = m > 0 ? m : 0;
-        ks[i].site = walk_site(a, t->tstate, &ks[i].site_key);
+        walk_site_t ws;
+        ks[i].site = walk_site(a, t->tstate, &ws);
+        ks[i].site_key = ws.key;
+        /* the same frame and line as the stack read just before: the
+         * thread did not move between the two reads */
+        if (ws.callee[0] && t->nfr > 0 && t->fr[0].file_id == ws.file_id &&
+            t->fr[0].line == ws.line)
+            add_callee(a, t, ws.callee);
         uint64_t sig = 0;
         int have_sig = walk_probe(t->tstate, &sig) == 0 && sig != 0;
         if (!ks[i].charge)
@@ -509,8 +537,10 @@ static void tick(agent_t *a)
         int site = ks[i].site, v = t->probe_on ? ks[i].probe_v : -1;
         uint64_t key = ks[i].site_key;
         if (!ks[i].charge) continue;
-        if ((site == SITE_CALL || site == SITE_OP) && v >= 0) site_learn(a->site_hist, key, v);
-        int c = site_verdict(site, v, site_slot(a->site_hist, key), key);
+        const probe_t *p = t->probe_on ? &t->probe : NULL;
+        int c = site_verdict(site, p, v, site_slot(a->site_hist, key), key);
+        /* what the window could tell at a call or operator site */
+        if ((site == SITE_CALL || site == SITE_OP) && v >= 0) site_learn(a->site_hist, key, c);
         if (c >= 0) t->run_cat = c;
         if (site != SITE_NONE)
             a->site_stats[c == CAT_NAT ? 1 : 0]++;

@@ -39,7 +39,68 @@ enum {
 typedef struct {
     uint8_t cls[256];
     uint8_t caches[256];
+    uint8_t base[256];  /* the base (deoptimized) opcode: for the stack effect */
+    uint8_t flags[256]; /* SITE_F_* */
+    uint8_t call[256];  /* SITE_CALL_*: where a call's callable is on the stack */
+    int jump_bytes;     /* jump arguments in bytes (3.9), else code units */
 } site_ops_t;
+
+enum {
+    SITE_F_JREL = 1,   /* a relative jump: from the next instruction (after caches) */
+    SITE_F_JABS = 2,   /* an absolute jump */
+    SITE_F_BACK = 4,   /* relative backwards (3.11+ JUMP_BACKWARD...) */
+    SITE_F_NOFALL = 8, /* never goes on to the next instruction (return, raise, jump) */
+    SITE_F_GEN = 16,   /* RETURN_GENERATOR: resumed with the sent value on the stack */
+    SITE_F_UNARY = 32, /* an operator with one operand */
+    SITE_F_START1 = 64 /* 3.10 GEN_START: first instruction, the sent value on the stack */
+};
+
+/* Layouts of a call's stack (n = oparg arguments, d = depth at the call):
+ * the slot of the callable, or of the bound method that replaces it. */
+enum {
+    SITE_CALL_NONE = 0,
+    SITE_CALL_FN = 1,     /* 3.9/3.10 CALL_FUNCTION: callable, args[n] */
+    SITE_CALL_FN_KW = 2,  /* 3.9/3.10 CALL_FUNCTION_KW: callable, args[n], kwnames */
+    SITE_CALL_EX = 3,     /* CALL_FUNCTION_EX: callable, args, [kwargs if oparg & 1] */
+    SITE_CALL_METHOD = 4, /* 3.9/3.10 CALL_METHOD, 3.11 PRECALL/CALL, 3.12 CALL:
+                           * method or NULL, callable or self, args[n] */
+    SITE_CALL_313 = 5,    /* 3.13+ CALL: callable, self or NULL, args[n] */
+    SITE_CALL_313_KW = 6, /* 3.13+ CALL_KW: callable, self or NULL, args[n], kwnames */
+    SITE_CALL_311 = 7,    /* 3.11 CALL: as SITE_CALL_METHOD, but the compiler's depth
+                           * there has the n arguments off already (PRECALL's effect
+                           * is -n), the stack does not */
+    SITE_CALL_313_EX = 8  /* 3.13+ CALL_FUNCTION_EX: callable, NULL, args, [kwargs] */
+};
+
+/* Stack slots (from the bottom) where the callable of a call of layout
+ * `call` may be, given the depth at the call and its oparg: *first is
+ * read first; when it holds NULL (SITE_CALL_METHOD), *second. -1: none. */
+void site_callable_slots(int call, int depth, int oparg, long *first, long *second);
+
+/* Value-stack depth at the start of each instruction (flow analysis over
+ * jumps from unit 0; out[i] for every unit of the instruction at i), or -1
+ * where it is not known: unreachable from the entry (3.11+ exception
+ * handlers), reached with two depths, or an effect the callback could not
+ * give (it returns INT32_MIN then). effect(base opcode, oparg, jump) is
+ * CPython's PyCompile_OpcodeStackEffectWithJump. Returns 0, or -1 when
+ * work (n ints and n scratch) could not be had (out left all -1). */
+int site_depths(const site_ops_t *ops, const uint8_t *code, size_t n,
+                int (*effect)(int op, int oparg, int jump), int16_t *out);
+
+/* Everything the sampler needs of one code unit, for the instruction it
+ * belongs to (site_analyze). */
+typedef struct {
+    uint8_t cls;    /* SITE_* */
+    uint8_t call;   /* SITE_CALL_* of a call, operands (1 or 2) of an operator */
+    int16_t depth;  /* value-stack depth at the instruction's start, -1 unknown */
+    uint32_t oparg; /* with EXTENDED_ARG prefixes */
+} site_unit_t;
+
+/* site_classify + site_depths + the layouts and opargs: out[n]. 0, or -1
+ * when the depths could not be had (classes and opargs are there, depths
+ * -1). */
+int site_analyze(const site_ops_t *ops, const uint8_t *code, size_t n,
+                 int (*effect)(int op, int oparg, int jump), site_unit_t *out);
 
 /* Classes of the code units of a code object: code holds n code units of 2
  * bytes (opcode, oparg); out[i] gets the class of the instruction unit i
@@ -83,23 +144,37 @@ static inline void site_learn(site_hist_t *tab, uint64_t key, int verdict)
     }
 }
 
+/* At a call or operator site, C code at the sample instant that then kept
+ * the thread frozen this long (thread CPU over this many pairs from the
+ * window's start) before it moved: a call that lasted, native even though
+ * it returned inside the window (sorted() of 20000 floats, ~1 ms, returns
+ * inside most 1 ms windows). Not one pair: a short loop's call site repeats
+ * its frame state by chance (~40% of pairs, probe.h); 4 in a row ~2.5%. */
+#define SITE_MIN_FROZEN 30e-6
+#define SITE_MIN_PAIRS 4
+
 /* The category of a running sample: site is the class of the innermost
- * frame's instruction at the sample, probe the window's verdict (probe.h:
- * CAT_PY, CAT_NAT or -1 undecided), hist the site's history (NULL or
- * another key's slot: none).
+ * frame's instruction at the sample (refined by what is on the stack: the
+ * agent's walk_site), p the probe window (NULL: none; its verdict probe,
+ * probe.h: CAT_PY, CAT_NAT or -1 undecided), hist the site's history (NULL
+ * or another key's slot: none).
  *   - SITE_PY: the interpreter is running bytecode -> CAT_PY, whatever the
  *     window saw (a freeze there is the hypervisor or a CPU taken away);
- *   - SITE_CALL / SITE_OP: the probe when it decided (a call that returned
- *     inside the window was short: Python's own overhead, as before);
- *     undecided (the thread got too little CPU): what this site did when
- *     it could tell, and without a history, CAT_NAT for a call (the thread
- *     is in C code now) and CAT_PY for an operator (most are on builtins);
+ *   - SITE_CALL / SITE_OP: frozen at the site for SITE_MIN_FROZEN of CPU
+ *     -> CAT_NAT; else the probe when it decided (a call that returned
+ *     at once, perf_counter() in a Python loop: Python's own overhead, as
+ *     before); undecided (the thread got too little CPU in the window):
+ *     what this site did when it could tell, and without a history,
+ *     CAT_NAT for a call (the thread is in C code now) and CAT_PY for an
+ *     operator (most are on builtin types);
  *   - SITE_NONE: the probe, -1 keeps the thread's last category.
  * Returns CAT_PY, CAT_NAT or -1. */
-static inline int site_verdict(int site, int probe, const site_hist_t *hist, uint64_t key)
+static inline int site_verdict(int site, const probe_t *p, int probe, const site_hist_t *hist,
+                               uint64_t key)
 {
     if (site == SITE_PY) return CAT_PY;
     if (site != SITE_CALL && site != SITE_OP) return probe;
+    if (p && p->frozen_n >= SITE_MIN_PAIRS && p->frozen_s >= SITE_MIN_FROZEN) return CAT_NAT;
     if (probe >= 0) return probe;
     if (hist && hist->key == key && hist->py + hist->nat > 0)
         return hist->nat >= hist->py ? CAT_NAT : CAT_PY;
