@@ -538,9 +538,9 @@ static void tick(agent_t *a)
         uint64_t key = ks[i].site_key;
         if (!ks[i].charge) continue;
         const probe_t *p = t->probe_on ? &t->probe : NULL;
-        int c = site_verdict(site, p, v, site_slot(a->site_hist, key), key);
-        /* what the window could tell at a call or operator site */
-        if ((site == SITE_CALL || site == SITE_OP) && v >= 0) site_learn(a->site_hist, key, c);
+        int learn;
+        int c = site_verdict(site, p, v, site_slot(a->site_hist, key), key, &learn);
+        if (learn >= 0) site_learn(a->site_hist, key, learn); /* a conclusive window */
         if (c >= 0) t->run_cat = c;
         if (site != SITE_NONE)
             a->site_stats[c == CAT_NAT ? 1 : 0]++;

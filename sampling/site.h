@@ -152,6 +152,11 @@ static inline void site_learn(site_hist_t *tab, uint64_t key, int verdict)
  * its frame state by chance (~40% of pairs, probe.h); 4 in a row ~2.5%. */
 #define SITE_MIN_FROZEN 30e-6
 #define SITE_MIN_PAIRS 4
+/* ...and a movement is a short call (Python's own overhead) only when the
+ * thread moved within this much CPU of the sample. A movement seen after
+ * more (pairs stretched by a loaded machine, which are never counted
+ * frozen: probe.h) says nothing about how long the call lasted. */
+#define SITE_SHORT_CPU 100e-6
 
 /* The category of a running sample: site is the class of the innermost
  * frame's instruction at the sample (refined by what is on the stack: the
@@ -160,25 +165,38 @@ static inline void site_learn(site_hist_t *tab, uint64_t key, int verdict)
  * or another key's slot: none).
  *   - SITE_PY: the interpreter is running bytecode -> CAT_PY, whatever the
  *     window saw (a freeze there is the hypervisor or a CPU taken away);
- *   - SITE_CALL / SITE_OP: frozen at the site for SITE_MIN_FROZEN of CPU
- *     -> CAT_NAT; else the probe when it decided (a call that returned
- *     at once, perf_counter() in a Python loop: Python's own overhead, as
- *     before); undecided (the thread got too little CPU in the window):
- *     what this site did when it could tell, and without a history,
- *     CAT_NAT for a call (the thread is in C code now) and CAT_PY for an
- *     operator (most are on builtin types);
+ *   - SITE_CALL / SITE_OP: the thread is in C code at the sample.
+ *     CAT_NAT when the window saw it stay there (SITE_MIN_FROZEN, or the
+ *     probe's own CAT_NAT); CAT_PY when it moved on within SITE_SHORT_CPU
+ *     (perf_counter() in a Python loop: the loop's overhead, as before);
+ *     otherwise (no CPU in the window, or a movement after more CPU than
+ *     that) what this site's conclusive windows said, and without a
+ *     history CAT_NAT for a call, CAT_PY for an operator (most are on
+ *     builtin types);
  *   - SITE_NONE: the probe, -1 keeps the thread's last category.
+ * *learn (may be NULL) gets what the site's history should learn from this
+ * window: CAT_PY, CAT_NAT, or -1 (it was not conclusive).
  * Returns CAT_PY, CAT_NAT or -1. */
 static inline int site_verdict(int site, const probe_t *p, int probe, const site_hist_t *hist,
-                               uint64_t key)
+                               uint64_t key, int *learn)
 {
-    if (site == SITE_PY) return CAT_PY;
-    if (site != SITE_CALL && site != SITE_OP) return probe;
-    if (p && p->frozen_n >= SITE_MIN_PAIRS && p->frozen_s >= SITE_MIN_FROZEN) return CAT_NAT;
-    if (probe >= 0) return probe;
-    if (hist && hist->key == key && hist->py + hist->nat > 0)
-        return hist->nat >= hist->py ? CAT_NAT : CAT_PY;
-    return site == SITE_CALL ? CAT_NAT : CAT_PY;
+    int l = -1, v;
+    if (site == SITE_PY) {
+        v = CAT_PY;
+    } else if (site != SITE_CALL && site != SITE_OP) {
+        v = probe;
+    } else if ((p && p->frozen_n >= SITE_MIN_PAIRS && p->frozen_s >= SITE_MIN_FROZEN) ||
+               probe == CAT_NAT) {
+        v = l = CAT_NAT;
+    } else if (probe == CAT_PY && p && p->cpu - p->cpu_start <= SITE_SHORT_CPU) {
+        v = l = CAT_PY;
+    } else if (hist && hist->key == key && hist->py + hist->nat > 0) {
+        v = hist->nat >= hist->py ? CAT_NAT : CAT_PY;
+    } else {
+        v = site == SITE_CALL ? CAT_NAT : CAT_PY;
+    }
+    if (learn) *learn = l;
+    return v;
 }
 
 #endif

@@ -71,8 +71,8 @@ static void test_bytecode_is_python(void)
 {
     /* at a bytecode instruction: Python, whatever the window saw (a frozen
      * window there is a CPU taken away, not C code) */
-    CHECK_EQ(site_verdict(SITE_PY, NULL, -1, NULL, 1), CAT_PY);
-    CHECK_EQ(site_verdict(SITE_PY, NULL, CAT_NAT, NULL, 1), CAT_PY);
+    CHECK_EQ(site_verdict(SITE_PY, NULL, -1, NULL, 1, NULL), CAT_PY);
+    CHECK_EQ(site_verdict(SITE_PY, NULL, CAT_NAT, NULL, 1, NULL), CAT_PY);
 }
 
 static void test_call_without_cpu_is_native(void)
@@ -80,21 +80,34 @@ static void test_call_without_cpu_is_native(void)
     /* the loaded-machine case: the thread got no CPU in the window, so the
      * probe is undecided; the old rule kept the previous segment's
      * category (Python), the site says the thread is in its C callee */
-    CHECK_EQ(site_verdict(SITE_CALL, NULL, -1, NULL, 1), CAT_NAT);
+    CHECK_EQ(site_verdict(SITE_CALL, NULL, -1, NULL, 1, NULL), CAT_NAT);
     /* an operator without history: most are on builtin types */
-    CHECK_EQ(site_verdict(SITE_OP, NULL, -1, NULL, 1), CAT_PY);
+    CHECK_EQ(site_verdict(SITE_OP, NULL, -1, NULL, 1, NULL), CAT_PY);
 }
 
 static void test_probe_decides_when_it_can(void)
 {
     /* a short call (perf_counter() in a Python loop) returned inside the
      * window: Python's own overhead, as before */
-    CHECK_EQ(site_verdict(SITE_CALL, NULL, CAT_PY, NULL, 1), CAT_PY);
-    CHECK_EQ(site_verdict(SITE_OP, NULL, CAT_NAT, NULL, 1), CAT_NAT);
+    probe_t q = {0};
+    probe_start(&q, 7, 0, 1.0, 10.0);
+    probe_pair(&q, 8, 0, 1.0 + 20e-6, 10.0 + 20e-6);
+    int learn = 0;
+    CHECK_EQ(site_verdict(SITE_CALL, &q, CAT_PY, NULL, 1, &learn), CAT_PY);
+    CHECK_EQ(learn, CAT_PY);
+    /* the same movement seen only after 2 ms of CPU (a stretched pair on a
+     * loaded machine): the call may have lasted; no history: native, and
+     * nothing learnt */
+    probe_start(&q, 7, 0, 1.0, 10.0);
+    probe_pair(&q, 8, 0, 1.0 + 2e-3, 10.0 + 3e-3);
+    CHECK_EQ(probe_verdict(&q, 10e-3), CAT_PY);
+    CHECK_EQ(site_verdict(SITE_CALL, &q, CAT_PY, NULL, 1, &learn), CAT_NAT);
+    CHECK_EQ(learn, -1);
+    CHECK_EQ(site_verdict(SITE_OP, NULL, CAT_NAT, NULL, 1, NULL), CAT_NAT);
     /* no site (CACHE, instrumented line, no tables): the probe alone, -1
      * keeps the last category */
-    CHECK_EQ(site_verdict(SITE_NONE, NULL, -1, NULL, 1), -1);
-    CHECK_EQ(site_verdict(SITE_NONE, NULL, CAT_NAT, NULL, 1), CAT_NAT);
+    CHECK_EQ(site_verdict(SITE_NONE, NULL, -1, NULL, 1, NULL), -1);
+    CHECK_EQ(site_verdict(SITE_NONE, NULL, CAT_NAT, NULL, 1, NULL), CAT_NAT);
 }
 
 static void test_call_that_lasted_is_native(void)
@@ -108,16 +121,16 @@ static void test_call_that_lasted_is_native(void)
         probe_pair(&p, 7, 0, cpu += 20e-6, wall += 20e-6);
     probe_pair(&p, 9, 0, cpu += 20e-6, wall += 20e-6);
     CHECK_EQ(probe_verdict(&p, 10e-3), CAT_PY);
-    CHECK_EQ(site_verdict(SITE_CALL, &p, CAT_PY, NULL, 1), CAT_NAT);
+    CHECK_EQ(site_verdict(SITE_CALL, &p, CAT_PY, NULL, 1, NULL), CAT_NAT);
     /* a short call in a Python loop: two chance repeats, then it moved */
     probe_t q = {0};
     probe_start(&q, 7, 0, 1.0, 10.0);
     probe_pair(&q, 7, 0, 1.0 + 20e-6, 10.0 + 20e-6);
     probe_pair(&q, 7, 0, 1.0 + 40e-6, 10.0 + 40e-6);
     probe_pair(&q, 8, 0, 1.0 + 60e-6, 10.0 + 60e-6);
-    CHECK_EQ(site_verdict(SITE_CALL, &q, probe_verdict(&q, 10e-3), NULL, 1), CAT_PY);
+    CHECK_EQ(site_verdict(SITE_CALL, &q, probe_verdict(&q, 10e-3), NULL, 1, NULL), CAT_PY);
     /* at bytecode, frozen pairs are no C code (a CPU taken away) */
-    CHECK_EQ(site_verdict(SITE_PY, &p, CAT_NAT, NULL, 1), CAT_PY);
+    CHECK_EQ(site_verdict(SITE_PY, &p, CAT_NAT, NULL, 1, NULL), CAT_PY);
 }
 
 static void test_depths(void)
@@ -173,18 +186,18 @@ static void test_history(void)
     /* a @ b site: frozen in C whenever the window could tell */
     for (int i = 0; i < 3; i++)
         site_learn(tab, mm, CAT_NAT);
-    CHECK_EQ(site_verdict(SITE_CALL, NULL, -1, site_slot(tab, pc), pc), CAT_PY);
-    CHECK_EQ(site_verdict(SITE_OP, NULL, -1, site_slot(tab, mm), mm), CAT_NAT);
+    CHECK_EQ(site_verdict(SITE_CALL, NULL, -1, site_slot(tab, pc), pc, NULL), CAT_PY);
+    CHECK_EQ(site_verdict(SITE_OP, NULL, -1, site_slot(tab, mm), mm, NULL), CAT_NAT);
     /* another key in the slot is no history */
     uint64_t other = pc ^ 1;
     if (site_slot(tab, other) == site_slot(tab, pc))
-        CHECK_EQ(site_verdict(SITE_CALL, NULL, -1, site_slot(tab, other), other), CAT_NAT);
+        CHECK_EQ(site_verdict(SITE_CALL, NULL, -1, site_slot(tab, other), other, NULL), CAT_NAT);
     /* counts stay bounded, recent windows weigh more */
     for (int i = 0; i < 1000; i++)
         site_learn(tab, mm, CAT_PY);
     site_hist_t *h = site_slot(tab, mm);
     CHECK(h->py + h->nat <= SITE_HIST_MAX);
-    CHECK_EQ(site_verdict(SITE_OP, NULL, -1, h, mm), CAT_PY);
+    CHECK_EQ(site_verdict(SITE_OP, NULL, -1, h, mm, NULL), CAT_PY);
 }
 
 int main(void)
