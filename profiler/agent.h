@@ -29,6 +29,7 @@
 #include "aggregate.h"
 #include "charge.h"
 #include "ownfd.h"
+#include "site.h"
 #include "probe.h"
 #include "walk.h"
 
@@ -37,6 +38,9 @@
 #define AGENT_MAX_DEPTH 128   /* frames kept per stack (innermost first) */
 _Static_assert(AGENT_MAX_LISTED >= AGENT_MAX_THREADS,
                "the sampled threads are picked from the listed");
+/* The "file" of a C callee's leaf frame (sampler.c, add_callee): not a
+ * path, never the program's (docs/agent-protocol.md, `stack`). */
+#define AGENT_NATIVE_FILE "<native>"
 #define AGENT_CODE_SLOTS 16384 /* code-object cache, direct mapped */
 #define AGENT_MAX_STRINGS (1 << 18)
 #define AGENT_MAX_LINES (1 << 18)
@@ -132,8 +136,10 @@ struct agent {
     int8_t *file_flag; /* per string id: -1 unknown, 0 no, 1 profiled */
     int file_flag_cap;
     agg_table_t lines, funcs, threads, stacks;
-    agg_table_t stack_w; /* (stack id, tid or 0) -> samples, seconds */
-    agent_code_t *codes; /* AGENT_CODE_SLOTS */
+    agg_table_t stack_w;    /* (stack id, tid or 0) -> samples, seconds */
+    agent_code_t *codes;    /* AGENT_CODE_SLOTS */
+    site_hist_t *site_hist; /* SITE_HIST_SLOTS: what each call site did (site.h) */
+    int native_file_id;     /* string id of AGENT_NATIVE_FILE, 0 until used */
 
     agent_thread_t *th[AGENT_MAX_THREADS];
     int nth;
@@ -152,6 +158,7 @@ struct agent {
     uint64_t ticks, thread_samples;
     int mem_errors;
     uint64_t probe_stats[3]; /* probes: moved (py), frozen+cpu (nat), idle */
+    uint64_t site_stats[3];  /* samples decided by their call site: py, nat; none (site.h) */
 };
 typedef struct agent agent_t;
 

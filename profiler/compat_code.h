@@ -76,4 +76,49 @@ static inline long compat_instr_addr(uintptr_t code, intptr_t instr)
 #endif
 }
 
+/* Code units (2 bytes: opcode, oparg) of the code object whose head c is,
+ * and where they are: 3.11+ inline (co_code_adaptive, ob_size units, with
+ * specialized opcodes and inline caches), 3.9/3.10 the co_code bytes
+ * object (*bytes_obj set: its size is its own). */
+static inline uintptr_t compat_code_units(const PyCodeObject *c, uintptr_t code, size_t *units,
+                                          int *bytes_obj)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    *units = (size_t)Py_SIZE((PyObject *)c);
+    *bytes_obj = 0;
+    return code + offsetof(PyCodeObject, co_code_adaptive);
+#else
+    (void)code;
+    *units = 0;
+    *bytes_obj = 1;
+    return (uintptr_t)c->co_code;
+#endif
+}
+
+/* Code unit index of a frame's raw instruction position, or -1. */
+static inline long compat_instr_unit(uintptr_t code, intptr_t instr)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return compat_instr_addr(code, instr);
+#elif PY_VERSION_HEX >= 0x030A0000
+    (void)code;
+    return instr < 0 ? -1 : (long)instr;
+#else
+    (void)code;
+    return instr < 0 ? -1 : (long)instr / 2;
+#endif
+}
+
+/* Slots before the value stack in a frame (locals, cells, free vars):
+ * 3.11+ co_nlocalsplus; 3.9/3.10 frames point at their stack themselves. */
+static inline int compat_code_nlocalsplus(const PyCodeObject *c)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return c->co_nlocalsplus;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
 #endif

@@ -94,4 +94,30 @@ static inline intptr_t compat_frame_instr(const compat_frame_t *f)
 #endif
 }
 
+/* Address of the bottom of the value stack of the frame at f (local copy
+ * fr): 3.11+ right after the nlocalsplus slots of localsplus; 3.9/3.10
+ * f_valuestack. */
+static inline uintptr_t compat_frame_stack(uintptr_t f, const compat_frame_t *fr, int nlocalsplus)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    (void)fr;
+    return f + offsetof(compat_frame_t, localsplus) + (uintptr_t)nlocalsplus * sizeof(void *);
+#else
+    (void)f;
+    (void)nlocalsplus;
+    return (uintptr_t)fr->f_valuestack;
+#endif
+}
+
+/* The object a value-stack slot holds: 3.14+ slots are _PyStackRef, whose
+ * low bits are tags (a NULL ref is tag bits only: 0 here). */
+static inline uintptr_t compat_stackref_obj(uintptr_t v)
+{
+#if PY_VERSION_HEX >= 0x030E0000
+    return v & ~(uintptr_t)7;
+#else
+    return v;
+#endif
+}
+
 #endif

@@ -24,6 +24,7 @@
 #include "sampler.h"
 #include "walk.h"
 #include "wire.h"
+#include "site.h"
 #include "agent_config.h"
 #include "agent_keys.h"
 #include "linetable.h"
@@ -93,6 +94,7 @@ static void agent_free(agent_t *a)
     }
     free(a->seen);
     free(a->seen_prev);
+    free(a->site_hist);
     free(a->listed);
     strv_free(a->include, a->ninclude);
     strv_free(a->exclude, a->nexclude);
@@ -272,6 +274,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     walk_gil_init(a);
     a->hello = hello_with_mono0(hello, a->t0);
     a->codes = calloc(AGENT_CODE_SLOTS, sizeof *a->codes);
+    a->site_hist = calloc(SITE_HIST_SLOTS, sizeof *a->site_hist);
     a->out.max = AGENT_OUT_HARD;
     a->lines.maxrows = AGENT_MAX_LINES;
     a->funcs.maxrows = AGENT_MAX_FUNCS;
@@ -280,7 +283,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     a->stack_w.maxrows = AGENT_MAX_STACK_W;
     if (inc && inc != Py_None && !(a->include = strv_from(inc, &a->ninclude))) goto fail;
     if (exc && exc != Py_None && !(a->exclude = strv_from(exc, &a->nexclude))) goto fail;
-    if (!a->hello || !a->codes) {
+    if (!a->hello || !a->codes || !a->site_hist) {
         PyErr_NoMemory();
         goto fail;
     }
@@ -400,16 +403,18 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
     /* racy reads of counters, good enough for a measurement */
     mem_win_stats_t w;
     mem_window_stats(&w);
-    return Py_BuildValue("{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:i,s:i,s:s,s:i,s:K,s:d,s:d,s:d,s:d,s:d}",
-                         "ticks", (unsigned long long)a->ticks, "thread_samples",
-                         (unsigned long long)a->thread_samples, "cost_s", a->cost_s, "mem_errors",
-                         a->mem_errors, "probe_py", (unsigned long long)a->probe_stats[0],
-                         "probe_nat", (unsigned long long)a->probe_stats[1], "probe_idle",
-                         (unsigned long long)a->probe_stats[2], "memory", a->memory, "shim",
-                         mem_shim_loaded(), "mem_mode", mem_mode(), "gpu", gpu_available(), "win_n",
-                         (unsigned long long)w.n, "win_len_ms", w.len_mean * 1e3, "win_span_ms",
-                         w.span_mean * 1e3, "win_span_max_ms", w.span_max * 1e3, "call_cost_ns",
-                         w.call_cost * 1e9, "late_max_ms", a->late_max * 1e3);
+    return Py_BuildValue(
+        "{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:K,s:K,s:K,s:i,s:i,s:s,s:i,s:K,s:d,s:d,s:d,s:d,s:d}",
+        "ticks", (unsigned long long)a->ticks, "thread_samples",
+        (unsigned long long)a->thread_samples, "cost_s", a->cost_s, "mem_errors", a->mem_errors,
+        "probe_py", (unsigned long long)a->probe_stats[0], "probe_nat",
+        (unsigned long long)a->probe_stats[1], "probe_idle", (unsigned long long)a->probe_stats[2],
+        "site_py", (unsigned long long)a->site_stats[0], "site_nat",
+        (unsigned long long)a->site_stats[1], "site_none", (unsigned long long)a->site_stats[2],
+        "memory", a->memory, "shim", mem_shim_loaded(), "mem_mode", mem_mode(), "gpu",
+        gpu_available(), "win_n", (unsigned long long)w.n, "win_len_ms", w.len_mean * 1e3,
+        "win_span_ms", w.span_mean * 1e3, "win_span_max_ms", w.span_max * 1e3, "call_cost_ns",
+        w.call_cost * 1e9, "late_max_ms", a->late_max * 1e3);
 }
 
 /* Test hook: our decoder on a code object's own table (no sampling). */
@@ -433,7 +438,91 @@ static PyObject *py_addr2line(PyObject *self, PyObject *args)
     return Py_BuildValue("(ii)", line, last);
 }
 
+/* set_opcodes(classes, caches, bases, flags, layouts, jump_bytes): this
+ * interpreter's opcode tables for the call-site decision (sampling/site.h),
+ * 256 bytes each, built by _hotline_agent._opcodes from dis/opcode. Before
+ * start(): code objects classed without them have no sites (the probe
+ * decides alone). */
+static PyObject *py_set_opcodes(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer t[5];
+    int jump_bytes = 0;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*p", &t[0], &t[1], &t[2], &t[3], &t[4], &jump_bytes))
+        return NULL;
+    int ok = 1;
+    for (int i = 0; i < 5; i++)
+        ok &= t[i].len == 256;
+    if (ok) {
+        site_ops_t ops;
+        memcpy(ops.cls, t[0].buf, 256);
+        memcpy(ops.caches, t[1].buf, 256);
+        memcpy(ops.base, t[2].buf, 256);
+        memcpy(ops.flags, t[3].buf, 256);
+        memcpy(ops.call, t[4].buf, 256);
+        ops.jump_bytes = jump_bytes;
+        walk_set_ops(&ops);
+    }
+    for (int i = 0; i < 5; i++)
+        PyBuffer_Release(&t[i]);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "set_opcodes: five tables of 256 bytes");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* _site_units(code) -> [(class, depth, oparg, layout)] per code unit: test
+ * hook for the call-site analysis (tests/profiler/test_sites.py). */
+static PyObject *py_site_units(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *code;
+    if (!PyArg_ParseTuple(args, "O!", &PyCode_Type, &code)) return NULL;
+    size_t n = 0;
+    site_unit_t *u = walk_code_units((uintptr_t)code, &n);
+    if (!u) Py_RETURN_NONE;
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        PyObject *t = Py_BuildValue("(iiIi)", u[i].cls, u[i].depth, u[i].oparg, u[i].call);
+        if (!t) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+    }
+    free(u);
+    return out;
+}
+
+/* _site_here() -> (class, callee): walk_site on the calling thread, whose
+ * innermost frame is at the call of this very function (test hook). */
+static PyObject *py_site_here(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    agent_t *a = calloc(1, sizeof *a);
+    if (!a || !(a->codes = calloc(AGENT_CODE_SLOTS, sizeof *a->codes))) {
+        free(a);
+        return PyErr_NoMemory();
+    }
+    a->profile_all = 1;
+    walk_site_t ws;
+    walk_site(a, (uintptr_t)PyThreadState_Get(), &ws);
+    walk_free(a);
+    agg_free(a);
+    free(a->file_flag);
+    free(a);
+    return Py_BuildValue("(is)", ws.cls, ws.callee);
+}
+
 static PyMethodDef methods[] = {
+    {"_site_here", py_site_here, METH_NOARGS,
+     "_site_here() -> (class, callee): the call-site reading of this call (test hook)"},
+    {"_site_units", py_site_units, METH_VARARGS,
+     "_site_units(code) -> [(class, depth, oparg, layout)]: test hook of the call-site analysis"},
+    {"set_opcodes", py_set_opcodes, METH_VARARGS,
+     "set_opcodes(classes, caches): opcode tables of the call-site decision (site.h)"},
     {"_addr2line", py_addr2line, METH_VARARGS,
      "_addr2line(table, firstlineno, addr) -> (line, last): test hook for the decoders"},
     {"start", (PyCFunction)(void (*)(void))py_start, METH_VARARGS | METH_KEYWORDS,

@@ -167,8 +167,11 @@ typedef struct {
     int running;     /* on a CPU or waiting for one at the sample instant */
     double cpu0;     /* CPU clock at the start of the probe window */
     uintptr_t frame; /* innermost frame at the sample instant */
+    int site;        /* class of its instruction then (site.h) */
+    uint64_t site_key;
     int line_row, func_row;
     double natv;
+    int probe_v; /* the window's verdict (probe.h), -1 undecided */
 } tick_t;
 
 static void charge(agent_t *a, tick_t *k, double now)
@@ -229,6 +232,27 @@ static void charge(agent_t *a, tick_t *k, double now)
         uint32_t stid = r >= 0 && r < AGENT_STACK_THREADS ? (uint32_t)t->tid : 0;
         if (sid > 0) agg_stack_add(a, sid, stid, k->dw);
     }
+}
+
+/* The C function the innermost frame is calling (walk_site), as the
+ * stack's leaf: a frame whose file is AGENT_NATIVE_FILE, line 0, never the
+ * program's (docs/agent-protocol.md, `stack`). The outermost frame makes
+ * room when the stack is full. */
+static void add_callee(agent_t *a, agent_thread_t *t, const char *name)
+{
+    if (a->native_file_id <= 0)
+        a->native_file_id = agg_intern(a, AGENT_NATIVE_FILE, strlen(AGENT_NATIVE_FILE));
+    int nid = agg_intern(a, name, strlen(name));
+    if (a->native_file_id <= 0 || nid <= 0) return;
+    int n = t->nfr < AGENT_MAX_DEPTH ? t->nfr : AGENT_MAX_DEPTH - 1;
+    memmove(&t->fr[1], &t->fr[0], (size_t)n * sizeof t->fr[0]);
+    t->fr[0] = (agent_frame_t){.file_id = a->native_file_id,
+                               .name_id = nid,
+                               .line = 0,
+                               .first = 0,
+                               .last = 0,
+                               .profiled = 0};
+    t->nfr = n + 1;
 }
 
 /* Sleep before the next round: the shortest probe_gap() (probe.h) of the
@@ -417,6 +441,14 @@ static void tick(agent_t *a)
         ks[i].frame = walk_top_frame(t->tstate);
         int m = walk_stack(a, t->tstate, t->fr, AGENT_MAX_DEPTH);
         t->nfr = m > 0 ? m : 0;
+        walk_site_t ws;
+        ks[i].site = walk_site(a, t->tstate, &ws);
+        ks[i].site_key = ws.key;
+        /* the same frame and line as the stack read just before: the
+         * thread did not move between the two reads */
+        if (ws.callee[0] && t->nfr > 0 && t->fr[0].file_id == ws.file_id &&
+            t->fr[0].line == ws.line)
+            add_callee(a, t, ws.callee);
         uint64_t sig = 0;
         int have_sig = walk_probe(t->tstate, &sig) == 0 && sig != 0;
         if (!ks[i].charge)
@@ -449,7 +481,9 @@ static void tick(agent_t *a)
         agent_thread_t *t = ks[i].t;
         int nogil = holder != 1 && holder != t->tstate;
         uint64_t sig = 0;
-        t->probe_on = ks[i].charge && ks[i].u > 0.02 && walk_probe(t->tstate, &sig) == 0;
+        /* at a bytecode instruction the site decides alone (site.h): no window */
+        t->probe_on = ks[i].charge && ks[i].u > 0.02 && ks[i].site != SITE_PY &&
+                      walk_probe(t->tstate, &sig) == 0;
         ks[i].cpu0 = t->probe_on ? clock_thread_cpu(t->tid) : 0;
         probe_start(&t->probe, t->probe_on ? sig : 0, nogil, ks[i].cpu0, clock_mono());
         probing += t->probe_on;
@@ -486,14 +520,32 @@ static void tick(agent_t *a)
         }
         for (int i = 0; i < nk; i++) {
             agent_thread_t *t = ks[i].t;
+            ks[i].probe_v = -1;
             if (!t->probe_on) continue;
             int v = probe_verdict(&t->probe, ks[i].dc);
             /* C code found in another frame than the sampled one (the task
              * returned inside the window) says nothing about the sample */
             if (v == CAT_NAT && walk_top_frame(t->tstate) != ks[i].frame) v = -1;
-            if (v >= 0) t->run_cat = v;
+            ks[i].probe_v = v;
             a->probe_stats[v == CAT_PY ? 0 : v == CAT_NAT ? 1 : 2]++;
         }
+    }
+    /* the category: the instruction at the sample with what the window
+     * found (site.h); -1 keeps the last one (no site, undecided window) */
+    for (int i = 0; i < nk; i++) {
+        agent_thread_t *t = ks[i].t;
+        int site = ks[i].site, v = t->probe_on ? ks[i].probe_v : -1;
+        uint64_t key = ks[i].site_key;
+        if (!ks[i].charge) continue;
+        const probe_t *p = t->probe_on ? &t->probe : NULL;
+        int learn;
+        int c = site_verdict(site, p, v, site_slot(a->site_hist, key), key, &learn);
+        if (learn >= 0) site_learn(a->site_hist, key, learn); /* a conclusive window */
+        if (c >= 0) t->run_cat = c;
+        if (site != SITE_NONE)
+            a->site_stats[c == CAT_NAT ? 1 : 0]++;
+        else
+            a->site_stats[2]++;
     }
 
     /* 4. charging: the sample (2.) in the category the window found (3.) */

@@ -18,6 +18,7 @@
 #include "aggregate.h"
 #include "cells.h"
 #include "memread.h"
+#include "site.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +34,26 @@
 #define WALK_MAX_TSTATES 4096
 #define WALK_MAX_STR 4096
 #define WALK_MAX_TABLE (1u << 20)
+
+/* Opcode tables of this interpreter (site.h), set once with the GIL before
+ * the sampler starts (walk_set_ops); read-only after. */
+static site_ops_t g_ops;
+static int g_ops_set;
+static uintptr_t g_none_type; /* type(None): not exported before 3.x, read here */
+
+void walk_set_ops(const site_ops_t *ops)
+{
+    g_ops = *ops;
+    g_none_type = (uintptr_t)Py_TYPE(Py_None);
+    g_ops_set = 1;
+}
+
+/* CPython's stack effect (pure, no GIL needed); INT32_MIN: not known. */
+static int stack_effect(int op, int oparg, int jump)
+{
+    int e = PyCompile_OpcodeStackEffectWithJump(op, oparg, jump);
+    return e == PY_INVALID_STACK_EFFECT ? INT32_MIN : e;
+}
 
 int walk_threads(agent_t *a, walk_thread_t *out, int cap)
 {
@@ -238,6 +259,49 @@ static void normalize_path(char *s)
     *out = 0;
 }
 
+/* site.h units of the code object at addr (head c), new (caller frees), or
+ * NULL. The bytes are read as they are now: specialized and instrumented
+ * opcodes carry their base's class, caches and layout in the tables, so a
+ * rewrite under us changes nothing (opargs stay). */
+static site_unit_t *code_units(const PyCodeObject *c, uintptr_t addr, size_t *n)
+{
+    size_t units;
+    int bytes_obj;
+    uintptr_t at = compat_code_units(c, addr, &units, &bytes_obj);
+    uint8_t *raw = NULL;
+    if (bytes_obj) {
+        size_t nb = 0;
+        raw = read_bytes(at, &nb);
+        units = nb / 2;
+    } else if (units > 0 && units <= WALK_MAX_TABLE / 2) {
+        raw = malloc(units * 2);
+        if (raw && mem_read(at, raw, units * 2) != 0) {
+            free(raw);
+            raw = NULL;
+        }
+    }
+    if (!raw) return NULL;
+    site_unit_t *u = units ? malloc(units * sizeof *u) : NULL;
+    if (u) site_analyze(&g_ops, raw, units, stack_effect, u);
+    free(raw);
+    *n = u ? units : 0;
+    return u;
+}
+
+/* The units of a code object, analysed now (test hook: module.c's
+ * _site_units); *n units, new (caller frees), or NULL. */
+site_unit_t *walk_code_units(uintptr_t code, size_t *n)
+{
+    union {
+        PyCodeObject c;
+        char raw[COMPAT_CODE_HEAD + 16];
+    } u;
+    *n = 0;
+    if (!g_ops_set || mem_read(code, &u, COMPAT_CODE_HEAD) != 0) return NULL;
+    if ((uintptr_t)Py_TYPE((PyObject *)&u.c) != (uintptr_t)&PyCode_Type) return NULL;
+    return code_units(&u.c, code, n);
+}
+
 /* Cached description of the code object at addr (borrowed) or NULL. */
 static agent_code_t *code_get(agent_t *a, uintptr_t addr)
 {
@@ -273,7 +337,14 @@ static agent_code_t *code_get(agent_t *a, uintptr_t addr)
     size_t tn = 0;
     uint8_t *tab = read_bytes(compat_code_linetable(c), &tn);
     if (!tab) return NULL;
+    site_unit_t *units = NULL;
+    size_t un = 0;
+    if (g_ops_set) units = code_units(c, addr, &un); /* NULL: no sites, the probe decides */
     free(e->tab);
+    free(e->units);
+    e->units = units;
+    e->units_n = un;
+    e->nlocalsplus = compat_code_nlocalsplus(c);
     e->addr = addr;
     e->filename = compat_code_filename(c);
     e->qualname = compat_code_qualname(c);
@@ -408,6 +479,206 @@ void walk_code_copy_free(walk_code_copy_t *c)
     memset(c, 0, sizeof *c);
 }
 
+/* NUL-terminated C string at p into out (at most cap - 1 bytes); length or
+ * -1. Read in pieces: the string may end just before an unmapped page. */
+static int read_cstr(uintptr_t p, char *out, size_t cap)
+{
+    size_t o = 0;
+    while (p && o + 1 < cap) {
+        char piece[32];
+        size_t k = sizeof piece < cap - 1 - o ? sizeof piece : cap - 1 - o;
+        if (mem_read(p + o, piece, k) != 0) return -1;
+        for (size_t i = 0; i < k; i++) {
+            if (!piece[i]) {
+                out[o] = 0;
+                return (int)o;
+            }
+            out[o++] = piece[i];
+        }
+    }
+    if (cap) out[o < cap ? o : cap - 1] = 0;
+    return p ? (int)o : -1;
+}
+
+/* 1 when s reads as a C-level name (printable ASCII, no blanks): what a
+ * misread pointer rarely gives. */
+static int plain_name(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f) return 0;
+    return 1;
+}
+
+static uintptr_t obj_type(uintptr_t obj)
+{
+    PyObject h;
+    if (!obj || mem_read(obj, &h, sizeof h) != 0) return 0;
+    return (uintptr_t)Py_TYPE(&h);
+}
+
+/* 1 when t is a type object: its type is `type` or a metaclass (a type
+ * whose own type is `type`). What a stale or misread slot fails. */
+static int is_type(uintptr_t t)
+{
+    uintptr_t m = obj_type(t);
+    return m && (m == (uintptr_t)&PyType_Type || obj_type(m) == (uintptr_t)&PyType_Type);
+}
+
+/* tp_name of the type object t into out; length or -1. */
+static int type_name(uintptr_t t, char *out, size_t cap)
+{
+    PyTypeObject ty;
+    if (!is_type(t) || mem_read(t, &ty, offsetof(PyTypeObject, tp_name) + sizeof ty.tp_name) != 0)
+        return -1;
+    return read_cstr((uintptr_t)ty.tp_name, out, cap);
+}
+
+/* The name a C callable carries (raw fields only: no call into Python, no
+ * GIL), or -1; *py set when the callable is a Python function (its frame
+ * is being pushed or popped: bytecode). */
+static int callee_name(uintptr_t obj, char *out, size_t cap, int *py)
+{
+    char a[WALK_NAME_MAX], b[WALK_NAME_MAX];
+    uintptr_t t = obj_type(obj);
+    *py = 0;
+    if (!t) return -1;
+    if (t == (uintptr_t)&PyFunction_Type) {
+        *py = 1;
+        return -1;
+    }
+    if (t == (uintptr_t)&PyMethod_Type) { /* a bound method: its function */
+        PyMethodObject m;
+        if (mem_read(obj, &m, sizeof m) != 0) return -1;
+        obj = (uintptr_t)m.im_func;
+        t = obj_type(obj);
+        if (t == (uintptr_t)&PyFunction_Type) {
+            *py = 1;
+            return -1;
+        }
+    }
+    if (t == (uintptr_t)&PyCFunction_Type || t == (uintptr_t)&PyCMethod_Type) {
+        PyCFunctionObject f;
+        PyMethodDef md;
+        if (mem_read(obj, &f, sizeof f) != 0 || !f.m_ml ||
+            mem_read((uintptr_t)f.m_ml, &md, sizeof md) != 0 ||
+            read_cstr((uintptr_t)md.ml_name, a, sizeof a) <= 0)
+            return -1;
+        /* module functions carry their module's name; a builtin method
+         * bound to an object (lst.append) its object's type */
+        uintptr_t self_t = f.m_self ? obj_type((uintptr_t)f.m_self) : 0;
+        if (f.m_module && read_str((uintptr_t)f.m_module, b, sizeof b) > 0)
+            return snprintf(out, cap, "%s.%s", b, a);
+        if (self_t && self_t != (uintptr_t)&PyModule_Type && type_name(self_t, b, sizeof b) > 0)
+            return snprintf(out, cap, "%s.%s", b, a);
+        return snprintf(out, cap, "%s", a);
+    }
+    if (t == (uintptr_t)&PyMethodDescr_Type || t == (uintptr_t)&PyClassMethodDescr_Type) {
+        PyMethodDescrObject d;
+        PyMethodDef md;
+        if (mem_read(obj, &d, sizeof d) != 0 || !d.d_method ||
+            mem_read((uintptr_t)d.d_method, &md, sizeof md) != 0 ||
+            read_cstr((uintptr_t)md.ml_name, a, sizeof a) <= 0 ||
+            type_name((uintptr_t)d.d_common.d_type, b, sizeof b) <= 0)
+            return -1;
+        return snprintf(out, cap, "%s.%s", b, a);
+    }
+    if (is_type(obj)) return type_name(obj, out, cap); /* a class called: list(...) */
+    return type_name(t, out, cap);                     /* another callable: its type */
+}
+
+/* 1 when the object's type is one of the interpreter's own (int, float,
+ * str, list...): an operator on it is bytecode work, not an extension's. */
+static int builtin_operand(uintptr_t obj)
+{
+    uintptr_t t = obj_type(obj);
+    return t == (uintptr_t)&PyLong_Type || t == (uintptr_t)&PyFloat_Type ||
+           t == (uintptr_t)&PyUnicode_Type || t == (uintptr_t)&PyList_Type ||
+           t == (uintptr_t)&PyTuple_Type || t == (uintptr_t)&PyDict_Type ||
+           t == (uintptr_t)&PySet_Type || t == (uintptr_t)&PyFrozenSet_Type ||
+           t == (uintptr_t)&PyBool_Type || t == g_none_type || t == (uintptr_t)&PyBytes_Type ||
+           t == (uintptr_t)&PyByteArray_Type || t == (uintptr_t)&PyComplex_Type ||
+           t == (uintptr_t)&PySlice_Type || t == (uintptr_t)&PyRange_Type;
+}
+
+/* Value-stack slot i (from the bottom) of the frame at f: the object's
+ * address (3.14+: a _PyStackRef, tag bits masked), 0 when unreadable. */
+static uintptr_t stack_slot(uintptr_t f, const compat_frame_t *fr, const agent_code_t *e, long i)
+{
+    uintptr_t v;
+    if (i < 0 || mem_read(compat_frame_stack(f, fr, e->nlocalsplus) + (uintptr_t)i * sizeof v, &v,
+                          sizeof v) != 0)
+        return 0;
+    return compat_stackref_obj(v);
+}
+
+/* Class (site.h) of the instruction the innermost Python frame is at now,
+ * refined by what is on its value stack: a call of a Python function is
+ * bytecode (its frame is being pushed), an operator on builtin types too;
+ * and the name of a C callee. SITE_NONE when it cannot tell (no tables,
+ * unreadable frame or code, CACHE...). */
+int walk_site(agent_t *a, uintptr_t tstate, walk_site_t *out)
+{
+    uintptr_t f;
+    out->cls = SITE_NONE;
+    out->key = 0;
+    out->callee[0] = 0;
+    out->file_id = out->line = 0;
+    if (read_tstate_frame(tstate, &f) != 0) return SITE_NONE;
+    for (int guard = 0; f && guard < 8; guard++) {
+        compat_frame_t fr;
+        if (mem_read(f, &fr, sizeof fr) != 0) return SITE_NONE;
+        if (compat_frame_is_shim(&fr)) { /* the interpreter's entry frame: the next one */
+            f = compat_frame_back(&fr);
+            continue;
+        }
+        uintptr_t code = compat_frame_code(&fr);
+        agent_code_t *e = code_get(a, code);
+        if (!e || !e->units) return SITE_NONE;
+        long u = compat_instr_unit(code, compat_frame_instr(&fr));
+        if (u < 0 || (size_t)u >= e->units_n) return SITE_NONE;
+        const site_unit_t *su = &e->units[u];
+        long addr = compat_instr_addr(code, compat_frame_instr(&fr));
+        int line = lt_line(compat_linetable_format(), e->tab, e->tab_n, e->firstline, addr);
+        out->file_id = e->file_id;
+        out->line = (line > 0 ? line : e->firstline) + e->delta;
+        out->key = site_key(code, u);
+        out->cls = su->cls;
+        if (su->depth < 0) return out->cls; /* the stack is not known there */
+        if (su->cls == SITE_CALL) {
+            long s1, s2;
+            site_callable_slots(su->call, su->depth, (int)su->oparg, &s1, &s2);
+            uintptr_t obj = stack_slot(f, &fr, e, s1);
+            if (!obj && s2 >= 0) obj = stack_slot(f, &fr, e, s2);
+            int py = 0;
+            if (obj && callee_name(obj, out->callee, sizeof out->callee, &py) < 0)
+                out->callee[0] = 0;
+            if (py) out->cls = SITE_PY;
+            /* the thread may have moved on while we read (the callee
+             * returned, its slot now holds a freed result): the name counts
+             * only when the frame is still at that instruction with that
+             * object, and reads as a name */
+            compat_frame_t again;
+            if (out->callee[0] &&
+                (mem_read(f, &again, sizeof again) != 0 ||
+                 compat_frame_instr(&again) != compat_frame_instr(&fr) ||
+                 (stack_slot(f, &fr, e, s1) != obj && stack_slot(f, &fr, e, s2) != obj) ||
+                 !plain_name(out->callee)))
+                out->callee[0] = 0;
+        } else if (su->cls == SITE_OP && su->depth >= su->call) {
+            int builtin = 1;
+            for (int k = 1; k <= su->call; k++) {
+                uintptr_t obj = stack_slot(f, &fr, e, su->depth - k);
+                if (!obj) return out->cls; /* unreadable: the probe decides */
+                builtin &= builtin_operand(obj);
+            }
+            out->cls = builtin ? SITE_PY : SITE_CALL; /* an extension's C code */
+        }
+        return out->cls;
+    }
+    return SITE_NONE;
+}
+
 /* The innermost frame's address now (0: none, or unreadable). */
 uintptr_t walk_top_frame(uintptr_t tstate)
 {
@@ -474,8 +745,10 @@ uintptr_t walk_gil_holder(agent_t *a)
 void walk_free(agent_t *a)
 {
     if (!a->codes) return;
-    for (int i = 0; i < AGENT_CODE_SLOTS; i++)
+    for (int i = 0; i < AGENT_CODE_SLOTS; i++) {
         free(a->codes[i].tab);
+        free(a->codes[i].units);
+    }
     free(a->codes);
     a->codes = NULL;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "aggregate.h"
+#include "site.h"
 
 /* Code-object cache entry (struct agent's codes, AGENT_CODE_SLOTS). */
 typedef struct {
@@ -20,6 +21,9 @@ typedef struct {
     uint8_t profiled, valid, cell;
     uint8_t *tab; /* owned copy of the line table */
     size_t tab_n;
+    site_unit_t *units; /* owned: each code unit's site (site.h); NULL: opcode tables not set */
+    size_t units_n;
+    int nlocalsplus; /* 3.11+: slots before the value stack in the frame */
 } agent_code_t;
 
 typedef struct {
@@ -41,6 +45,19 @@ int walk_threads(agent_t *a, walk_thread_t *out, int cap);
 int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap);
 int walk_probe(uintptr_t tstate, uint64_t *sig);
 uintptr_t walk_top_frame(uintptr_t tstate);
+/* with the GIL, before start: the opcode tables (site.h, _opcodes.py) */
+void walk_set_ops(const site_ops_t *ops);
+
+/* What the innermost frame is doing now (walk_site). */
+#define WALK_NAME_MAX 160
+typedef struct {
+    int cls;                    /* site.h class, refined by what is on the stack */
+    uint64_t key;               /* the site, for its history */
+    char callee[WALK_NAME_MAX]; /* a C callee's name ("zlib.compress"), or "" */
+    int file_id, line;          /* of that frame (as walk_stack gives them), 0 if none */
+} walk_site_t;
+int walk_site(agent_t *a, uintptr_t tstate, walk_site_t *out);
+site_unit_t *walk_code_units(uintptr_t code, size_t *n); /* test hook; caller frees */
 int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out);
 int walk_code_copy(uintptr_t code, walk_code_copy_t *out); /* 0 or -errno; any thread */
 int walk_frame_copy(agent_t *a, const walk_code_copy_t *c, intptr_t instr, agent_frame_t *out);

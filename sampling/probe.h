@@ -47,6 +47,7 @@ typedef struct {
     uint64_t sig, first, prev; /* latest, first of this window, last of previous */
     int nogil, first_nogil, prev_nogil;
     double cpu, wall; /* thread CPU clock, sampler's clock at the latest probe */
+    double cpu_start; /* thread CPU clock at the window's first probe */
     int moved, frozen_n;
     double frozen_s, nogil_s;
 } probe_t;
@@ -61,7 +62,7 @@ static inline void probe_start(probe_t *p, uint64_t sig, int nogil, double cpu, 
     p->prev_nogil = p->nogil;
     p->sig = p->first = sig;
     p->nogil = p->first_nogil = nogil;
-    p->cpu = cpu;
+    p->cpu = p->cpu_start = cpu;
     p->wall = wall;
     p->moved = p->frozen_n = 0;
     p->frozen_s = p->nogil_s = 0;

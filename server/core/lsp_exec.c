@@ -66,6 +66,7 @@ static json_t *exec_frame(const json_t *fr, const char *const *dirs, int ndirs)
     int user = file && lsp_exec_user_file(file, dirs, ndirs);
     char mod[256], name[512];
     lsp_exec_module_of(file, mod, sizeof mod);
+    if (file && !strcmp(file, "<native>")) mod[0] = 0; /* a C callee: its name says it all */
     snprintf(name, sizeof name, "%s%s%s", mod, *mod ? "." : "", fn);
     return json_pack("{s:s, s:s, s:I, s:b, s:b, s:s}", "function", fn, "file", file ?: "?", "line",
                      json_integer_value(json_object_get(fr, "line")), "user", user, "library",

@@ -55,7 +55,11 @@ void export_frame_name(const struct prof_frame *fr, int escape, char *buf, size_
     size_t k = 0;
     if (!n) return;
     buf[0] = 0;
-    snprintf(ln, sizeof ln, ":%d)", fr->line);
+    /* a C callee's leaf (docs/agent-protocol.md, `stack`) has no line */
+    if (fr->file && !strcmp(fr->file, "<native>") && fr->line <= 0)
+        snprintf(ln, sizeof ln, ")");
+    else
+        snprintf(ln, sizeof ln, ":%d)", fr->line);
     put_escaped(buf, n, &k, fr->name ? fr->name : "?", escape);
     put_escaped(buf, n, &k, " (", 0);
     put_escaped(buf, n, &k, fr->file ? fr->file : "?", escape);

@@ -40,6 +40,11 @@ def _start_with(cfg, on_release=None):
         path, is_socket = _config.destination()
     if not is_socket and _state["child_out"]:
         path = "%s.%d" % (path, os.getpid())
+    try:  # the call-site decision (sampling/site.h); without it the probe decides alone
+        from . import _opcodes
+        _agent.set_opcodes(*_opcodes.tables())
+    except Exception:
+        pass
     _agent.start(_config.hello(cfg), path, socket=is_socket,
                  interval_ms=cfg["interval_ms"], include=cfg["include"],
                  exclude=cfg["exclude"], profile_all=cfg["profile_all"],
