@@ -43,6 +43,9 @@ print("seed done %.3f" % time.time())
 """
 HOT = "textwrap.fill(TEXT, 30)"  # line 5
 CALL = "textwrap.fill"
+# the installs and builds (pip, npm ci, webpack) yield to the other tests;
+# the JupyterLab server, its kernel and the browser run at normal priority:
+# what they measure (the marker clearing within 0.5 s) must not wait on them
 NICE = ["nice", "-n", "19"]
 
 
@@ -204,8 +207,14 @@ def main():
                    IPYTHONDIR=os.path.join(tmp, "ipy"), HOME=tmp)
         env.pop("VIRTUAL_ENV", None)
         log = open(os.path.join(work, "jupyter-lab.log"), "w")
+        # no "Would you like to get notified about Jupyter news?" toast over
+        # the screenshots (--LabApp.news_url= does not stop it: a setting does)
+        sdir = os.path.join(v, "share", "jupyter", "lab", "settings")
+        os.makedirs(sdir, exist_ok=True)
+        with open(os.path.join(sdir, "overrides.json"), "w") as f:
+            json.dump({"@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}, f)
         server = subprocess.Popen(
-            NICE + [os.path.join(v, "bin", "jupyter"), "lab", "--no-browser",
+            [os.path.join(v, "bin", "jupyter"), "lab", "--no-browser",
                     "--IdentityProvider.token=" + token, "--ServerApp.ip=127.0.0.1", "--allow-root",
                     "--ServerApp.port=%d" % port, "--ServerApp.port_retries=0",
                     "--ServerApp.root_dir=" + root, "--LabApp.news_url=",
@@ -221,7 +230,7 @@ def main():
                     break
                 time.sleep(0.2)
         check(server.poll() is None, "jupyter lab started (log: %s)" % log.name)
-        r = subprocess.run(NICE + ["node", os.path.join(HERE, "jupyterlab", "lab_check.js"),
+        r = subprocess.run(["node", os.path.join(HERE, "jupyterlab", "lab_check.js"),
                                    base + "/lab/tree/seed.ipynb?token=" + token, shots],
                            env=dict(os.environ, NODE_PATH=mods), capture_output=True,
                            text=True, timeout=240)
