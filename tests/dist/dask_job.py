@@ -1,0 +1,41 @@
+"""A Dask job for tests/dist/test_dist.py: a LocalCluster of two worker
+processes maps burn() (defined here, so cloudpickle ships it by value) over
+N tasks of S seconds each and prints one JSON line: the driver's pid, the
+pids that ran tasks, the tasks' summed wall seconds and the job's wall time.
+Environment: HOTLINE_TEST_PLUGIN=1 registers hotline.dask.Profile();
+HOTLINE_TEST_NO_BOOT=1 starts the workers without Hotline's bootstrap, so
+that the plugin has to start their agents."""
+import json
+import os
+import sys
+import time
+
+
+def burn(seconds):
+    t0 = time.perf_counter()
+    x = 0
+    while time.perf_counter() - t0 < seconds:
+        x += 1
+    return os.getpid(), time.perf_counter() - t0
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+    per = float(sys.argv[2]) if len(sys.argv) > 2 else 0.3
+    if os.environ.get("HOTLINE_TEST_NO_BOOT"):
+        os.environ.pop("HOTLINE_BOOT", None)  # the workers' sitecustomize starts nothing
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        if os.environ.get("HOTLINE_TEST_PLUGIN"):
+            import hotline.dask
+            client.register_plugin(hotline.dask.Profile())
+        t0 = time.perf_counter()
+        res = client.gather(client.map(burn, [per] * n, pure=False))
+        wall = time.perf_counter() - t0
+    print(json.dumps({"driver": os.getpid(), "workers": sorted(set(p for p, _ in res)),
+                      "task_s": sum(s for _, s in res), "job_s": wall}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""tests/dist: a distributed job's workers profiled into one profile
+(docs/distributed.md).
+
+    test_dist.py --hotline BIN --agent DIR --venv-root DIR CASE
+
+The tools (pinned in requirements.txt) go into a venv made from this
+interpreter under --venv-root, one per content of the pin file, made once
+and reused. No network for pip: exit 77 (ctest's skip), said on stderr.
+
+Cases:
+  venv          only make the venv (the fixture of the others)
+  dask_plugin   `hotline run` of dask_job.py (LocalCluster, 2 worker
+                processes, burn() over 8 tasks of 0.3 s) with
+                hotline.dask.Profile() registered: burn's lines get the
+                tasks' seconds (within 30 %), from the worker pids only.
+  dask_no_boot  the same with the workers started without Hotline's
+                bootstrap: the plugin starts their agents.
+  dask_overhead not a test: the job with and without Hotline, interleaved,
+                and the overhead printed (docs/distributed.md)."""
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SKIP = 77
+
+
+def venv(root):
+    pins = os.path.join(HERE, "requirements.txt")
+    with open(pins, "rb") as f:
+        key = hashlib.sha256(f.read()).hexdigest()[:16]
+    d = os.path.join(root, "dist-venv-" + key)
+    py = os.path.join(d, "bin", "python")
+    if os.path.exists(os.path.join(d, ".ok")):
+        return py
+    shutil.rmtree(d, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", d], check=True)
+    r = subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                        "-r", pins], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write("pip could not install tests/dist/requirements.txt (%s): skipped\n"
+                         % r.stderr.strip()[-400:])
+        shutil.rmtree(d, ignore_errors=True)
+        sys.exit(SKIP)
+    open(os.path.join(d, ".ok"), "w").close()
+    return py
+
+
+def layout(agent):
+    """A temporary folder: job/ with the script (the program's folder) and
+    pkgs/ with hotline and _hotline_agent as an install puts them, outside
+    the program's folder (the include rule)."""
+    tmp = tempfile.mkdtemp(prefix="hotline-dist-")
+    os.mkdir(os.path.join(tmp, "job"))
+    shutil.copy(os.path.join(HERE, "dask_job.py"), os.path.join(tmp, "job"))
+    os.mkdir(os.path.join(tmp, "pkgs"))
+    for name in ("hotline", "_hotline_agent"):
+        os.symlink(os.path.join(agent, name), os.path.join(tmp, "pkgs", name))
+    return tmp
+
+
+def env_for(tmp, py, **extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(tmp, "pkgs")
+    env["VIRTUAL_ENV"] = os.path.dirname(os.path.dirname(py))
+    env.pop("HOTLINE_SOCKET", None)
+    env.update(extra)
+    return env
+
+
+def run_job(a, py, tmp, env, hotline=True, n=8, per=0.3):
+    job = os.path.join(tmp, "job")
+    out = os.path.join(tmp, "p.json")
+    if hotline:
+        cmd = [a.hotline, "run", "--python", py, "--json", out, "dask_job.py", str(n), str(per)]
+    else:
+        cmd = [py, "dask_job.py", str(n), str(per)]
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, cwd=job, env=env, capture_output=True, text=True, timeout=300)
+    wall = time.perf_counter() - t0
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout + r.stderr)
+        raise SystemExit("job failed (%d)" % r.returncode)
+    line = [x for x in r.stdout.splitlines() if x.startswith("{")][-1]
+    res = json.loads(line)
+    res["wall"] = wall
+    res["stderr"] = r.stderr
+    if hotline:
+        with open(out) as f:
+            res["profile"] = json.load(f)
+    return res
+
+
+def burn_range():
+    with open(os.path.join(HERE, "dask_job.py")) as f:
+        lines = f.read().splitlines()
+    first = next(i for i, s in enumerate(lines, 1) if s.startswith("def burn("))
+    last = next(i for i, s in enumerate(lines, 1) if i > first and s and not s[0].isspace()) - 1
+    return first, last
+
+
+def check_profile(res):
+    prof = res["profile"]
+    path = next((p for p in prof["files"] if p.endswith("/job/dask_job.py")), None)
+    if path is None:
+        raise SystemExit("dask_job.py is not in the profile: %s" % sorted(prof["files"]))
+    first, last = burn_range()
+    lines = prof["files"][path]["lines"]
+    burn_s = sum(v.get("python_s", 0) + v.get("native_s", 0) + v.get("system_s", 0)
+                 for k, v in lines.items() if first <= int(k) <= last)
+    by_pid = {}
+    for st in prof.get("stacks", []):
+        fr = st["frames"][0] if st.get("frames") else None
+        if not fr or fr["file"] != path or not first <= fr["line"] <= last:
+            continue
+        for t in st.get("threads", []):
+            by_pid[t["pid"]] = by_pid.get(t["pid"], 0) + t["seconds"]
+    print("burn lines %.2f s in the profile, tasks %.2f s (job %.2f s); by pid %s; "
+          "driver %d, workers %s" % (burn_s, res["task_s"], res["job_s"],
+                                     {k: round(v, 2) for k, v in by_pid.items()},
+                                     res["driver"], res["workers"]))
+    errs = []
+    if not 0.7 * res["task_s"] <= burn_s <= 1.3 * res["task_s"]:
+        errs.append("burn's lines have %.2f s, the tasks ran %.2f s (more than 30 %% apart)"
+                    % (burn_s, res["task_s"]))
+    if res["driver"] in by_pid:
+        errs.append("the driver %d is charged for burn" % res["driver"])
+    if not by_pid or not set(by_pid) <= set(res["workers"]):
+        errs.append("burn's stacks come from %s, not the workers %s" % (sorted(by_pid),
+                                                                        res["workers"]))
+    for pid in res["workers"]:
+        if pid not in prof["pids"]:
+            errs.append("worker %d is no process of the profile" % pid)
+    if errs:
+        sys.stderr.write(res["stderr"])
+        raise SystemExit("; ".join(errs))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hotline", required=True)
+    ap.add_argument("--agent", required=True, help="the build's python/ folder")
+    ap.add_argument("--venv-root", required=True)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("case")
+    a = ap.parse_args()
+    a.hotline, a.agent = os.path.abspath(a.hotline), os.path.abspath(a.agent)
+    a.venv_root = os.path.abspath(a.venv_root)
+    py = venv(a.venv_root)
+    if a.case == "venv":
+        print("tools in %s" % os.path.dirname(os.path.dirname(py)))
+        return
+    tmp = layout(a.agent)
+    try:
+        if a.case == "dask_plugin":
+            check_profile(run_job(a, py, tmp, env_for(tmp, py, HOTLINE_TEST_PLUGIN="1")))
+        elif a.case == "dask_no_boot":
+            check_profile(run_job(a, py, tmp, env_for(tmp, py, HOTLINE_TEST_PLUGIN="1",
+                                                      HOTLINE_TEST_NO_BOOT="1")))
+        elif a.case == "dask_overhead":
+            plain, prof = [], []
+            for _ in range(a.runs):  # interleaved: the machine's drift hits both
+                plain.append(run_job(a, py, tmp, env_for(tmp, py), hotline=False, n=8,
+                                     per=2.0)["job_s"])
+                prof.append(run_job(a, py, tmp, env_for(tmp, py, HOTLINE_TEST_PLUGIN="1"),
+                                    n=8, per=2.0)["job_s"])
+            mp, mh = sorted(plain)[len(plain) // 2], sorted(prof)[len(prof) // 2]
+            print("dask job, 8 tasks x 2.0 s on 2 workers: without Hotline %s s, with %s s; "
+                  "median overhead %.1f %%" % ([round(x, 2) for x in plain],
+                                               [round(x, 2) for x in prof], 100 * (mh / mp - 1)))
+        else:
+            raise SystemExit("unknown case %s" % a.case)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
