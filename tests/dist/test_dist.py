@@ -15,6 +15,14 @@ Cases:
                 tasks' seconds (within 30 %), from the worker pids only.
   dask_no_boot  the same with the workers started without Hotline's
                 bootstrap: the plugin starts their agents.
+  tcp_loopback  `hotline run --listen-tcp 127.0.0.1:0` of a program whose
+                child streams over TCP with the run's token (no socket, no
+                bootstrap): its remote_burn() is in the profile, its pid too.
+  tcp_wrong_token  the same with a wrong token: refused, a log line on
+                stderr, nothing of the child in the profile; it runs on.
+  tcp_netns     the child in another network namespace (a veth pair with
+                10.213.x addresses, made and removed here; root and `ip`
+                needed, else skipped), the run listening on the host side.
   dask_overhead not a test: the job with and without Hotline, interleaved,
                 and the overhead printed (docs/distributed.md)."""
 import argparse
@@ -58,7 +66,8 @@ def layout(agent):
     the program's folder (the include rule)."""
     tmp = tempfile.mkdtemp(prefix="hotline-dist-")
     os.mkdir(os.path.join(tmp, "job"))
-    shutil.copy(os.path.join(HERE, "dask_job.py"), os.path.join(tmp, "job"))
+    for name in ("dask_job.py", "tcp_driver.py", "remote_agent.py"):
+        shutil.copy(os.path.join(HERE, name), os.path.join(tmp, "job"))
     os.mkdir(os.path.join(tmp, "pkgs"))
     for name in ("hotline", "_hotline_agent"):
         os.symlink(os.path.join(agent, name), os.path.join(tmp, "pkgs", name))
@@ -142,6 +151,86 @@ def check_profile(res):
         raise SystemExit("; ".join(errs))
 
 
+def func_seconds(prof, path_end, name):
+    """(seconds, pids) of function name in the file ending with path_end."""
+    secs, pids = 0.0, set()
+    for st in prof.get("stacks", []):
+        fr = st["frames"][0] if st.get("frames") else None
+        if fr and fr["file"].endswith(path_end) and fr["name"] == name:
+            for t in st.get("threads", []):
+                secs += t["seconds"]
+                pids.add(t["pid"])
+    return secs, pids
+
+
+def run_tcp(a, tmp, which, listen="127.0.0.1:0", host="-", prefix=()):
+    job = os.path.join(tmp, "job")
+    out = os.path.join(tmp, "tcp.json")
+    env = dict(os.environ)
+    env.pop("HOTLINE_SOCKET", None)
+    env["HOTLINE_TEST_PKGS"] = os.path.join(tmp, "pkgs")
+    cmd = [a.hotline, "run", "--python", sys.executable, "--listen-tcp", listen, "--json", out,
+           "tcp_driver.py", which, host] + list(prefix)
+    r = subprocess.run(cmd, cwd=job, env=env, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout + r.stderr)
+        raise SystemExit("hotline run failed (%d)" % r.returncode)
+    child = json.loads([x for x in r.stdout.splitlines() if x.startswith("{")][-1])
+    with open(out) as f:
+        prof = json.load(f)
+    secs, pids = func_seconds(prof, "/job/remote_agent.py", "remote_burn")
+    print("%s token: remote_burn %.2f s from pids %s; child %s; profile pids %s"
+          % (which, secs, sorted(pids), child, prof["pids"]))
+    return r, child, prof, secs, pids
+
+
+def check_tcp_right(r, child, prof, secs, pids):
+    errs = []
+    if not child["started"]:
+        errs.append("the child's agent did not start")
+    if not 0.7 <= secs <= 1.3:
+        errs.append("remote_burn has %.2f s, it ran 1.0 s" % secs)
+    if pids != {child["pid"]}:
+        errs.append("remote_burn's pids %s are not the child's %d" % (sorted(pids), child["pid"]))
+    if "wrong token" in r.stderr:
+        errs.append("a right token was refused")
+    if errs:
+        sys.stderr.write(r.stderr)
+        raise SystemExit("; ".join(errs))
+
+
+def netns(tag):
+    """Make namespace hl<tag> with a veth pair: host side 10.213.<k>.1,
+    namespace side .2. Returns (name, host address, cleanup) or exits 77."""
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        sys.stderr.write("tcp_netns needs root and ip(8): skipped\n")
+        sys.exit(SKIP)
+    k = os.getpid() % 200 + 20
+    ns, vh, vn = "hl%s" % tag, "hlh%s" % tag, "hln%s" % tag
+    hip, nip = "10.213.%d.1" % k, "10.213.%d.2" % k
+
+    def ip(*args, check=True):
+        return subprocess.run(["ip"] + list(args), capture_output=True, text=True, check=check)
+
+    def cleanup():
+        ip("netns", "del", ns, check=False)  # takes the veth pair with it
+        ip("link", "del", vh, check=False)
+    try:
+        ip("netns", "add", ns)
+        ip("link", "add", vh, "type", "veth", "peer", "name", vn)
+        ip("link", "set", vn, "netns", ns)
+        ip("addr", "add", hip + "/24", "dev", vh)
+        ip("link", "set", vh, "up")
+        ip("-n", ns, "addr", "add", nip + "/24", "dev", vn)
+        ip("-n", ns, "link", "set", vn, "up")
+        ip("-n", ns, "link", "set", "lo", "up")
+    except subprocess.CalledProcessError as e:
+        cleanup()
+        sys.stderr.write("cannot make a network namespace (%s): skipped\n" % e.stderr.strip())
+        sys.exit(SKIP)
+    return ns, hip, cleanup
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hotline", required=True)
@@ -152,6 +241,38 @@ def main():
     a = ap.parse_args()
     a.hotline, a.agent = os.path.abspath(a.hotline), os.path.abspath(a.agent)
     a.venv_root = os.path.abspath(a.venv_root)
+    if a.case.startswith("tcp_"):
+        tmp = layout(a.agent)
+        try:
+            if a.case == "tcp_loopback":
+                check_tcp_right(*run_tcp(a, tmp, "right"))
+            elif a.case == "tcp_wrong_token":
+                r, child, prof, secs, pids = run_tcp(a, tmp, "wrong")
+                errs = []
+                if "wrong token" not in r.stderr:
+                    errs.append("no log line for the refused connection")
+                if secs or child["pid"] in prof["pids"]:
+                    errs.append("the refused child is in the profile")
+                if errs:
+                    sys.stderr.write(r.stderr)
+                    raise SystemExit("; ".join(errs))
+            elif a.case == "tcp_netns":
+                ns, hip, cleanup = netns(os.getpid())
+                try:
+                    check_tcp_right(*run_tcp(a, tmp, "right", listen=hip + ":0", host=hip,
+                                             prefix=("ip", "netns", "exec", ns)))
+                    r, child, prof, secs, _ = run_tcp(a, tmp, "wrong", listen=hip + ":0",
+                                                      host=hip, prefix=("ip", "netns", "exec", ns))
+                    if "wrong token" not in r.stderr or secs or child["pid"] in prof["pids"]:
+                        sys.stderr.write(r.stderr)
+                        raise SystemExit("a wrong token across namespaces was not refused")
+                finally:
+                    cleanup()
+            else:
+                raise SystemExit("unknown case %s" % a.case)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     py = venv(a.venv_root)
     if a.case == "venv":
         print("tools in %s" % os.path.dirname(os.path.dirname(py)))

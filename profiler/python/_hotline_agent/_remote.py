@@ -100,28 +100,43 @@ _KEYS = ("include", "main", "interval_ms", "memory", "mem_interval_kb", "profile
          "all_threads")
 
 
-def driver_settings(address=None):
+def driver_settings(address=None, token=None):
     """In the driver: where the workers' agents stream to and with which
-    settings, a dict to ship to them (None: nowhere to stream). address
-    (a Unix socket path) overrides; else the socket the driver's agent
-    streams to (`hotline run`, hotline.connect()), else the editor's
-    workspace socket when one listens."""
+    settings, a dict to ship to them (None: nowhere to stream). address:
+    a Unix socket path, or "tcp://host:port" of `hotline run --listen-tcp`
+    (token: its token, default $HOTLINE_TOKEN). Without one: the socket
+    the driver's agent streams to (`hotline run`, hotline.connect()), else
+    the editor's workspace socket when one listens; and when the driver's
+    run listens on TCP ($HOTLINE_TCP), that too, for workers on hosts where
+    the socket is not."""
     from . import _config, _state
     cfg = _state["cfg"]
-    dest = address
-    if dest is None and cfg is not None:
-        dest = cfg.get("socket") or os.environ.get("HOTLINE_SOCKET")
-    if dest is None:
-        dest = _config.find_socket()
-    if not dest:
+    settings = {}
+    if address is not None and address.startswith("tcp://"):
+        settings["tcp"] = address
+    elif address is not None:
+        settings["socket"] = address
+    else:
+        dest = None
+        if cfg is not None:
+            dest = cfg.get("socket") or os.environ.get("HOTLINE_SOCKET")
+        if dest is None:
+            dest = _config.find_socket()
+        if dest:
+            settings["socket"] = dest
+        if os.environ.get("HOTLINE_TCP"):
+            settings["tcp"] = os.environ["HOTLINE_TCP"]
+    if "tcp" in settings:
+        settings["token"] = token or os.environ.get("HOTLINE_TOKEN")
+        if not settings["token"]:
+            raise ValueError("a TCP address needs the run's token (HOTLINE_TOKEN)")
+    if not settings:
         return None
-    settings = {"socket": dest}
     if cfg is None:
         cfg = _config.load({})
     for k in _KEYS:
         if cfg.get(k) is not None:
             settings[k] = cfg[k]
-    # the driver's include: its own folders, not the defaults' realpaths only
     return settings
 
 
@@ -132,9 +147,191 @@ def start_in_worker(settings):
     import _hotline_agent
     if _hotline_agent.running() or not settings:
         return False
-    cfg = dict(settings)
+    cfg = {k: v for k, v in settings.items() if k in _KEYS}
+    sock = settings.get("socket")
     try:
-        _hotline_agent.start(**cfg)
+        import stat
+        if sock and stat.S_ISSOCK(os.stat(sock).st_mode):
+            _hotline_agent.start(socket=sock, **cfg)
+        elif settings.get("tcp"):  # another host: the driver's socket is not here
+            start_tcp(settings["tcp"], settings["token"], **cfg)
     except Exception:  # no agent for this Python, a socket gone: unprofiled
         return False
+    return _hotline_agent.running()
+
+
+# ---- across machines: the agent's stream over TCP to `hotline run --listen-tcp`
+
+TOKEN_PREFIX = b"hotline-token "  # server/proc/tcpgate.h: the first line of a connection
+_REPLAY_KINDS = (b'{"t":"hello"', b'{"t":"str"', b'{"t":"stack"')
+REPLAY_MAX = 32 << 20  # definitions kept to replay on a new connection
+BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)  # the tries after a dropped connection
+
+
+def parse_tcp(address):
+    """"tcp://host:port" or "host:port" -> (host, port)."""
+    a = address[len("tcp://"):] if address.startswith("tcp://") else address
+    host, _, port = a.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError("not host:port: %r" % address)
+    return host.strip("[]"), int(port)
+
+
+class Forwarder(object):
+    """A private Unix socket for this process's agent, each of its
+    connections relayed to the TCP gate of `hotline run --listen-tcp`: the
+    token line first, then the agent's bytes, and the server's requests
+    back. When the TCP connection drops it is made again (BACKOFF_S, then
+    given up quietly: the agent's connection is closed and it stops
+    profiling); a new connection starts with the token, the `hello` and
+    every `str` / `stack` definition sent so far (the server reads it as a
+    new connection of the same process), so later deltas decode. While
+    disconnected nothing is read from the agent, whose own buffer is
+    bounded."""
+
+    def __init__(self, address, token, backoff=BACKOFF_S):
+        import socket
+        import tempfile
+        import threading
+        self.host, self.port = parse_tcp(address)
+        self.token = token.encode() if isinstance(token, str) else token
+        self.backoff = backoff
+        self.dir = tempfile.mkdtemp(prefix="hotline-fwd-")
+        self.path = os.path.join(self.dir, "agent.sock")
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.path)
+        os.chmod(self.path, 0o600)
+        self.listener.listen(8)
+        self.relays = []
+        t = threading.Thread(target=self._accept, name="hotline-forwarder", daemon=True)
+        t.start()
+
+    def flush(self, timeout=3.0):
+        """Wait (at exit) until the relays have sent what the agent wrote:
+        they are daemon threads, which the interpreter would cut short."""
+        import time
+        end = time.monotonic() + timeout
+        for t in list(self.relays):
+            t.join(max(0.0, end - time.monotonic()))
+
+    def _accept(self):
+        import threading
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            t = threading.Thread(target=self._relay, args=(conn,), name="hotline-forwarder",
+                                 daemon=True)
+            self.relays.append(t)
+            t.start()
+
+    def _dial(self, replay):
+        """A TCP connection that has sent the token and replay, or None."""
+        import socket
+        try:
+            s = socket.create_connection((self.host, self.port), timeout=5.0)
+            s.settimeout(None)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            s.sendall(TOKEN_PREFIX + self.token + b"\n" + b"".join(replay))
+            return s
+        except OSError:
+            return None
+
+    def _back(self, tcp, conn):
+        """The server's requests (now, stop) back to the agent."""
+        try:
+            while True:
+                b = tcp.recv(65536)
+                if not b:
+                    return
+                conn.sendall(b)
+        except OSError:
+            return
+
+    def _relay(self, conn):
+        import threading
+        import time
+        replay, kept, buf = [], 0, b""
+        tcp = self._dial(replay)
+        tries = 0
+        while tcp is None and tries < len(self.backoff):
+            time.sleep(self.backoff[tries])
+            tries += 1
+            tcp = self._dial(replay)
+        if tcp is None:
+            conn.close()
+            return
+        threading.Thread(target=self._back, args=(tcp, conn), daemon=True).start()
+        try:
+            while True:
+                try:
+                    chunk = conn.recv(65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    break  # the agent ended its stream
+                buf += chunk
+                end = buf.rfind(b"\n") + 1
+                if not end:
+                    continue
+                lines, buf = buf[:end], buf[end:]
+                for line in lines.splitlines(True):
+                    if line.startswith(_REPLAY_KINDS) and replay is not None:
+                        replay.append(line)
+                        kept += len(line)
+                        if kept > REPLAY_MAX:
+                            replay = None  # too much to replay: no reconnecting
+                sent = False
+                for delay in (0.0,) + tuple(self.backoff):
+                    if delay:
+                        time.sleep(delay)
+                    if tcp is None:
+                        if replay is None:
+                            break
+                        tcp = self._dial(replay)
+                        if tcp is None:
+                            continue
+                        threading.Thread(target=self._back, args=(tcp, conn),
+                                         daemon=True).start()
+                        # definitions in this batch went with the replay
+                        lines = b"".join(x for x in lines.splitlines(True)
+                                         if not x.startswith(_REPLAY_KINDS))
+                    try:
+                        tcp.sendall(lines)
+                        sent = True
+                        break
+                    except OSError:
+                        tcp.close()
+                        tcp = None
+                if not sent:
+                    break  # given up: the agent's connection closes below
+        finally:
+            for s in (tcp, conn):
+                if s is not None:
+                    try:
+                        s.close()
+                    except OSError:
+                        pass
+
+
+_forwarders = {}
+
+
+def start_tcp(address, token, **config):
+    """Stream this process's profile to `hotline run --listen-tcp` at
+    address ("host:port") with its token. Keyword arguments as for start().
+    True when the agent runs now."""
+    import _hotline_agent
+    if _hotline_agent.running():
+        return True
+    key = (address, token)
+    fwd = _forwarders.get(key)
+    if fwd is None:
+        import atexit
+        fwd = _forwarders[key] = Forwarder(address, token)
+        atexit.register(fwd.flush)  # before the agent's own: runs after its `end`
+    cfg = dict(config)
+    cfg["socket"] = fwd.path
+    _hotline_agent.start(**cfg)
     return _hotline_agent.running()

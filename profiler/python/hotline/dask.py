@@ -29,15 +29,16 @@ except Exception:  # pragma: no cover - distributed missing: usable as a duck
 class Profile(_Base):
     """A `distributed` WorkerPlugin: client.register_plugin(Profile()).
 
-    address: the Unix socket the workers stream to (default: the driver's
-    own destination, see _hotline_agent._remote.driver_settings). Workers on
-    another host need a socket there: docs/distributed.md."""
+    address: the Unix socket the workers stream to, or "tcp://host:port" of
+    `hotline run --listen-tcp` with its token (default $HOTLINE_TOKEN).
+    Default: the driver's own destination, and the run's TCP gate for
+    workers on other hosts when it has one (docs/distributed.md)."""
 
     name = "hotline"
     idempotent = True
 
-    def __init__(self, address=None):
-        self.settings = _remote.driver_settings(address)
+    def __init__(self, address=None, token=None):
+        self.settings = _remote.driver_settings(address, token)
         self._started = False
 
     def setup(self, worker=None):
