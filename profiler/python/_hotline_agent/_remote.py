@@ -177,6 +177,22 @@ def parse_tcp(address):
     return host.strip("[]"), int(port)
 
 
+def _close(s):
+    """Shut a socket down, then close it: a close alone neither wakes another
+    thread's recv() on it nor sends the peer an end while that call holds it."""
+    import socket
+    if s is None:
+        return
+    try:
+        s.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    try:
+        s.close()
+    except OSError:
+        pass
+
+
 class Forwarder(object):
     """A private Unix socket for this process's agent, each of its
     connections relayed to the TCP gate of `hotline run --listen-tcp`: the
@@ -260,7 +276,7 @@ class Forwarder(object):
             tries += 1
             tcp = self._dial(replay)
         if tcp is None:
-            conn.close()
+            _close(conn)
             return
         threading.Thread(target=self._back, args=(tcp, conn), daemon=True).start()
         try:
@@ -302,17 +318,13 @@ class Forwarder(object):
                         sent = True
                         break
                     except OSError:
-                        tcp.close()
+                        _close(tcp)
                         tcp = None
                 if not sent:
                     break  # given up: the agent's connection closes below
         finally:
-            for s in (tcp, conn):
-                if s is not None:
-                    try:
-                        s.close()
-                    except OSError:
-                        pass
+            _close(tcp)
+            _close(conn)
 
 
 _forwarders = {}
