@@ -4,7 +4,8 @@ N tasks of S seconds each and prints one JSON line: the driver's pid, the
 pids that ran tasks, the tasks' summed wall seconds and the job's wall time.
 Environment: HOTLINE_TEST_PLUGIN=1 registers hotline.dask.Profile();
 HOTLINE_TEST_NO_BOOT=1 starts the workers without Hotline's bootstrap, so
-that the plugin has to start their agents."""
+that the plugin has to start their agents; HOTLINE_TEST_TCP=1 has them
+stream over the run's TCP gate (hotline run --listen-tcp)."""
 import json
 import os
 import sys
@@ -29,7 +30,10 @@ def main():
                       dashboard_address=None) as cluster, Client(cluster) as client:
         if os.environ.get("HOTLINE_TEST_PLUGIN"):
             import hotline.dask
-            client.register_plugin(hotline.dask.Profile())
+            address = None
+            if os.environ.get("HOTLINE_TEST_TCP"):  # as a worker of another host would
+                address = "tcp://" + os.environ["HOTLINE_TCP"]
+            client.register_plugin(hotline.dask.Profile(address=address))
         t0 = time.perf_counter()
         res = client.gather(client.map(burn, [per] * n, pure=False))
         wall = time.perf_counter() - t0
