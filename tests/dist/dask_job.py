@@ -5,7 +5,8 @@ pids that ran tasks, the tasks' summed wall seconds and the job's wall time.
 Environment: HOTLINE_TEST_PLUGIN=1 registers hotline.dask.Profile();
 HOTLINE_TEST_NO_BOOT=1 starts the workers without Hotline's bootstrap, so
 that the plugin has to start their agents; HOTLINE_TEST_TCP=1 has them
-stream over the run's TCP gate (hotline run --listen-tcp)."""
+stream over the run's TCP gate (hotline run --listen-tcp);
+HOTLINE_TEST_WORK=1 maps work() (a fixed amount) instead of burn()."""
 import json
 import os
 import sys
@@ -17,6 +18,16 @@ def burn(seconds):
     x = 0
     while time.perf_counter() - t0 < seconds:
         x += 1
+    return os.getpid(), time.perf_counter() - t0
+
+
+def work(n):
+    """A fixed amount of work (the overhead benchmark: burn() stops on the
+    clock, so a slower worker would not take longer)."""
+    t0 = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x += i
     return os.getpid(), time.perf_counter() - t0
 
 
@@ -35,7 +46,10 @@ def main():
                 address = "tcp://" + os.environ["HOTLINE_TCP"]
             client.register_plugin(hotline.dask.Profile(address=address))
         t0 = time.perf_counter()
-        res = client.gather(client.map(burn, [per] * n, pure=False))
+        if os.environ.get("HOTLINE_TEST_WORK"):  # about 30 M iterations a second
+            res = client.gather(client.map(work, [int(per * 30e6)] * n, pure=False))
+        else:
+            res = client.gather(client.map(burn, [per] * n, pure=False))
         wall = time.perf_counter() - t0
     print(json.dumps({"driver": os.getpid(), "workers": sorted(set(p for p, _ in res)),
                       "task_s": sum(s for _, s in res), "job_s": wall}))

@@ -29,8 +29,9 @@ Cases:
                 up after its tries and closes the agent's connection.
   dask_tcp      the workers without bootstrap stream over the TCP gate
                 (--listen-tcp 127.0.0.1:0, Profile(address="tcp://...")).
-  dask_overhead not a test: the job with and without Hotline, interleaved,
-                and the overhead printed (docs/distributed.md)."""
+  dask_overhead not a test: the job (8 tasks of a fixed amount of work,
+                about 2 s each) with and without Hotline, interleaved, and
+                the overhead printed (docs/distributed.md)."""
 import argparse
 import hashlib
 import json
@@ -382,9 +383,10 @@ def main():
         elif a.case == "dask_overhead":
             runs = {"without": [], "with": []}
             for _ in range(a.runs):  # interleaved: the machine's drift hits both
-                runs["without"].append(run_job(a, py, tmp, env_for(tmp, py), hotline=False,
-                                               n=8, per=2.0, tolerate=True))
-                runs["with"].append(run_job(a, py, tmp, env_for(tmp, py, HOTLINE_TEST_PLUGIN="1"),
+                runs["without"].append(run_job(a, py, tmp, env_for(tmp, py, HOTLINE_TEST_WORK="1"),
+                                               hotline=False, n=8, per=2.0, tolerate=True))
+                runs["with"].append(run_job(a, py, tmp, env_for(tmp, py, HOTLINE_TEST_PLUGIN="1",
+                                                                HOTLINE_TEST_WORK="1"),
                                             n=8, per=2.0, tolerate=True))
 
             def med(xs):
@@ -393,7 +395,7 @@ def main():
                                                                 "stop included")):
                 w0 = [r[key] for r in runs["without"]]
                 w1 = [r[key] for r in runs["with"]]
-                print("dask job, 8 tasks x 2.0 s on 2 workers, %s: without Hotline %s s, with %s s;"
+                print("dask job, 8 tasks of about 2 s of fixed work on 2 workers, %s: without Hotline %s s, with %s s;"
                       " median overhead %.1f %%" % (what, [round(x, 2) for x in w0],
                                                     [round(x, 2) for x in w1],
                                                     100 * (med(w1) / med(w0) - 1)))
