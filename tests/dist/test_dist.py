@@ -29,6 +29,9 @@ Cases:
                 up after its tries and closes the agent's connection.
   dask_tcp      the workers without bootstrap stream over the TCP gate
                 (--listen-tcp 127.0.0.1:0, Profile(address="tcp://...")).
+  ray_venv      only make the Ray venv (requirements-ray.txt)
+  ray_hook      ray_job.py under `hotline run` with hotline.ray.setup_hook()
+                as the worker_process_setup_hook: checked as dask_plugin.
   dask_overhead not a test: the job (8 tasks of a fixed amount of work,
                 about 2 s each) with and without Hotline, interleaved, and
                 the overhead printed (docs/distributed.md)."""
@@ -46,8 +49,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SKIP = 77
 
 
-def venv(root):
-    pins = os.path.join(HERE, "requirements.txt")
+def venv(root, pinfile="requirements.txt"):
+    pins = os.path.join(HERE, pinfile)
     with open(pins, "rb") as f:
         key = hashlib.sha256(f.read()).hexdigest()[:16]
     d = os.path.join(root, "dist-venv-" + key)
@@ -59,8 +62,8 @@ def venv(root):
     r = subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check",
                         "-r", pins], capture_output=True, text=True)
     if r.returncode != 0:
-        sys.stderr.write("pip could not install tests/dist/requirements.txt (%s): skipped\n"
-                         % r.stderr.strip()[-400:])
+        sys.stderr.write("pip could not install tests/dist/%s (%s): skipped\n"
+                         % (pinfile, r.stderr.strip()[-400:]))
         shutil.rmtree(d, ignore_errors=True)
         sys.exit(SKIP)
     open(os.path.join(d, ".ok"), "w").close()
@@ -73,7 +76,7 @@ def layout(agent):
     the program's folder (the include rule)."""
     tmp = tempfile.mkdtemp(prefix="hotline-dist-")
     os.mkdir(os.path.join(tmp, "job"))
-    for name in ("dask_job.py", "tcp_driver.py", "remote_agent.py"):
+    for name in ("dask_job.py", "tcp_driver.py", "remote_agent.py", "ray_job.py"):
         shutil.copy(os.path.join(HERE, name), os.path.join(tmp, "job"))
     os.mkdir(os.path.join(tmp, "pkgs"))
     for name in ("hotline", "_hotline_agent"):
@@ -90,16 +93,17 @@ def env_for(tmp, py, **extra):
     return env
 
 
-def run_job(a, py, tmp, env, hotline=True, n=8, per=0.3, extra=(), tolerate=False):
+def run_job(a, py, tmp, env, hotline=True, n=8, per=0.3, extra=(), tolerate=False,
+            script="dask_job.py"):
     """tolerate: a run that did its work (its JSON line) but failed after,
     e.g. in the cluster's close, is returned with its status in "rc"."""
     job = os.path.join(tmp, "job")
     out = os.path.join(tmp, "p.json")
     if hotline:
         cmd = [a.hotline, "run", "--python", py, "--json", out] + list(extra) + [
-            "dask_job.py", str(n), str(per)]
+            script, str(n), str(per)]
     else:
-        cmd = [py, "dask_job.py", str(n), str(per)]
+        cmd = [py, script, str(n), str(per)]
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=job, env=env, capture_output=True, text=True, timeout=300)
     wall = time.perf_counter() - t0
@@ -118,20 +122,20 @@ def run_job(a, py, tmp, env, hotline=True, n=8, per=0.3, extra=(), tolerate=Fals
     return res
 
 
-def burn_range():
-    with open(os.path.join(HERE, "dask_job.py")) as f:
+def burn_range(script="dask_job.py"):
+    with open(os.path.join(HERE, script)) as f:
         lines = f.read().splitlines()
     first = next(i for i, s in enumerate(lines, 1) if s.startswith("def burn("))
     last = next(i for i, s in enumerate(lines, 1) if i > first and s and not s[0].isspace()) - 1
     return first, last
 
 
-def check_profile(res):
+def check_profile(res, script="dask_job.py"):
     prof = res["profile"]
-    path = next((p for p in prof["files"] if p.endswith("/job/dask_job.py")), None)
+    path = next((p for p in prof["files"] if p.endswith("/job/" + script)), None)
     if path is None:
-        raise SystemExit("dask_job.py is not in the profile: %s" % sorted(prof["files"]))
-    first, last = burn_range()
+        raise SystemExit("%s is not in the profile: %s" % (script, sorted(prof["files"])))
+    first, last = burn_range(script)
     lines = prof["files"][path]["lines"]
     burn_s = sum(v.get("python_s", 0) + v.get("native_s", 0) + v.get("system_s", 0)
                  for k, v in lines.items() if first <= int(k) <= last)
@@ -359,6 +363,19 @@ def main():
                     cleanup()
             else:
                 raise SystemExit("unknown case %s" % a.case)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
+    if a.case.startswith("ray_"):
+        py = venv(a.venv_root, "requirements-ray.txt")
+        if a.case == "ray_venv":
+            return
+        tmp = layout(a.agent)
+        try:
+            # RAY_AUTH_MODE: no token file written into the home folder
+            env = env_for(tmp, py, HOTLINE_TEST_PLUGIN="1", RAY_AUTH_MODE="disabled",
+                          RAY_USAGE_STATS_ENABLED="0")
+            check_profile(run_job(a, py, tmp, env, script="ray_job.py"), "ray_job.py")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return
