@@ -24,11 +24,12 @@ def burn(seconds):
 def work(n):
     """A fixed amount of work (the overhead benchmark: burn() stops on the
     clock, so a slower worker would not take longer)."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     x = 0
     for i in range(n):
         x += i
-    return os.getpid(), time.perf_counter() - t0
+    # this thread's CPU seconds, and the whole worker's so far (its sampler too)
+    return os.getpid(), time.perf_counter() - t0, time.thread_time() - c0, time.process_time()
 
 
 def main():
@@ -51,8 +52,15 @@ def main():
         else:
             res = client.gather(client.map(burn, [per] * n, pure=False))
         wall = time.perf_counter() - t0
-    print(json.dumps({"driver": os.getpid(), "workers": sorted(set(p for p, _ in res)),
-                      "task_s": sum(s for _, s in res), "job_s": wall}))
+    out = {"driver": os.getpid(), "workers": sorted(set(r[0] for r in res)),
+           "task_s": sum(r[1] for r in res), "job_s": wall}
+    if len(res[0]) > 2:  # work(): CPU seconds of the tasks' threads, of the workers
+        out["task_cpu_s"] = sum(r[2] for r in res)
+        last = {}
+        for r in res:
+            last[r[0]] = max(last.get(r[0], 0.0), r[3])
+        out["worker_cpu_s"] = sum(last.values())
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -408,12 +408,15 @@ def main():
 
             def med(xs):
                 return sorted(xs)[len(xs) // 2]
-            for key, what in (("job_s", "map+gather"), ("wall", "whole run, cluster start and "
-                                                                "stop included")):
+            for key, what in (("job_s", "map+gather wall"),
+                              ("wall", "whole run wall, cluster start and stop included"),
+                              ("task_cpu_s", "CPU of the tasks' threads, summed"),
+                              ("worker_cpu_s", "CPU of the worker processes up to their "
+                                               "last task (samplers included), summed")):
                 w0 = [r[key] for r in runs["without"]]
                 w1 = [r[key] for r in runs["with"]]
-                print("dask job, 8 tasks of about 2 s of fixed work on 2 workers, %s: without Hotline %s s, with %s s;"
-                      " median overhead %.1f %%" % (what, [round(x, 2) for x in w0],
+                print("dask job, 8 tasks of about 2 s of fixed work on 2 workers, %s: "
+                      "without Hotline %s s, with %s s; median overhead %.1f %%" % (what, [round(x, 2) for x in w0],
                                                     [round(x, 2) for x in w1],
                                                     100 * (med(w1) / med(w0) - 1)))
             for k, rs in runs.items():
