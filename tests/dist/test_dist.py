@@ -281,9 +281,10 @@ def tcp_reconnect(agent):
                             backoff=(0.05, 0.1, 0.1))
     ag = socket.socket(socket.AF_UNIX)
     ag.connect(fwd.path)
-    hello = b'{"t":"hello","v":1,"pid":7}\n'
+    hello = b'{"t":"hello","v":1,"pid":7}\n'  # as forwarded: mono0 left out
     str1 = b'{"t":"str","id":1,"s":"/p/a.py"}\n'
-    ag.sendall(hello + str1 + b'{"t":"delta","ts":0.1,"samples":1}\n')
+    ag.sendall(b'{"t":"hello","v":1,"pid":7,"mono0":81234.5}\n' + str1 +
+               b'{"t":"delta","ts":0.1,"samples":1}\n')
     if not dropped.wait(10):
         raise SystemExit("the fake gate never got the first lines")
     time.sleep(0.2)

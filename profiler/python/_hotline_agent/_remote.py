@@ -168,6 +168,12 @@ REPLAY_MAX = 32 << 20  # definitions kept to replay on a new connection
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)  # the tries after a dropped connection
 
 
+# hello's "mono0" is this host's CLOCK_MONOTONIC, which means nothing on the
+# server's host: without it the server keeps this connection's times its own
+# (docs/agent-protocol.md, hello) rather than put them hours off its timeline
+_MONO0 = __import__("re").compile(rb',"mono0":[-+0-9.eE]+')
+
+
 def parse_tcp(address):
     """"tcp://host:port" or "host:port" -> (host, port)."""
     a = address[len("tcp://"):] if address.startswith("tcp://") else address
@@ -292,6 +298,8 @@ class Forwarder(object):
                 if not end:
                     continue
                 lines, buf = buf[:end], buf[end:]
+                if b'"mono0"' in lines:
+                    lines = _MONO0.sub(b"", lines)
                 for line in lines.splitlines(True):
                     if line.startswith(_REPLAY_KINDS) and replay is not None:
                         replay.append(line)
