@@ -23,6 +23,9 @@ Cases:
   tcp_netns     the child in another network namespace (a veth pair with
                 10.213.x addresses, made and removed here; root and `ip`
                 needed, else skipped), the run listening on the host side.
+  tcp_gate_guards  raw connections that break the gate's rules (a long
+                line, a wrong token, no token, a half line): each closed,
+                each logged, the run unharmed.
   tcp_reconnect the agent side's forwarder against a fake gate that drops
                 the connection: it dials again, sends the token, hello and
                 the definitions first, goes on; with the gate gone it gives
@@ -76,7 +79,8 @@ def layout(agent):
     the program's folder (the include rule)."""
     tmp = tempfile.mkdtemp(prefix="hotline-dist-")
     os.mkdir(os.path.join(tmp, "job"))
-    for name in ("dask_job.py", "tcp_driver.py", "remote_agent.py", "ray_job.py"):
+    for name in ("dask_job.py", "tcp_driver.py", "remote_agent.py", "ray_job.py",
+                 "gate_probe.py"):
         shutil.copy(os.path.join(HERE, name), os.path.join(tmp, "job"))
     os.mkdir(os.path.join(tmp, "pkgs"))
     for name in ("hotline", "_hotline_agent"):
@@ -247,6 +251,27 @@ def netns(tag):
     return ns, hip, cleanup
 
 
+def tcp_gate_guards(a, tmp):
+    r = subprocess.run([a.hotline, "run", "--python", sys.executable, "--listen-tcp",
+                        "127.0.0.1:0", "gate_probe.py"], cwd=os.path.join(tmp, "job"),
+                       capture_output=True, text=True, timeout=120)
+    lines = [x for x in r.stdout.splitlines() if x.startswith("{")]
+    res = json.loads(lines[-1]) if lines else {}
+    print("probes closed: %s" % res)
+    errs = []
+    if r.returncode != 0:
+        errs.append("the run failed (%d)" % r.returncode)
+    errs += ["%s was not closed" % k for k, v in res.items() if not v]
+    for why in ("no token line", "wrong token", "closed before its token"):
+        if why not in r.stderr:
+            errs.append("no log line with %r" % why)
+    if r.stderr.count("refused a TCP agent connection") != 4:
+        errs.append("%d refusals logged, not 4" % r.stderr.count("refused a TCP agent"))
+    if errs:
+        sys.stderr.write(r.stderr)
+        raise SystemExit("; ".join(errs))
+
+
 def tcp_reconnect(agent):
     import socket
     import threading
@@ -338,6 +363,8 @@ def main():
         try:
             if a.case == "tcp_reconnect":
                 tcp_reconnect(a.agent)
+            elif a.case == "tcp_gate_guards":
+                tcp_gate_guards(a, tmp)
             elif a.case == "tcp_loopback":
                 check_tcp_right(*run_tcp(a, tmp, "right"))
             elif a.case == "tcp_wrong_token":
