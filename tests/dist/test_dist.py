@@ -26,6 +26,11 @@ Cases:
   tcp_gate_guards  raw connections that break the gate's rules (a long
                 line, a wrong token, no token, a half line): each closed,
                 each logged, the run unharmed.
+  tcp_lsp       `hotline lsp` with the setting agentTcp: its gate's address
+                and token in <root>/.hotline/agent-tcp.json (0600), which
+                the driver side reads; a child with that token connects
+                (the server logs its pid), one with a wrong one is refused
+                and logged; the file is gone after the server exits.
   tcp_reconnect the agent side's forwarder against a fake gate that drops
                 the connection: it dials again, sends the token, hello and
                 the definitions first, goes on; with the gate gone it gives
@@ -251,6 +256,46 @@ def netns(tag):
     return ns, hip, cleanup
 
 
+def tcp_lsp(a, tmp):
+    import stat
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lsp"))
+    from test_kernel_socket import Client
+    sys.path.insert(0, a.agent)
+    from _hotline_agent import _remote
+    work = os.path.join(tmp, "job")
+    c = Client(a.hotline, work)
+    c.request("initialize", {"processId": None, "rootUri": "file://" + work, "capabilities": {},
+                             "initializationOptions": {"agentTcp": "127.0.0.1:0"}})
+    c.send({"method": "initialized", "params": {}})
+    c.log_line(lambda t: "may connect over TCP at" in t, "the gate's log line")
+    sock = os.path.join(work, ".hotline", "agent.sock")
+    gate_file = os.path.join(work, ".hotline", "agent-tcp.json")
+    mode = stat.S_IMODE(os.stat(gate_file).st_mode)
+    gate = _remote._lsp_gate(sock)
+    errs = []
+    if mode != 0o600 or not gate:
+        errs.append("agent-tcp.json: mode %o, read as %r" % (mode, gate))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOTLINE_")}
+    env["PYTHONPATH"] = os.path.join(tmp, "pkgs")
+    for which in ("right", "wrong"):
+        token = gate[1] if which == "right" else "%064x" % (int(gate[1], 16) ^ 1)
+        p = subprocess.Popen([sys.executable, "remote_agent.py", gate[0], token, "0.5"],
+                             cwd=work, env=env, stdout=subprocess.PIPE, text=True)
+        if which == "right":
+            c.log_line(lambda t: "agent of pid %d connected" % p.pid in t, "the child's hello")
+        else:
+            c.log_line(lambda t: "wrong token" in t, "the refusal")
+        p.communicate(timeout=60)
+    if any("agent of pid %d connected" % p.pid in t for t in c.logs):
+        errs.append("the child with the wrong token was taken")
+    c.stop()
+    if os.path.exists(gate_file):
+        errs.append("agent-tcp.json left behind")
+    print("lsp gate at %s; logs: %s" % (gate[0], [t for t in c.logs if "TCP" in t or "pid" in t]))
+    if errs:
+        raise SystemExit("; ".join(errs))
+
+
 def tcp_gate_guards(a, tmp):
     r = subprocess.run([a.hotline, "run", "--python", sys.executable, "--listen-tcp",
                         "127.0.0.1:0", "gate_probe.py"], cwd=os.path.join(tmp, "job"),
@@ -363,6 +408,8 @@ def main():
         try:
             if a.case == "tcp_reconnect":
                 tcp_reconnect(a.agent)
+            elif a.case == "tcp_lsp":
+                tcp_lsp(a, tmp)
             elif a.case == "tcp_gate_guards":
                 tcp_gate_guards(a, tmp)
             elif a.case == "tcp_loopback":

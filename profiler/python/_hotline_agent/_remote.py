@@ -100,6 +100,23 @@ _KEYS = ("include", "main", "interval_ms", "memory", "mem_interval_kb", "profile
          "all_threads")
 
 
+def _lsp_gate(sock):
+    """(address, token) of the TCP gate of the language server whose
+    workspace socket is sock (its agent-tcp.json, ours and private), or None."""
+    import json
+    import stat
+    path = os.path.join(os.path.dirname(sock), "agent-tcp.json")
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+            return None
+        with open(path) as f:
+            j = json.load(f)
+        return str(j["address"]), str(j["token"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def driver_settings(address=None, token=None):
     """In the driver: where the workers' agents stream to and with which
     settings, a dict to ship to them (None: nowhere to stream). address:
@@ -107,8 +124,9 @@ def driver_settings(address=None, token=None):
     (token: its token, default $HOTLINE_TOKEN). Without one: the socket
     the driver's agent streams to (`hotline run`, hotline.connect()), else
     the editor's workspace socket when one listens; and when the driver's
-    run listens on TCP ($HOTLINE_TCP), that too, for workers on hosts where
-    the socket is not."""
+    run listens on TCP ($HOTLINE_TCP), or the editor's server does (setting
+    agentTcp: its agent-tcp.json beside the socket), that too, for workers
+    on hosts where the socket is not."""
     from . import _config, _state
     cfg = _state["cfg"]
     settings = {}
@@ -126,6 +144,10 @@ def driver_settings(address=None, token=None):
             settings["socket"] = dest
         if os.environ.get("HOTLINE_TCP"):
             settings["tcp"] = os.environ["HOTLINE_TCP"]
+        elif dest:  # the editor's server with its setting agentTcp: beside its socket
+            gate = _lsp_gate(dest)
+            if gate:
+                settings["tcp"], token = gate
     if "tcp" in settings:
         settings["token"] = token or os.environ.get("HOTLINE_TOKEN")
         if not settings["token"]:
