@@ -52,15 +52,16 @@ def main():
         else:
             res = client.gather(client.map(burn, [per] * n, pure=False))
         wall = time.perf_counter() - t0
-    out = {"driver": os.getpid(), "workers": sorted(set(r[0] for r in res)),
-           "task_s": sum(r[1] for r in res), "job_s": wall}
-    if len(res[0]) > 2:  # work(): CPU seconds of the tasks' threads, of the workers
-        out["task_cpu_s"] = sum(r[2] for r in res)
-        last = {}
-        for r in res:
-            last[r[0]] = max(last.get(r[0], 0.0), r[3])
-        out["worker_cpu_s"] = sum(last.values())
-    print(json.dumps(out))
+        out = {"driver": os.getpid(), "workers": sorted(set(r[0] for r in res)),
+               "task_s": sum(r[1] for r in res), "job_s": wall}
+        if len(res[0]) > 2:  # work(): CPU seconds of the tasks' threads, of the workers
+            out["task_cpu_s"] = sum(r[2] for r in res)
+            last = {}
+            for r in res:
+                last[r[0]] = max(last.get(r[0], 0.0), r[3])
+            out["worker_cpu_s"] = sum(last.values())
+        # before the cluster's close, which may time out under load
+        print(json.dumps(out), flush=True)
 
 
 if __name__ == "__main__":

@@ -117,6 +117,12 @@ def run_job(a, py, tmp, env, hotline=True, n=8, per=0.3, extra=(), tolerate=Fals
     r = subprocess.run(cmd, cwd=job, env=env, capture_output=True, text=True, timeout=300)
     wall = time.perf_counter() - t0
     lines = [x for x in r.stdout.splitlines() if x.startswith("{")]
+    if r.returncode != 0 and lines and "still alive after" in r.stderr:
+        # the LocalCluster's close timed out after the work was done and
+        # printed (seen twice under heavy load: docs/distributed.md, Overhead)
+        print("note: the cluster's close failed after the job (rc %d); its profile is checked"
+              % r.returncode)
+        tolerate = True
     if r.returncode != 0 and not (tolerate and lines):
         sys.stderr.write(r.stdout + r.stderr)
         raise SystemExit("job failed (%d)" % r.returncode)
