@@ -35,8 +35,10 @@ Cases:
                 the connection: it dials again, sends the token, hello and
                 the definitions first, goes on; with the gate gone it gives
                 up after its tries and closes the agent's connection.
-  dask_tcp      the workers without bootstrap stream over the TCP gate
-                (--listen-tcp 127.0.0.1:0, Profile(address="tcp://...")).
+  dask_tcp      the workers without bootstrap, where the driver's socket
+                is not (as on another host), stream over the run's TCP gate
+                (--listen-tcp 127.0.0.1:0; Profile() takes it from the
+                driver's HOTLINE_TCP and HOTLINE_TOKEN).
   ray_venv      only make the Ray venv (requirements-ray.txt)
   ray_hook      ray_job.py under `hotline run` with hotline.ray.setup_hook()
                 as the worker_process_setup_hook: checked as dask_plugin.

@@ -173,7 +173,11 @@ def start_in_worker(settings):
     sock = settings.get("socket")
     try:
         import stat
-        if sock and stat.S_ISSOCK(os.stat(sock).st_mode):
+        local = bool(sock) and stat.S_ISSOCK(os.stat(sock).st_mode)
+    except OSError:  # another host: no such folder here
+        local = False
+    try:
+        if local:
             _hotline_agent.start(socket=sock, **cfg)
         elif settings.get("tcp"):  # another host: the driver's socket is not here
             start_tcp(settings["tcp"], settings["token"], **cfg)
