@@ -18,6 +18,7 @@
 #include "store/profile.h"
 #include "cli/report.h"
 #include "proc/session.h"
+#include "proc/tcpgate.h"
 #include "text/termsafe.h"
 
 #define RUN_MAX_GLOBS 64
@@ -40,11 +41,16 @@ static const char run_usage[] =
     "  --exclude GLOB    do not charge files matching GLOB (repeatable)\n"
     "  --top N           lines and functions shown in the report (default 10)\n"
     "  --no-memory       no memory profiling\n"
+    "  --listen-tcp HOST:PORT  also take agents of other hosts over TCP (never\n"
+    "                    on by default; each must send the run's token, given to\n"
+    "                    the program as HOTLINE_TOKEN: docs/distributed.md)\n"
     "  -h, --help        this help\n";
 
 struct run_ctx {
     uv_loop_t loop;
     struct session s;
+    struct tcpgate gate;
+    int gate_on;
     struct profile *p;
     uv_signal_t sigs[3];
     int tty_driven; /* the terminal delivers Ctrl-C to the program itself */
@@ -74,7 +80,15 @@ static void on_exit_cb(struct session *s, void *ud)
     (void)s;
     for (int i = 0; i < 3; i++)
         uv_close((uv_handle_t *)&c->sigs[i], NULL);
+    if (c->gate_on) tcpgate_close(&c->gate, NULL);
     session_close(&c->s, NULL);
+}
+
+static void on_gate_log(const char *msg, void *ud)
+{
+    struct run_ctx *c = ud;
+    char safe[TERMSAFE_SIZE(512)];
+    if (c->errors++ < 20) fprintf(stderr, "hotline: %s\n", termsafe_str(safe, sizeof safe, msg));
 }
 
 static void on_signal(uv_signal_t *h, int sig)
@@ -111,6 +125,7 @@ struct run_args {
     char *include[RUN_MAX_GLOBS], *exclude[RUN_MAX_GLOBS];
     struct cli_outputs outs;
     int top;
+    const char *listen_tcp; /* --listen-tcp HOST:PORT, or NULL */
 };
 
 /* One option with a value (name, val: borrowed from argv) into ra. -1, or
@@ -134,6 +149,8 @@ static int set_valued(struct run_args *ra, const char *name, const char *val)
         if (cli_parse_num(val, 1, 100000, &d) || d != (int)d)
             return usage_error("--top wants a whole number >= 1, not '%s'", val);
         ra->top = (int)d;
+    } else if (!strcmp(name, "--listen-tcp")) {
+        ra->listen_tcp = val;
     } else if (!strcmp(name, "--include")) {
         if (ra->o.ninclude == RUN_MAX_GLOBS)
             return usage_error("too many --include (max 64) at '%s'", val);
@@ -185,7 +202,8 @@ static int parse_args(int argc, char **argv, struct run_args *ra)
         static const char *const valued[] = {"--python",     "--json",         "--collapsed",
                                              "--speedscope", "--html",         "--interval",
                                              "--gecko",      "--include",      "--exclude",
-                                             "--top",        "--collapsed-by", "--collapsed-paths"};
+                                             "--top",        "--collapsed-by", "--collapsed-paths",
+                                             "--listen-tcp"};
         const char *name =
             cli_valued_opt(argc, argv, &i, valued, sizeof valued / sizeof *valued, &val);
         if (!name) return usage_error("unknown option '%s'", a);
@@ -205,13 +223,33 @@ static int parse_args(int argc, char **argv, struct run_args *ra)
 /* Run the program under c's loop until it and its session are done, the
  * terminal's signals forwarded. -1 when it ran, or the exit status when it
  * could not start (c->p freed). */
-static int run_program(struct run_ctx *c, const struct session_opts *o)
+static int run_program(struct run_ctx *c, const struct session_opts *o, const char *listen_tcp)
 {
     signal(SIGPIPE, SIG_IGN); /* the child gets default dispositions back (libuv) */
     c->tty_driven = is_tty_foreground();
+    if (listen_tcp) {
+        char err[256];
+        if (tcpgate_listen(&c->loop, &c->gate, listen_tcp, on_gate_log, c, err, sizeof err)) {
+            fprintf(stderr, "hotline: --listen-tcp: %s\n", err);
+            uv_run(&c->loop, UV_RUN_DEFAULT);
+            uv_loop_close(&c->loop);
+            profile_free(c->p);
+            return 2;
+        }
+        c->gate_on = 1;
+        /* the program's driver hands both to its workers (hotline.dask) */
+        setenv("HOTLINE_TCP", c->gate.addr, 1);
+        setenv("HOTLINE_TOKEN", c->gate.token, 1);
+        fprintf(stderr,
+                "hotline: agents may connect over TCP at %s (token: the program's "
+                "HOTLINE_TOKEN)\n",
+                c->gate.addr);
+    }
     struct session_cbs cbs = {.on_error = on_error, .on_exit = on_exit_cb};
     int rc = session_start(&c->loop, &c->s, o, &cbs, c, c->p);
+    if (!rc && c->gate_on) tcpgate_set_target(&c->gate, c->s.sockpath);
     if (rc) {
+        if (c->gate_on) tcpgate_close(&c->gate, NULL);
         fprintf(stderr, "hotline: %s\n", c->s.errmsg);
         uv_run(&c->loop, UV_RUN_DEFAULT);
         uv_loop_close(&c->loop);
@@ -275,7 +313,7 @@ int cmd_run(int argc, char **argv)
         profile_free(c.p);
         return 1;
     }
-    rc = run_program(&c, &ra.o);
+    rc = run_program(&c, &ra.o, ra.listen_tcp);
     if (rc >= 0) return rc;
     finish(&c, &ra);
     profile_free(c.p);

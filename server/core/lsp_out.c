@@ -344,6 +344,12 @@ double lsp_setting_num(struct lsp_facilities *f, const char *path, double dflt)
     return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
+const char *lsp_setting_str(struct lsp_facilities *f, const char *path)
+{
+    json_t *v = dotted(f->out->settings, path);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
 int lsp_setting_bool(struct lsp_facilities *f, const char *path, int dflt)
 {
     json_t *v = dotted(f->out->settings, path);

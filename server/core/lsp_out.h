@@ -118,5 +118,7 @@ json_t *lsp_setting(struct lsp_facilities *f, const char *path);
 /* The number / boolean at path, or dflt when absent or of another type. */
 double lsp_setting_num(struct lsp_facilities *f, const char *path, double dflt);
 int lsp_setting_bool(struct lsp_facilities *f, const char *path, int dflt);
+/* A string setting (borrowed, valid until the settings change), or NULL. */
+const char *lsp_setting_str(struct lsp_facilities *f, const char *path);
 
 #endif

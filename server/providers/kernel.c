@@ -20,6 +20,7 @@
  * it retries every KERNEL_RETRY_MS and takes the socket over once the first
  * one left (removed its socket, or died and left it stale). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 #include "core/lsp_provider.h"
 #include "core/lsp_pview.h"
 #include "proc/agentsock.h"
+#include "proc/tcpgate.h"
 #include "store/profile.h"
 
 #define KERNEL_TICK_MS 50     /* refresh requests are checked this often */
@@ -48,7 +50,10 @@ struct kernel_state {
     int tick_open, ticking;
     uv_timer_t retry; /* another server's socket: kernel_listen again (one shot) */
     int retry_open, retried;
-    char *root_real; /* owned: the workspace root, resolved (own frames) */
+    char *root_real;     /* owned: the workspace root, resolved (own frames) */
+    struct tcpgate gate; /* setting agentTcp: agents of other hosts (docs/distributed.md) */
+    int gate_on;
+    char gate_file[PATH_MAX + 32]; /* <root>/.hotline/agent-tcp.json: address and token */
     int dirty;
     uint64_t last_refresh_ns;
 };
@@ -181,6 +186,9 @@ static void on_retry(uv_timer_t *t)
     f->retried = 0;
 }
 
+static void kernel_gate(struct lsp_facilities *s, struct kernel_state *f, const char *dir,
+                        const char *sock);
+
 /* Listen on <root>/.hotline/agent.sock; every refusal is one log line, but
  * the retries' (another server still there) are quiet. */
 static void kernel_listen(struct lsp_facilities *s, struct kernel_state *f)
@@ -227,6 +235,47 @@ static void kernel_listen(struct lsp_facilities *s, struct kernel_state *f)
     f->root_real = strdup(realpath(s->root_path, real) ? real : s->root_path);
     lsp_log(s, LSP_MSG_INFO, "kernels: listening on %s%s", path,
             again ? " (taken over: the other server left)" : "");
+    kernel_gate(s, f, dir, path);
+}
+
+static void on_gate_log(const char *msg, void *ud)
+{
+    lsp_log(((struct kernel_state *)ud)->srv, LSP_MSG_WARNING, "kernels: %s", msg);
+}
+
+/* Setting agentTcp ("HOST:PORT", off by default): a TCP gate bridged to the
+ * workspace socket; its address and token go into dir/agent-tcp.json (0600
+ * in the private folder), where hotline.dask / hotline.ray in a program
+ * connected to this socket find them for their workers of other hosts. */
+static void kernel_gate(struct lsp_facilities *s, struct kernel_state *f, const char *dir,
+                        const char *sock)
+{
+    const char *hp = lsp_setting_str(s, "agentTcp");
+    char err[256];
+    if (!hp || !*hp) return;
+    if (tcpgate_listen(s->loop, &f->gate, hp, on_gate_log, f, err, sizeof err)) {
+        lsp_log(s, LSP_MSG_WARNING, "kernels: agentTcp: %s", err);
+        return;
+    }
+    tcpgate_set_target(&f->gate, sock);
+    f->gate_on = 1;
+    snprintf(f->gate_file, sizeof f->gate_file, "%s/agent-tcp.json", dir);
+    json_t *j = json_pack("{s:s, s:s}", "address", f->gate.addr, "token", f->gate.token);
+    char *txt = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    char tmp[PATH_MAX + 40];
+    snprintf(tmp, sizeof tmp, "%s.tmp", f->gate_file);
+    int fd = txt ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+    int ok = fd >= 0 && write(fd, txt, strlen(txt)) == (ssize_t)strlen(txt);
+    if (fd >= 0) close(fd);
+    ok = ok && rename(tmp, f->gate_file) == 0;
+    free(txt);
+    if (!ok) {
+        unlink(tmp);
+        f->gate_file[0] = 0;
+    }
+    lsp_log(s, LSP_MSG_INFO, "kernels: agents of other hosts may connect over TCP at %s (%s)",
+            f->gate.addr, ok ? f->gate_file : "token not written");
 }
 
 static int kernel_init(struct lsp_facilities *s, void **self)
@@ -276,6 +325,11 @@ static void kernel_close(struct lsp_facilities *s, void *self)
     f->store = NULL;
     if (f->listening) agentsock_close(&f->sock, NULL); /* the loop runs until it is closed */
     f->listening = 0;
+    if (f->gate_on) {
+        tcpgate_close(&f->gate, NULL);
+        if (f->gate_file[0]) unlink(f->gate_file);
+    }
+    f->gate_on = 0;
     if (f->tick_open) uv_close((uv_handle_t *)&f->tick, NULL);
     f->tick_open = 0;
     if (f->retry_open) uv_close((uv_handle_t *)&f->retry, NULL);
