@@ -147,6 +147,12 @@ def burn_range(script="dask_job.py"):
     return first, last
 
 
+def python_leaf(st):
+    """A stack's innermost Python frame: past the `<native>` leaf the agent
+    adds for a C callee (docs/agent-protocol.md, "stack")."""
+    return next((f for f in st.get("frames") or [] if f["file"] != "<native>"), None)
+
+
 def check_profile(res, script="dask_job.py"):
     prof = res["profile"]
     path = next((p for p in prof["files"] if p.endswith("/job/" + script)), None)
@@ -158,7 +164,7 @@ def check_profile(res, script="dask_job.py"):
                  for k, v in lines.items() if first <= int(k) <= last)
     by_pid = {}
     for st in prof.get("stacks", []):
-        fr = st["frames"][0] if st.get("frames") else None
+        fr = python_leaf(st)
         if not fr or fr["file"] != path or not first <= fr["line"] <= last:
             continue
         for t in st.get("threads", []):
@@ -188,7 +194,7 @@ def func_seconds(prof, path_end, name):
     """(seconds, pids) of function name in the file ending with path_end."""
     secs, pids = 0.0, set()
     for st in prof.get("stacks", []):
-        fr = st["frames"][0] if st.get("frames") else None
+        fr = python_leaf(st)
         if fr and fr["file"].endswith(path_end) and fr["name"] == name:
             for t in st.get("threads", []):
                 secs += t["seconds"]
