@@ -56,6 +56,9 @@ void site_callable_slots(int call, int depth, int oparg, long *first, long *seco
     case SITE_CALL_313_EX:
         *first = d - 3 - (n & 1);
         break;
+    case SITE_CALL_314_EX:
+        *first = d - 4;
+        break;
     case SITE_CALL_311:
         *first = d - 2;
         *second = d - 1;

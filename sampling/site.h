@@ -69,7 +69,9 @@ enum {
     SITE_CALL_311 = 7,    /* 3.11 CALL: as SITE_CALL_METHOD, but the compiler's depth
                            * there has the n arguments off already (PRECALL's effect
                            * is -n), the stack does not */
-    SITE_CALL_313_EX = 8  /* 3.13+ CALL_FUNCTION_EX: callable, NULL, args, [kwargs] */
+    SITE_CALL_313_EX = 8, /* 3.13 CALL_FUNCTION_EX: callable, NULL, args, [kwargs] */
+    SITE_CALL_314_EX = 9  /* 3.14+ CALL_FUNCTION_EX: callable, NULL, args, kwargs or
+                           * NULL (always four: oparg no longer says) */
 };
 
 /* Stack slots (from the bottom) where the callable of a call of layout

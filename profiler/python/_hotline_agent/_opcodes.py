@@ -9,7 +9,7 @@ import sys
 NONE, PY, CALL, OP, EXT = 0, 1, 2, 3, 4
 F_JREL, F_JABS, F_BACK, F_NOFALL, F_GEN, F_UNARY, F_START1 = 1, 2, 4, 8, 16, 32, 64
 # where a call's callable is (site.h, SITE_CALL_*)
-L_FN, L_FN_KW, L_EX, L_METHOD, L_313, L_313_KW, L_311, L_313_EX = 1, 2, 3, 4, 5, 6, 7, 8
+L_FN, L_FN_KW, L_EX, L_METHOD, L_313, L_313_KW, L_311, L_313_EX, L_314_EX = 1, 2, 3, 4, 5, 6, 7, 8, 9
 _NOFALL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP_ABSOLUTE",
            "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP",
            "JUMP_NO_INTERRUPT", "INTERPRETER_EXIT"}
@@ -36,6 +36,8 @@ def _class(base):
 
 def _layout(base):
     if base == "CALL_FUNCTION_EX":
+        if sys.version_info >= (3, 14):
+            return L_314_EX  # kwargs or a NULL always pushed
         return L_313_EX if sys.version_info >= (3, 13) else L_EX
     if sys.version_info >= (3, 13):
         return {"CALL": L_313, "CALL_KW": L_313_KW}.get(base, 0)
