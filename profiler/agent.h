@@ -112,6 +112,7 @@ struct agent {
     int own_table;       /* the sampler thread has a descriptor table of its own */
     int shared_table;    /* HOTLINE_SHARED_FDS=1 (tests): do not take one */
     char stop_reason[16];
+    _Atomic(char *) role; /* set_role(): owned, taken and sent by the sampler */
 
     /* sampler-only from here */
     agent_fd_t fd;

@@ -92,6 +92,7 @@ static void agent_free(agent_t *a)
         ownfd_close(&a->th[i]->statfd);
         free(a->th[i]);
     }
+    free(atomic_exchange(&a->role, NULL));
     free(a->seen);
     free(a->seen_prev);
     free(a->site_hist);
@@ -387,6 +388,25 @@ static PyObject *py_cell_map(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* What this process is in a larger job (hotline.dask, hotline.ray): sent
+ * as a `role` message by the sampler thread with its next delta. */
+static PyObject *py_set_role(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+    if (!name[0]) {
+        PyErr_SetString(PyExc_ValueError, "set_role: an empty name");
+        return NULL;
+    }
+    agent_t *a = g_agent;
+    if (!a) Py_RETURN_FALSE;
+    char *s = strdup(name);
+    if (!s) return PyErr_NoMemory();
+    free(atomic_exchange(&a->role, s));
+    Py_RETURN_TRUE;
+}
+
 static PyObject *py_running(PyObject *self, PyObject *noargs)
 {
     (void)self;
@@ -532,6 +552,8 @@ static PyMethodDef methods[] = {
     {"stop", py_stop, METH_VARARGS, "stop(reason='stop'): last delta, end, close"},
     {"forget", py_forget, METH_NOARGS, "drop the parent's agent in a forked child"},
     {"is_running", py_running, METH_NOARGS, "sampler thread alive"},
+    {"set_role", py_set_role, METH_VARARGS,
+     "set_role(name) -> bool: what this process is in a job (a `role` message); False: no agent"},
     {"stats", py_stats, METH_NOARGS, "sampler counters"},
     {"cell_files", py_cell_files, METH_VARARGS,
      "cell_files(timeout=1.0) -> [name]: notebook cell files met with no mapping"},

@@ -666,6 +666,9 @@ static void *sampler_main(void *arg)
         }
         if (now >= a->next_delta) {
             if (a->out.len < AGENT_OUT_SOFT) {
+                char *role = atomic_exchange(&a->role, NULL);
+                if (role) agent_emit_role(&a->out, role);
+                free(role);
                 agg_emit_delta(a, now - a->t0);
                 mem_emit(a, now - a->t0);
                 gpu_emit(a, now - a->t0);

@@ -137,6 +137,14 @@ int agent_emit_error(agent_buf_t *b, const char *msg)
     return msg_end(&m);
 }
 
+int agent_emit_role(agent_buf_t *b, const char *name)
+{
+    struct msg m = msg_begin(b);
+    put(&m, "{\"%s\":\"%s\"", KEY(T), TYPE(ROLE));
+    put_kstr(&m, KEY(NAME), name ? name : "");
+    return msg_end(&m);
+}
+
 /* ---- delta -------------------------------------------------------------- */
 
 static void dput(agent_delta_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -68,6 +68,11 @@ int agent_emit_end(agent_buf_t *b, const struct agent_end *e);
 int agent_emit_log(agent_buf_t *b, const char *level, const char *msg);
 int agent_emit_error(agent_buf_t *b, const char *msg);
 
+/* {"t":"role","name":name}: what the process is in a larger job ("dask
+ * worker tcp://10.0.0.5:40331"), named by the program after its hello;
+ * name borrowed. */
+int agent_emit_role(agent_buf_t *b, const char *name);
+
 /* ---- delta -------------------------------------------------------------- */
 
 /* Statistics of one entry: the ones whose bit is set in has are written

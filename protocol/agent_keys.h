@@ -62,6 +62,7 @@ _Static_assert(AGENT_STAT_PY == 0 && AGENT_STAT_NAT == 1 && AGENT_STAT_SYS == 2,
     X(END, "end")                                                                                  \
     X(ERROR, "error")                                                                              \
     X(LOG, "log")                                                                                  \
+    X(ROLE, "role")                                                                                \
     X(LINE, NULL)       /* delta.lines[]: AGENT_STATS keys too */                                  \
     X(FUNC, NULL)       /* delta.funcs[]: AGENT_STATS keys too */                                  \
     X(THREAD, NULL)     /* delta.threads[]: the py/nat/sys stats too */                            \
@@ -79,7 +80,7 @@ _Static_assert(AGENT_NPLACES <= 32, "AGENT_AT: one bit of an unsigned per place"
 #define AGENT_AT(p) (1u << AGENT_IN_##p)
 #define AGENT_AT_MSGS                                                                              \
     (AGENT_AT(HELLO) | AGENT_AT(STR) | AGENT_AT(STACK) | AGENT_AT(DELTA) | AGENT_AT(NOW) |         \
-     AGENT_AT(END) | AGENT_AT(ERROR) | AGENT_AT(LOG))
+     AGENT_AT(END) | AGENT_AT(ERROR) | AGENT_AT(LOG) | AGENT_AT(ROLE))
 
 /* ---- other keys ---------------------------------------------------------
  * X(ENUM, key, places: AGENT_AT(...) bits) */
@@ -114,7 +115,7 @@ _Static_assert(AGENT_NPLACES <= 32, "AGENT_AT: one bit of an unsigned per place"
     X(FIRST, "first", AGENT_AT(FUNC))                                                              \
     X(LAST, "last", AGENT_AT(FUNC))                                                                \
     X(TID, "tid", AGENT_AT(THREAD) | AGENT_AT(NOW_THREAD))                                         \
-    X(NAME, "name", AGENT_AT(THREAD) | AGENT_AT(NOW_THREAD))                                       \
+    X(NAME, "name", AGENT_AT(THREAD) | AGENT_AT(NOW_THREAD) | AGENT_AT(ROLE))                      \
     X(STATE, "state", AGENT_AT(NOW_THREAD))                                                        \
     X(SINCE_S, "since_s", AGENT_AT(NOW_THREAD))                                                    \
     X(LIVE_MB, "live_mb", AGENT_AT(MEM))                                                           \

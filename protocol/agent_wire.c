@@ -362,6 +362,12 @@ static int parse_body(const json_t *o, const char *t, struct agent_msg *m, char 
             return fail(err, errlen, "%s: bad 'msg' or 'level'", t);
         return 0;
     }
+    if (!strcmp(t, TYPE(ROLE))) {
+        m->type = AGENT_MSG_ROLE;
+        if (opt_str(o, KEY(NAME), &m->u.role.name, "") || !m->u.role.name[0])
+            return fail(err, errlen, "role: 'name' is not a non-empty string");
+        return 0;
+    }
     m->type = AGENT_MSG_UNKNOWN;
     return 0;
 }

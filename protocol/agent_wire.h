@@ -89,6 +89,7 @@ enum agent_msg_type {
     AGENT_MSG_END,
     AGENT_MSG_ERROR,
     AGENT_MSG_LOG,
+    AGENT_MSG_ROLE,
 };
 
 struct agent_msg {
@@ -130,6 +131,9 @@ struct agent_msg {
             const char *msg;   /* borrowed, "" if absent */
             const char *level; /* log only; "info" if absent */
         } text;
+        struct {
+            const char *name; /* borrowed, non-empty */
+        } role;
     } u;
 };
 

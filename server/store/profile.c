@@ -171,6 +171,7 @@ void profile_free(struct profile *p)
     for (size_t i = 0; i < p->nprocs; i++) {
         free(p->procs[i].python);
         free(p->procs[i].end_reason);
+        free(p->procs[i].role);
         json_decref(p->procs[i].argv);
     }
     free(p->procs);
@@ -712,6 +713,21 @@ int profile_conn_apply(struct prof_conn *c, const struct agent_msg *m)
             return profile_set_str(&pr->end_reason, m->u.end.reason);
         }
         return 0;
+    case AGENT_MSG_ROLE:
+        if (c->proc) {
+            struct prof_proc *pr = &c->p->procs[c->proc - 1];
+            char role[PROFILE_ROLE_MAX];
+            size_t n = strlen(m->u.role.name); /* bounded: a label; cut on a UTF-8 boundary */
+            if (n >= sizeof role) {
+                n = sizeof role - 1;
+                while (n && ((unsigned char)m->u.role.name[n] & 0xC0) == 0x80)
+                    n--;
+            }
+            memcpy(role, m->u.role.name, n);
+            role[n] = 0;
+            return profile_set_str(&pr->role, role);
+        }
+        return 0;
     default:
         return 0;
     }
@@ -931,4 +947,87 @@ size_t profile_top_stacks(const struct profile *p, const char *path, int line,
     memcpy(out, all, n * sizeof *out);
     free(all);
     return n;
+}
+
+/* ---- processes ---- */
+
+const struct prof_proc *profile_proc(const struct profile *p, long long pid)
+{
+    for (size_t i = 0; i < p->nprocs; i++)
+        if (p->procs[i].pid == pid) return &p->procs[i];
+    return NULL;
+}
+
+void profile_proc_label(const struct profile *p, long long pid, char *buf, size_t n)
+{
+    const struct prof_proc *pr = profile_proc(p, pid);
+    const char *a0 = pr ? json_string_value(json_array_get(pr->argv, 0)) : NULL;
+    const char *a1 = pr ? json_string_value(json_array_get(pr->argv, 1)) : NULL;
+    if (pr && pr->role) {
+        snprintf(buf, n, "%s (pid %lld)", pr->role, pid);
+    } else if (a0 && (!strcmp(a0, "-c") || !strcmp(a0, "-m"))) {
+        /* multiprocessing's children are `python -c ... --multiprocessing-fork` */
+        int mp = a1 && !strcmp(a1, "--multiprocessing-fork");
+        snprintf(buf, n, "%s (pid %lld)",
+                 mp                        ? "multiprocessing child"
+                 : !strcmp(a0, "-m") && a1 ? a1
+                                           : "python -c",
+                 pid);
+    } else if (a0 && a0[0]) {
+        const char *base = strrchr(a0, '/');
+        snprintf(buf, n, "%s (pid %lld)", base && base[1] ? base + 1 : a0, pid);
+    } else {
+        snprintf(buf, n, "pid %lld", pid);
+    }
+    for (char *c = buf; *c; c++) /* one line, whatever the program named it */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = ' ';
+    /* cut by n: no half UTF-8 sequence at the end (the label goes into JSON) */
+    size_t len = strlen(buf), i = len;
+    while (i > 0 && ((unsigned char)buf[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i > 0) {
+        unsigned char c = (unsigned char)buf[i - 1];
+        size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        if (len - (i - 1) < need) buf[i - 1] = 0;
+    }
+}
+
+size_t profile_line_by_process(const struct profile *p, const char *path, int line,
+                               struct prof_pid_seconds *out, size_t n, double *untold)
+{
+    size_t k = 0;
+    if (untold) *untold = 0;
+    const struct prof_file *f = path ? profile_file(p, path) : NULL;
+    if (!f || !n) return 0;
+    for (size_t i = 0; i < p->nstacks; i++) {
+        const struct prof_stack *s = p->stacks[i];
+        int through = 0;
+        for (size_t j = 0; !through && j < s->nfr; j++)
+            through = s->fr[j].file == f->path && s->fr[j].line == line; /* interned */
+        if (!through) continue;
+        double told = 0;
+        for (size_t j = 0; j < s->nparts; j++) {
+            const struct prof_stack_part *pt = &s->parts[j];
+            told += pt->seconds;
+            size_t m = 0;
+            while (m < k && out[m].pid != pt->pid)
+                m++;
+            if (m == k) {
+                if (k == n) { /* more processes than room: the rest not told apart */
+                    if (untold) *untold += pt->seconds;
+                    continue;
+                }
+                out[k++] = (struct prof_pid_seconds){pt->pid, 0};
+            }
+            out[m].seconds += pt->seconds;
+        }
+        if (untold && s->seconds - told > 1e-9) *untold += s->seconds - told;
+    }
+    for (size_t i = 1; i < k; i++) /* heaviest first (insertion: k is small) */
+        for (size_t j = i; j > 0 && out[j].seconds > out[j - 1].seconds; j--) {
+            struct prof_pid_seconds t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return k;
 }

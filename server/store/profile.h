@@ -113,11 +113,13 @@ struct prof_thread {
     double py, nat, sys;
 };
 
+#define PROFILE_ROLE_MAX 128 /* bytes of a process's role kept (cut beyond) */
 struct prof_proc {
     long long pid, ppid;
     char *python;     /* version string, or NULL */
     json_t *argv;     /* owned array, or NULL */
     char *end_reason; /* "exit", "stop", ... from `end`; NULL: EOF without end */
+    char *role;       /* from `role` ("dask worker tcp://..."), or NULL */
     double last_ts;
 };
 
@@ -216,6 +218,24 @@ size_t profile_top_funcs_by(const struct profile *p, int stat, struct prof_func_
  * stacks that have a frame at (path, line). Borrowed pointers into out. */
 size_t profile_top_stacks(const struct profile *p, const char *path, int line,
                           const struct prof_stack **out, size_t n);
+
+/* ---- processes ---- */
+/* The process pid of the profile, or NULL. */
+const struct prof_proc *profile_proc(const struct profile *p, long long pid);
+/* A short name of process pid for lists (hover, flame graph): its role
+ * ("dask worker tcp://... (pid 12)", the `role` message), else its script's
+ * name, "multiprocessing child", "python -c", or "pid 12". */
+void profile_proc_label(const struct profile *p, long long pid, char *buf, size_t n);
+struct prof_pid_seconds {
+    long long pid;
+    double seconds;
+};
+/* Seconds of the stored stacks through (path, line), per process (the
+ * stacks' per-thread parts), heaviest first: fills out[0..ret), at most n
+ * processes; *untold (may be NULL) gets the seconds of threads not told
+ * apart and of processes past n. */
+size_t profile_line_by_process(const struct profile *p, const char *path, int line,
+                               struct prof_pid_seconds *out, size_t n, double *untold);
 
 /* ---- leaks (memprof's rule over each file's lines with data) ---- */
 /* Leaks of one file: fills out[0..ret) (at most n), most likely first.

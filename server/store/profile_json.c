@@ -153,11 +153,12 @@ static void threads_procs_json(const struct profile *p, json_t *root)
     for (size_t i = 0; i < p->nprocs; i++) {
         const struct prof_proc *pr = &p->procs[i];
         json_array_append_new(pids, json_integer(pr->pid));
-        json_array_append_new(procs,
-                              json_pack("{s:I,s:I,s:o,s:o,s:o}", "pid", (json_int_t)pr->pid, "ppid",
-                                        (json_int_t)pr->ppid, "python", nullable_str(pr->python),
-                                        "argv", pr->argv ? json_deep_copy(pr->argv) : json_array(),
-                                        "end", nullable_str(pr->end_reason)));
+        json_t *po = json_pack("{s:I,s:I,s:o,s:o,s:o}", "pid", (json_int_t)pr->pid, "ppid",
+                               (json_int_t)pr->ppid, "python", nullable_str(pr->python), "argv",
+                               pr->argv ? json_deep_copy(pr->argv) : json_array(), "end",
+                               nullable_str(pr->end_reason));
+        if (po && pr->role) json_object_set_new(po, "role", json_string(pr->role));
+        json_array_append_new(procs, po);
     }
     json_object_set_new(root, "pids", pids);
     json_object_set_new(root, "processes", procs);
@@ -416,6 +417,9 @@ static int load_threads_procs(struct profile *p, const json_t *root)
         if (json_is_string(py)) profile_set_str(&pr->python, json_string_value(py));
         if (json_is_string(en)) profile_set_str(&pr->end_reason, json_string_value(en));
         if (json_is_array(av)) pr->argv = json_deep_copy(av);
+        json_t *ro = json_object_get(o, "role");
+        if (json_is_string(ro) && json_string_length(ro) < PROFILE_ROLE_MAX)
+            profile_set_str(&pr->role, json_string_value(ro));
     }
     json_t *d = json_object_get(root, "dropped");
     if (json_is_integer(d)) p->dropped = json_integer_value(d);

@@ -151,6 +151,9 @@ static void check_msg(struct run *t, const struct agent_msg *m)
     case AGENT_MSG_LOG:
         if (!m->u.text.msg) abort();
         break;
+    case AGENT_MSG_ROLE:
+        if (!m->u.role.name || !m->u.role.name[0]) abort();
+        break;
     default:
         break;
     }

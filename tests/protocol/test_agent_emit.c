@@ -310,6 +310,17 @@ static void test_end_log_error(void)
         CHECK_STR(m.u.text.msg, "no agent for this Python");
         agent_msg_clear(&m);
     }
+    CHECK_EQ(agent_emit_role(&b, "dask worker tcp://[::1]:4 \"é\""), 0);
+    if (parse(&b, &m) == 0) {
+        CHECK_EQ(m.type, AGENT_MSG_ROLE);
+        CHECK_STR(m.u.role.name, "dask worker tcp://[::1]:4 \"é\"");
+        agent_msg_clear(&m);
+    }
+    /* a role needs a name: an empty or missing one is a bad message */
+    char err[128];
+    CHECK(agent_msg_parse("{\"t\":\"role\",\"name\":\"\"}", 22, &m, err, sizeof err) < 0);
+    CHECK(agent_msg_parse("{\"t\":\"role\"}", 12, &m, err, sizeof err) < 0);
+    CHECK(agent_msg_parse("{\"t\":\"role\",\"name\":7}", 21, &m, err, sizeof err) < 0);
     agent_buf_free(&b);
 }
 

@@ -182,6 +182,14 @@ def running():
     return _state["cfg"] is not None
 
 
+def set_role(name):
+    """Name what this process is in a larger job ("dask worker tcp://...");
+    the profile's process list, the hover and the flame graph show it
+    (docs/distributed.md). False when this process is not profiled."""
+    from . import _agent
+    return bool(_agent.set_role(str(name)[:200]))
+
+
 def load_ipython_extension(ipython):
     """`%load_ext hotline`: the %hotline / %%hotline magics (docs/notebooks.md)."""
     from . import _ipython

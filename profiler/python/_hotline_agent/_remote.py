@@ -162,12 +162,15 @@ def driver_settings(address=None, token=None):
     return settings
 
 
-def start_in_worker(settings):
-    """In a worker: the cloudpickle fix, and an agent when none runs yet.
-    True when this call started the agent (the caller stops it)."""
+def start_in_worker(settings, role=None):
+    """In a worker: the cloudpickle fix, and an agent when none runs yet;
+    role names the process in the profile (set_role). True when this call
+    started the agent (the caller stops it)."""
     fix_cloudpickle()
     import _hotline_agent
     if _hotline_agent.running() or not settings:
+        if role and _hotline_agent.running():
+            _hotline_agent.set_role(role)
         return False
     cfg = {k: v for k, v in settings.items() if k in _KEYS}
     sock = settings.get("socket")
@@ -183,6 +186,8 @@ def start_in_worker(settings):
             start_tcp(settings["tcp"], settings["token"], **cfg)
     except Exception:  # no agent for this Python, a socket gone: unprofiled
         return False
+    if role and _hotline_agent.running():
+        _hotline_agent.set_role(role)
     return _hotline_agent.running()
 
 

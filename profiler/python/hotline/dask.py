@@ -42,7 +42,9 @@ class Profile(_Base):
         self._started = False
 
     def setup(self, worker=None):
-        self._started = _remote.start_in_worker(self.settings)
+        addr = getattr(worker, "address", None)
+        self._started = _remote.start_in_worker(
+            self.settings, role="dask worker" + (" " + addr if addr else ""))
 
     def teardown(self, worker=None):
         if self._started:

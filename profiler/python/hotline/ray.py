@@ -26,7 +26,7 @@ class _Hook(object):
         self.settings = settings
 
     def __call__(self):
-        _remote.start_in_worker(self.settings)
+        _remote.start_in_worker(self.settings, role="ray worker")
 
 
 def setup_hook(address=None, token=None):
