@@ -620,6 +620,39 @@ static void callers_md(const struct caller *c, size_t nc, int parent, int depth,
     }
 }
 
+/* "By process": when the profile has several processes (a Dask or Ray
+ * job's workers, forked children), the seconds of the stacks through the
+ * line per process, heaviest first (docs/distributed.md). */
+#define VIEW_HOVER_PROCS 8
+static void hover_procs(const struct profile *p, const char *path, int line, char *md, size_t *n,
+                        size_t cap)
+{
+    if (p->nprocs < 2) return;
+    struct prof_pid_seconds ps[VIEW_HOVER_PROCS];
+    double untold = 0, total = 0;
+    size_t k = profile_line_by_process(p, path, line, ps, VIEW_HOVER_PROCS, &untold);
+    for (size_t i = 0; i < k; i++)
+        total += ps[i].seconds;
+    total += untold;
+    if (!k || total <= 0) return;
+    *n += (size_t)snprintf(md + *n, cap - *n,
+                           "\n**By process** (%.3f s of stacks, %zu of %zu "
+                           "processes)\n\n",
+                           total, k, p->nprocs);
+    for (size_t i = 0; i < k && *n < cap - 1; i++) {
+        char bar[64] = "", label[192];
+        int w = (int)(10 * ps[i].seconds / total + 0.5);
+        for (int b = 0; b < 10; b++)
+            strcat(bar, b < w ? "\u2588" : "\u2591");
+        profile_proc_label(p, ps[i].pid, label, sizeof label);
+        *n += (size_t)snprintf(md + *n, cap - *n, "    %s %3.0f%%  %7.3f s  %s\n", bar,
+                               100 * ps[i].seconds / total, ps[i].seconds, label);
+    }
+    if (untold > 0 && *n < cap - 1)
+        *n += (size_t)snprintf(md + *n, cap - *n, "    %3.0f%% not told apart\n",
+                               100 * untold / total);
+}
+
 /* "Who calls this line": over every stack through (path, line) (interned
  * store strings: compared by pointer), the frames outside the line's own,
  * up to VIEW_CALLER_DEPTH calls out, merged into a tree, each node with its
@@ -699,6 +732,7 @@ static void view_hover(struct lsp_facilities *s, void *self, json_t *id, json_t 
     n += (size_t)snprintf(md + n, cap - n, "**Hotline** \u2014 line %d\n\n%s\n", pl, tmp);
     spark(p, v.pf, pl, tmp, sizeof tmp);
     if (n < cap) n += (size_t)snprintf(md + n, cap - n, "%s", tmp);
+    if (n < cap) hover_procs(p, v.path, pl, md, &n, cap);
     if (n < cap) hover_callers(p, v.path, pl, md, &n, cap);
     const struct prof_stack *stacks[VIEW_HOVER_STACKS];
     size_t ns = profile_top_stacks(p, v.path, pl, stacks, VIEW_HOVER_STACKS);

@@ -459,7 +459,8 @@ static int ss_fill(struct ss_build *b, const struct prof_stack **v, size_t ns, i
 /* New reference: the speedscope profile object of sp, its name "NAME (tid
  * N)" (with the pid when the profile has several processes), or title for
  * the threads not told apart. */
-static json_t *ss_profile_json(const struct ss_build *b, struct ss_prof *sp, const char *untold)
+static json_t *ss_profile_json(const struct ss_build *b, struct ss_prof *sp, const char *untold,
+                               int flags)
 {
     char title[512];
     if (!sp->tid)
@@ -473,6 +474,8 @@ static json_t *ss_profile_json(const struct ss_build *b, struct ss_prof *sp, con
     json_t *o = json_pack("{s:s,s:s,s:s,s:f,s:f,s:O,s:O}", "type", "sampled", "name", title, "unit",
                           "seconds", "startValue", 0.0, "endValue", sp->total, "samples",
                           sp->samples, "weights", sp->weights);
+    if (o && (flags & EXPORT_PIDS))
+        json_object_set_new(o, "pid", json_integer(sp->tid ? sp->pid : 0));
     return o;
 }
 
@@ -498,12 +501,13 @@ json_t *export_speedscope(const struct profile *p, const char *exporter, int fla
         for (size_t i = 0; !rc && i < b.n; i++) {
             if ((b.v[i].tid == 0) != pass) continue;
             if (b.v[i].total <= 0 && (b.v[i].tid || told)) continue; /* a profile with no weight */
-            json_t *o = ss_profile_json(&b, &b.v[i], untold);
+            json_t *o = ss_profile_json(&b, &b.v[i], untold, flags);
             if (!o || json_array_append_new(profs, o)) rc = -ENOMEM;
         }
     if (!rc && !json_array_size(profs)) { /* nothing sampled: still one (empty) profile */
         struct ss_prof empty = {0, 0, NULL, 0, json_array(), json_array(), 0, NULL, 0};
-        json_t *o = empty.samples && empty.weights ? ss_profile_json(&b, &empty, untold) : NULL;
+        json_t *o =
+            empty.samples && empty.weights ? ss_profile_json(&b, &empty, untold, flags) : NULL;
         json_decref(empty.samples);
         json_decref(empty.weights);
         if (!o || json_array_append_new(profs, o)) rc = -ENOMEM;

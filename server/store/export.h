@@ -52,6 +52,7 @@ const char *export_short_path(const char *path, const char *base);
 
 /* export_speedscope flags */
 #define EXPORT_THREADS 1 /* a profile per thread, not one for all */
+#define EXPORT_PIDS 8    /* each profile also carries "pid" (0: threads not told apart) */
 
 /* New reference: speedscope's file format
  * (https://www.speedscope.app/file-format-schema.json): shared frames

@@ -15,11 +15,63 @@
 
 #define HTML_LINES 100 /* rows of the line table */
 
+/* New reference: [{pid, label, seconds}] of the processes with stacks in
+ * ss (profiles carrying "pid": EXPORT_PIDS), heaviest first: the flame
+ * graph's process filter. NULL on ENOMEM. */
+static json_t *html_processes(const struct profile *p, json_t *ss)
+{
+    json_t *out = json_array(), *seen = json_object();
+    size_t i;
+    json_t *pr;
+    int rc = out && seen ? 0 : -ENOMEM;
+    json_array_foreach(json_object_get(ss, "profiles"), i, pr)
+    {
+        json_int_t pid = json_integer_value(json_object_get(pr, "pid"));
+        double w = 0;
+        size_t k;
+        json_t *x;
+        json_array_foreach(json_object_get(pr, "weights"), k, x) w += json_number_value(x);
+        if (!pid || rc) continue; /* threads not told apart: only in "all" */
+        char key[32], label[192];
+        snprintf(key, sizeof key, "%lld", (long long)pid);
+        json_t *have = json_object_get(seen, key);
+        if (have) {
+            json_t *s = json_object_get(have, "seconds");
+            json_real_set(s, json_real_value(s) + w);
+            continue;
+        }
+        profile_proc_label(p, pid, label, sizeof label);
+        json_t *o = json_pack("{s:I,s:s,s:f}", "pid", pid, "label", label, "seconds", w);
+        if (!o || json_object_set(seen, key, o) || json_array_append_new(out, o)) rc = -ENOMEM;
+    }
+    json_decref(seen);
+    if (rc) {
+        json_decref(out);
+        return NULL;
+    }
+    /* heaviest first */
+    size_t n = json_array_size(out);
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0; b--) {
+            json_t *x = json_array_get(out, b), *y = json_array_get(out, b - 1);
+            if (json_real_value(json_object_get(x, "seconds")) <=
+                json_real_value(json_object_get(y, "seconds")))
+                break;
+            json_incref(x);
+            json_array_remove(out, b);
+            json_array_insert_new(out, b - 1, x);
+        }
+    return out;
+}
+
 /* New reference: what the page's script reads (report.html, `D`). */
 json_t *html_report_data(const struct profile *p)
 {
+    /* one profile for every thread merged; with several processes one per
+     * thread, each with its pid, so that the page can show one process */
+    int several = p->nprocs > 1;
     json_t *pj = profile_to_json(p),
-           *ss = export_speedscope(p, "hotline", 0) /* every thread merged */;
+           *ss = export_speedscope(p, "hotline", several ? EXPORT_THREADS | EXPORT_PIDS : 0);
     json_t *lines = json_array(), *leaks = json_array();
     struct prof_line_ref *top = malloc(HTML_LINES * sizeof *top);
     if (!pj || !ss || !lines || !leaks || !top) goto fail;
@@ -49,12 +101,14 @@ json_t *html_report_data(const struct profile *p)
             json_array_append_new(leaks, row);
         }
     }
-    json_t *d = json_pack("{s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:o,s:o,s:o}", "program",
+    json_t *procs = several ? html_processes(p, ss) : NULL;
+    if (several && !procs) goto fail;
+    json_t *d = json_pack("{s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:o,s:o,s:o,s:o?}", "program",
                           json_object_get(pj, "program"), "samples", json_object_get(pj, "samples"),
                           "elapsed_s", json_object_get(pj, "elapsed_s"), "totals",
                           json_object_get(pj, "totals"), "peak_mb", json_object_get(pj, "peak_mb"),
                           "memory_timeline", json_object_get(pj, "memory_timeline"), "speedscope",
-                          ss, "lines", lines, "leaks", leaks);
+                          ss, "lines", lines, "leaks", leaks, "processes", procs);
     free(top);
     json_decref(pj);
     return d;

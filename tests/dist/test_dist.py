@@ -42,6 +42,15 @@ Cases:
   ray_venv      only make the Ray venv (requirements-ray.txt)
   ray_hook      ray_job.py under `hotline run` with hotline.ray.setup_hook()
                 as the worker_process_setup_hook: checked as dask_plugin.
+  dask_editor   the dask_plugin job run from the editor: `hotline lsp`'s
+                hotline.run, then what the editor shows (a transcript):
+                burn's lines hinted (the hot line's hint at its end in
+                UTF-16, the line holds non-ASCII text) with the workers'
+                seconds, a lens over burn(), the hover's "By process" naming
+                both "dask worker tcp://..." processes (hotline.dask's
+                role) and not the driver, the flame graph's data listing
+                them; then the page in headless Chromium (flame_procs.js):
+                choosing one worker shows that process's stacks only.
   dask_overhead not a test: the job (8 tasks of a fixed amount of work,
                 about 2 s each) with and without Hotline, interleaved, and
                 the overhead printed (docs/distributed.md)."""
@@ -191,12 +200,130 @@ def check_profile(res, script="dask_job.py"):
     if not by_pid or not set(by_pid) <= set(res["workers"]):
         errs.append("burn's stacks come from %s, not the workers %s" % (sorted(by_pid),
                                                                         res["workers"]))
+    roles = {x["pid"]: x.get("role", "") for x in prof.get("processes", [])}
+    want = "ray worker" if script.startswith("ray") else "dask worker"
     for pid in res["workers"]:
         if pid not in prof["pids"]:
             errs.append("worker %d is no process of the profile" % pid)
+        elif not roles.get(pid, "").startswith(want):  # hotline.dask / hotline.ray: set_role
+            errs.append("worker %d has the role %r, not %r" % (pid, roles.get(pid), want))
+    if roles.get(res["driver"]):
+        errs.append("the driver has a role: %r" % roles[res["driver"]])
     if errs:
         sys.stderr.write(res["stderr"])
         raise SystemExit("; ".join(errs))
+
+
+def utf16_len(s):
+    return len(s.encode("utf-16-le")) // 2
+
+
+def dask_editor(a, py, tmp):
+    """The case dask_editor (module docstring)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lsp"))
+    sys.path.insert(0, a.agent)
+    from test_kernel_socket import Client, uri
+    node_ok = shutil.which("node") and shutil.which("npm") and os.access("/usr/bin/chromium",
+                                                                         os.X_OK)
+    if not node_ok:
+        skip("node, npm or /usr/bin/chromium missing (.ci/install-deps installs them)")
+    work = os.path.join(tmp, "job")
+    script = os.path.join(work, "dask_job.py")
+    out = os.path.join(tmp, "job.json")
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env_for(tmp, py, HOTLINE_TEST_PLUGIN="1", HOTLINE_TEST_OUT=out))
+    try:
+        c = Client(a.hotline, work)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    errs = []
+    try:
+        c.start(work)
+        r = c.request("workspace/executeCommand", {"command": "hotline.run", "arguments": [
+            {"uri": uri(script), "args": ["8", "0.3"], "python": py}]})
+        if not r.get("result", {}).get("started"):
+            raise SystemExit("hotline.run: %r" % r)
+        end = c.wait(lambda m: m.get("method") == "hotline/runEnded", "the run's end", 240)
+        with open(out) as f:
+            res = json.load(f)
+        with open(script, encoding="utf-8") as f:
+            text = f.read()
+        src = text.splitlines()
+        first, last = burn_range()
+        hot = next(i for i, s in enumerate(src) if "# hot:" in s)  # 0-based
+        c.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri(script), "languageId": "python", "version": 1, "text": text}}})
+        hints = c.request("textDocument/inlayHint", {"textDocument": {"uri": uri(script)}, "range": {
+            "start": {"line": 0, "character": 0}, "end": {"line": len(src), "character": 0}}})
+        hints = hints.get("result") or []
+        at = {h["position"]["line"]: h for h in hints}
+        print("hints on lines %s (0-based); burn is %d-%d (1-based)" % (sorted(at), first, last))
+        if hot not in at:
+            errs.append("no hint on burn's hot line %d" % (hot + 1))
+        elif at[hot]["position"]["character"] != utf16_len(src[hot]):
+            errs.append("the hot line's hint at column %d, the line ends at %d (UTF-16)"
+                        % (at[hot]["position"]["character"], utf16_len(src[hot])))
+        lenses = c.request("textDocument/codeLens", {"textDocument": {"uri": uri(script)}})
+        lens_lines = [x["range"]["start"]["line"] for x in lenses.get("result") or []]
+        if first - 1 not in lens_lines:
+            errs.append("no lens over burn() (line %d): lenses at %s" % (first, lens_lines))
+        hv = c.request("textDocument/hover", {"textDocument": {"uri": uri(script)},
+                                              "position": {"line": hot, "character": 4}})
+        md = ((hv.get("result") or {}).get("contents") or {}).get("value", "")
+        by = md.split("**By process**", 1)[1].split("\n\n**", 1)[0] if "**By process**" in md else ""
+        print("hover, by process:%s" % by.rstrip())
+        for pid in res["workers"]:
+            if not any("dask worker tcp://" in ln and "(pid %d)" % pid in ln
+                       for ln in by.splitlines()):
+                errs.append("the hover does not name worker %d as a dask worker" % pid)
+        if "(pid %d)" % res["driver"] in by:
+            errs.append("the hover charges the driver %d for burn" % res["driver"])
+        fg = c.request("workspace/executeCommand", {"command": "hotline.flameGraph",
+                                                    "arguments": [{"since": 0}]})["result"]
+        d = fg["data"]
+        burn_s = sum(x.get("python_s", 0) + x.get("native_s", 0) + x.get("system_s", 0)
+                     for x in d["lines"] if x["file"] == script and first <= x["line"] <= last)
+        print("the editor's data: burn's lines %.2f s, tasks %.2f s; processes %s" % (
+            burn_s, res["task_s"], [(p["label"], round(p["seconds"], 2)) for p in
+                                    d.get("processes", [])]))
+        if not 0.7 * res["task_s"] <= burn_s <= 1.3 * res["task_s"]:
+            errs.append("burn's lines have %.2f s in the editor, the tasks ran %.2f s"
+                        % (burn_s, res["task_s"]))
+        procs = {p["pid"]: p for p in d.get("processes", [])}
+        workers = [procs.get(pid) for pid in res["workers"]]
+        if not all(w and w["label"].startswith("dask worker tcp://") for w in workers):
+            errs.append("the flame graph's processes lack the workers: %s" % sorted(procs))
+        page = c.request("workspace/executeCommand", {"command": "hotline.flameGraph",
+                                                      "arguments": [{"page": True}]})
+        html = os.path.join(tmp, "flame.html")
+        with open(html, "w", encoding="utf-8") as f:
+            f.write(page["result"]["page"])
+        c.stop()
+        c = None
+        if errs:
+            raise SystemExit("; ".join(errs) + " (run ended: %r)" % end.get("params"))
+        sys.path.insert(0, os.path.join(os.path.dirname(HERE), "pictures"))
+        from test_speedscope import install
+        mods = install(a.venv_root)
+        expect = os.path.join(tmp, "expect.json")
+        total = sum(sum(pr["weights"]) for pr in d["speedscope"]["profiles"])
+        with open(expect, "w") as f:
+            json.dump({"total_s": total, "frame": "burn", "procs": [
+                {"pid": w["pid"], "seconds": w["seconds"], "label": w["label"]} for w in workers]},
+                f)
+        shot = os.environ.get("HOTLINE_DIST_SHOT") or os.path.join(a.venv_root, "dist-flame.png")
+        rc = subprocess.run(["node", os.path.join(HERE, "flame_procs.js"), mods, html, expect,
+                             shot], timeout=180).returncode
+        if rc:
+            raise SystemExit("the flame graph's process filter failed in Chromium")
+    finally:
+        if c is not None:
+            try:
+                c.stop()
+            except Exception:
+                pass
 
 
 def func_seconds(prof, path_end, name):
@@ -420,6 +547,8 @@ def main():
     ap.add_argument("--agent", required=True, help="the build's python/ folder")
     ap.add_argument("--venv-root", required=True)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--hotline-args", default="",
+                    help="dask_overhead: options for `hotline run` (e.g. --no-memory)")
     ap.add_argument("case")
     a = ap.parse_args()
     a.hotline, a.agent = os.path.abspath(a.hotline), os.path.abspath(a.agent)
@@ -493,6 +622,8 @@ def main():
             if "agents may connect over TCP" not in res["stderr"]:
                 raise SystemExit("the run did not open its TCP gate")
             check_profile(res)
+        elif a.case == "dask_editor":
+            dask_editor(a, py, tmp)
         elif a.case == "dask_overhead":
             runs = {"without": [], "with": []}
             for _ in range(a.runs):  # interleaved: the machine's drift hits both
@@ -500,7 +631,8 @@ def main():
                                                hotline=False, n=8, per=2.0, tolerate=True))
                 runs["with"].append(run_job(a, py, tmp, env_for(tmp, py, HOTLINE_TEST_PLUGIN="1",
                                                                 HOTLINE_TEST_WORK="1"),
-                                            n=8, per=2.0, tolerate=True))
+                                            n=8, per=2.0, tolerate=True,
+                                            extra=a.hotline_args.split()))
 
             def med(xs):
                 return sorted(xs)[len(xs) // 2]
