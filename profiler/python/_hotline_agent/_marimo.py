@@ -99,7 +99,11 @@ def _tmpdir():
 
 def _pre(cell, ctx=None):
     try:
-        if cell.cell_id in _running or _running:
+        for cid, run in list(_running.items()):
+            if not _on_stack(run.path):  # its end never came (an interrupt): let it go
+                del _running[cid]
+                run.abandon()
+        if _running:
             return  # a nested run (a cell run from a cell): the outer one shows
         code = cell.body or cell.last_expr
         if code is None:
@@ -107,6 +111,16 @@ def _pre(cell, ctx=None):
         _running[cell.cell_id] = Run(cell.cell_id, code.co_filename)
     except Exception:
         pass  # never disturb the cell
+
+
+def _on_stack(path):
+    """True when a frame of the file path is on this thread's stack."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == path:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _post(cell, ctx, run_result):
@@ -252,6 +266,17 @@ class Run:
         else:  # the cell's value (or its error) keeps the output area
             self._clear_live(run_result)
             print(table_text(rows, self.prof, wall, self.path))
+
+    def abandon(self):
+        """Stop the thread and the agent, show nothing."""
+        self.stop.set()
+        self.thread.join()
+        if self.out is not None:
+            hotline.stop()
+            try:
+                os.unlink(self.out)
+            except OSError:
+                pass
 
     def _clear_live(self, run_result):
         """marimo sends the cell's value, its error, or an empty output when
