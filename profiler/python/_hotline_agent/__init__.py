@@ -201,6 +201,15 @@ def unload_ipython_extension(ipython):
     _ipython.unload(ipython)
 
 
+def marimo():
+    """In a cell of `marimo edit` / `marimo run`: every cell run from now
+    shows its running line and call chain in its output while it runs, then
+    its per-line results (docs/notebooks.md, "marimo, inside marimo").
+    Prints what it turned on; raises RuntimeError outside a marimo kernel."""
+    from . import _marimo
+    print(_marimo.enable())
+
+
 def stats():
     """Sampler counters (ticks, thread_samples, cost_s, mem_errors) or None."""
     from . import _agent

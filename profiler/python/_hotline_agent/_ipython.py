@@ -526,52 +526,19 @@ class Live:
         return self.format(snap) if snap else None
 
     def snapshot(self):
-        """The cell thread's stack now: {label, line, text, elapsed, lib
-        (innermost first: (path, name, qualname, line)), call (the text of
-        the call the cell's line is in, as "gmm.fit"; None if unknown)}, or
-        None when no cell frame is on it."""
-        frame = sys._current_frames().get(self.tid)
-        stack = []  # innermost first
-        cell = None
-        while frame is not None and len(stack) < 256:
-            code = frame.f_code
-            if self.ext.is_cell(code.co_filename, self.pattern):
-                cell = frame
-                break
-            stack.append((code.co_filename, code.co_name,
-                          getattr(code, "co_qualname", code.co_name), frame.f_lineno))
-            frame = frame.f_back
-        del frame
-        if cell is None:
+        """The cell thread's stack now (cell_snapshot, with the cell's label
+        and the time since the cell began), or None when no cell frame is
+        on it."""
+        pattern = self.pattern
+        snap = cell_snapshot(self.tid, lambda p: self.ext.is_cell(p, pattern),
+                             self.positions)
+        if snap is None:
             return None
-        path, lineno = cell.f_code.co_filename, cell.f_lineno
-        call = self.call_text(cell) if stack else None
-        del cell
-        return {"label": self.ext.label(path) or "this cell",
-                "line": lineno + self.ext.offsets.get(path, 0),
-                "text": self.source_line(path, lineno),
-                "elapsed": time.monotonic() - self.t0, "lib": stack, "call": call}
-
-    def call_text(self, frame):
-        """The callee of the call the frame is in ("gmm.fit" in
-        "gmm.fit(X)"), from the instruction's columns (Python 3.11+)."""
-        code = frame.f_code
-        pos = self.positions.get(code)
-        if pos is None:
-            if not hasattr(code, "co_positions"):
-                return None
-            pos = self.positions[code] = list(code.co_positions())
-        i = frame.f_lasti // 2
-        if not 0 <= i < len(pos):
-            return None
-        l0, l1, c0, c1 = pos[i]
-        if l0 is None or c0 is None:
-            return None
-        src = linecache.getline(code.co_filename, l0).encode("utf-8")
-        part = src[c0:c1 if l1 == l0 else None].decode("utf-8", "replace")
-        k = part.find("(")
-        callee = part[:k].strip() if k > 0 else ""
-        return callee[:60] or None
+        path = snap.pop("path")
+        snap.update(label=self.ext.label(path) or "this cell",
+                    line=snap["line"] + self.ext.offsets.get(path, 0),
+                    elapsed=time.monotonic() - self.t0)
+        return snap
 
     def format(self, snap):
         out = "\u25b6 %s, line %d (%.1f s): %s" % (
@@ -590,15 +557,80 @@ class Live:
         lib = list(reversed(snap["lib"]))  # outermost first
         if len(lib) > LAB_MAX_FRAMES:
             lib = lib[:LAB_MAX_FRAMES // 2] + lib[-(LAB_MAX_FRAMES // 2):]
-        names = [q for _p, _n, q, _l in lib]
-        chain = ([snap["call"]] if snap["call"] else []) + names
+        chain = chain_of(snap, LAB_MAX_FRAMES)
         frames = [{"name": q, "file": _short(p), "line": l} for p, _n, q, l in lib]
         return {"t": "live", "cell_id": self.cell_id, "line": snap["line"],
                 "text": snap["text"], "elapsed": round(snap["elapsed"], 2),
                 "chain": chain, "frames": frames}
 
-    def source_line(self, path, lineno):
-        return linecache.getline(path, lineno).strip()[:80]
+
+def cell_snapshot(tid, is_cell, positions):
+    """The stack of thread tid now: {path, line (the cell's frame's), text,
+    lib (the frames under it, innermost first: (path, name, qualname,
+    line)), call (the text of the call the cell's line is in, as
+    "gmm.fit"; None if unknown)}, or None when no frame of a file is_cell
+    accepts is on it. positions: a dict this fills (code -> co_positions),
+    kept by the caller between calls. Shared by the Jupyter and the marimo
+    live views (_marimo.py)."""
+    frame = sys._current_frames().get(tid)
+    stack = []  # innermost first
+    cell = None
+    while frame is not None and len(stack) < 256:
+        code = frame.f_code
+        if is_cell(code.co_filename):
+            cell = frame
+            break
+        stack.append((code.co_filename, code.co_name,
+                      getattr(code, "co_qualname", code.co_name), frame.f_lineno))
+        frame = frame.f_back
+    del frame
+    if cell is None:
+        return None
+    path, lineno = cell.f_code.co_filename, cell.f_lineno
+    call = call_text(cell, positions) if stack else None
+    del cell
+    return {"path": path, "line": lineno, "text": linecache.getline(path, lineno).strip()[:80],
+            "lib": stack, "call": call}
+
+
+def call_text(frame, positions):
+    """The callee of the call the frame is in ("gmm.fit" in "gmm.fit(X)"),
+    from the instruction's columns (Python 3.11+); None if unknown."""
+    code = frame.f_code
+    pos = positions.get(code)
+    if pos is None:
+        if not hasattr(code, "co_positions"):
+            return None
+        pos = positions[code] = list(code.co_positions())
+    i = frame.f_lasti // 2
+    if not 0 <= i < len(pos):
+        return None
+    l0, l1, c0, c1 = pos[i]
+    if l0 is None or c0 is None:
+        return None
+    src = linecache.getline(code.co_filename, l0).encode("utf-8")
+    part = src[c0:c1 if l1 == l0 else None].decode("utf-8", "replace")
+    k = part.find("(")
+    callee = part[:k].strip() if k > 0 else ""
+    return callee[:60] or None
+
+
+def chain_of(snap, max_frames=LAB_MAX_FRAMES):
+    """The call chain from the user's call down, outermost first: the call's
+    text ("gmm.fit"), then the library frames' qualified names (at most
+    max_frames: the outermost and the innermost halves)."""
+    lib = list(reversed(snap["lib"]))
+    if len(lib) > max_frames:
+        lib = lib[:max_frames // 2] + lib[-(max_frames // 2):]
+    return ([snap["call"]] if snap["call"] else []) + [q for _p, _n, q, _l in lib]
+
+
+def elide(chain):
+    """The chain folded as JupyterLab's footer shows it
+    (editors/jupyterlab/src/index.ts, elide): the user's call, the next
+    frame, \u2026, the innermost."""
+    c = chain if len(chain) <= 4 else [chain[0], chain[1], "\u2026", chain[-1]]
+    return " \u2192 ".join(c)
 
 
 def _create_comm(**kw):
