@@ -113,6 +113,13 @@ struct agent {
     int shared_table;    /* HOTLINE_SHARED_FDS=1 (tests): do not take one */
     char stop_reason[16];
     _Atomic(char *) role; /* set_role(): owned, taken and sent by the sampler */
+    /* a request of the program's threads (sampler_request), under mu:
+     * req_kind != 0 while one waits for the sampler thread to serve it */
+    int req_kind;
+    char *req_arg;     /* owned while pending; NULL: none (tee off) */
+    int req_rc;        /* the served request's result */
+    unsigned req_done; /* requests served so far */
+    int req_waiters;   /* threads in sampler_request: a is not freed under them */
 
     /* sampler-only from here */
     agent_fd_t fd;
@@ -122,6 +129,8 @@ struct agent {
     int released;        /* the server sent "stop": no longer die with it */
     char sock_path[108]; /* to tell the server why when lost */
     agent_buf_t out;
+    int tee_on, tee_fd; /* SAMPLER_REQ_TEE: what goes out is also written to tee_fd */
+    size_t tee_mark;    /* out[0..tee_mark) is in the tee file already */
     char inbuf[65536];
     size_t inlen;
     double now_hz, next_now, next_delta;

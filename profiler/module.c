@@ -407,6 +407,46 @@ static PyObject *py_set_role(PyObject *self, PyObject *args)
     Py_RETURN_TRUE;
 }
 
+/* mark(line) and tee(path or None): sampler_request, without the GIL (a
+ * stop meanwhile waits for us: sampler_stop). OSError when it failed. */
+static PyObject *request(int kind, const char *arg)
+{
+    agent_t *a = g_agent;
+    if (!a) {
+        PyErr_SetString(PyExc_RuntimeError, "hotline agent not running");
+        return NULL;
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS rc = sampler_request(a, kind, arg, 5.0);
+    Py_END_ALLOW_THREADS if (rc)
+    {
+        errno = -rc;
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_mark(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *line;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "s#", &line, &n)) return NULL;
+    if (n < 2 || line[0] != '{' || line[n - 1] != '}' || memchr(line, '\n', (size_t)n)) {
+        PyErr_SetString(PyExc_ValueError, "mark: one JSON object on one line");
+        return NULL;
+    }
+    return request(SAMPLER_REQ_MARK, line);
+}
+
+static PyObject *py_tee(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *path = NULL;
+    if (!PyArg_ParseTuple(args, "z", &path)) return NULL;
+    return request(SAMPLER_REQ_TEE, path);
+}
+
 static PyObject *py_running(PyObject *self, PyObject *noargs)
 {
     (void)self;
@@ -554,6 +594,11 @@ static PyMethodDef methods[] = {
     {"is_running", py_running, METH_NOARGS, "sampler thread alive"},
     {"set_role", py_set_role, METH_VARARGS,
      "set_role(name) -> bool: what this process is in a job (a `role` message); False: no agent"},
+    {"mark", py_mark, METH_VARARGS,
+     "mark(line): after a delta of what ran so far, one JSON object line into the stream"},
+    {"tee", py_tee, METH_VARARGS,
+     "tee(path or None): also write the stream to path from now on (after the string "
+     "table so far); None stops and closes it"},
     {"stats", py_stats, METH_NOARGS, "sampler counters"},
     {"cell_files", py_cell_files, METH_VARARGS,
      "cell_files(timeout=1.0) -> [name]: notebook cell files met with no mapping"},

@@ -594,14 +594,140 @@ static void emit_now(agent_t *a, double now)
     agent_now_end(&w);
 }
 
-/* Sleep until t (monotonic) or a stop request; 1 when stop was requested. */
+/* ---- requests of the program's threads (sampler_request) ---- */
+
+/* What was aggregated so far goes out as a delta now: a request is ordered
+ * after it. Not while the connection is backed up (it goes out later). */
+static void delta_now(agent_t *a)
+{
+    if (a->out.len >= AGENT_OUT_SOFT) return;
+    double ts = clock_mono() - a->t0;
+    agg_emit_delta(a, ts);
+    mem_emit(a, ts);
+    gpu_emit(a, ts);
+    a->delta_seq++;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? -errno : -EIO;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int tee_close(agent_t *a)
+{
+    if (!a->tee_on) return 0;
+    wire_flush(a);               /* what out holds goes to the tee too */
+    if (!a->tee_on) return -EIO; /* a write failed: closed already */
+    a->tee_on = 0;
+    return close(a->tee_fd) ? -errno : 0;
+}
+
+/* The tee file starts with the string table so far: a reader of that file
+ * alone resolves the ids the later lines use. */
+static int tee_open(agent_t *a, const char *path)
+{
+    tee_close(a);
+    wire_flush(a); /* what is in out predates the tee */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) return -errno;
+    agent_buf_t b = {0};
+    int rc = 0;
+    for (int i = 0; i < a->strs.n && !rc; i++)
+        rc = agent_emit_str(&b, i + 1, a->strs.s[i], strlen(a->strs.s[i]));
+    if (!rc && b.len) rc = write_all(fd, b.p, b.len);
+    agent_buf_free(&b);
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    a->tee_fd = fd;
+    a->tee_on = 1;
+    a->tee_mark = a->out.len;
+    return 0;
+}
+
+/* Serve the pending request, if any (sampler thread). */
+static void serve_request(agent_t *a)
+{
+    pthread_mutex_lock(&a->mu);
+    int kind = a->req_kind;
+    char *arg = a->req_arg;
+    a->req_arg = NULL;
+    pthread_mutex_unlock(&a->mu);
+    if (!kind) return;
+    delta_now(a);
+    int rc = 0;
+    if (kind == SAMPLER_REQ_MARK) {
+        rc = agent_buf_add(&a->out, arg, strlen(arg));
+        if (!rc) rc = agent_buf_add(&a->out, "\n", 1);
+    } else if (kind == SAMPLER_REQ_TEE) {
+        rc = arg ? tee_open(a, arg) : tee_close(a);
+    }
+    wire_flush(a);
+    free(arg);
+    pthread_mutex_lock(&a->mu);
+    a->req_kind = 0;
+    a->req_rc = rc;
+    a->req_done++;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+}
+
+int sampler_request(agent_t *a, int kind, const char *arg, double timeout_s)
+{
+    char *copy = arg ? strdup(arg) : NULL;
+    if (arg && !copy) return -ENOMEM;
+    double end = clock_mono() + timeout_s;
+    struct timespec dl;
+    dl.tv_sec = (time_t)end;
+    dl.tv_nsec = (long)((end - (double)dl.tv_sec) * 1e9);
+    int rc = 0;
+    pthread_mutex_lock(&a->mu);
+    a->req_waiters++;
+    while (a->req_kind && atomic_load(&a->alive) && !rc) /* another thread's first */
+        rc = pthread_cond_timedwait(&a->cv, &a->mu, &dl) == ETIMEDOUT ? -ETIMEDOUT : 0;
+    if (!rc && !atomic_load(&a->alive)) rc = -ESRCH;
+    if (!rc) {
+        a->req_kind = kind;
+        a->req_arg = copy;
+        copy = NULL;
+        unsigned want = a->req_done + 1;
+        pthread_cond_broadcast(&a->cv);
+        while ((int)(a->req_done - want) < 0 && atomic_load(&a->alive) && !rc)
+            rc = pthread_cond_timedwait(&a->cv, &a->mu, &dl) == ETIMEDOUT ? -ETIMEDOUT : 0;
+        if ((int)(a->req_done - want) >= 0)
+            rc = a->req_rc;
+        else if (!rc)
+            rc = -ESRCH;
+        if ((int)(a->req_done - want) < 0 && a->req_kind == kind) { /* not served: withdrawn */
+            free(a->req_arg);
+            a->req_arg = NULL;
+            a->req_kind = 0;
+        }
+    }
+    a->req_waiters--;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    free(copy);
+    return rc;
+}
+
+/* Sleep until t (monotonic), a stop request or another request; 1 when
+ * stop was requested. */
 static int wait_until(agent_t *a, double t)
 {
     struct timespec dl;
     dl.tv_sec = (time_t)t;
     dl.tv_nsec = (long)((t - (double)dl.tv_sec) * 1e9);
     pthread_mutex_lock(&a->mu);
-    while (!atomic_load(&a->stop_req)) {
+    while (!atomic_load(&a->stop_req) && !(a->req_kind && atomic_load(&a->alive))) {
         if (pthread_cond_timedwait(&a->cv, &a->mu, &dl) == ETIMEDOUT) break;
     }
     pthread_mutex_unlock(&a->mu);
@@ -636,11 +762,14 @@ static void *sampler_main(void *arg)
         double s = clock_mono() + d;
         /* until the tick: sleep, opening memory windows on the way */
         while (!wait_until(a, mem_windows_on() && next_win < s ? next_win : s)) {
+            serve_request(a);
             double t = clock_mono();
             if (t >= s) break;
             if (t >= next_win) {
                 mem_window(a, 1);
-                wait_until(a, t + MEM_WIN_LEN);
+                double w_end = t + MEM_WIN_LEN; /* a request may wake us early */
+                while (!wait_until(a, w_end) && clock_mono() < w_end)
+                    serve_request(a);
                 mem_window(a, 0);
                 next_win =
                     clock_mono() + MEM_WIN_GAP * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
@@ -701,8 +830,12 @@ static void *sampler_main(void *arg)
     }
     int ended_under_us = a->closed; /* by the server, a peer error or the program */
     if (a->lost) wire_report_lost(a, clock_mono() - a->t0);
+    tee_close(a);
     wire_close(a);
+    pthread_mutex_lock(&a->mu);
     atomic_store(&a->alive, 0);
+    pthread_cond_broadcast(&a->cv); /* requests waiting: no one will serve them */
+    pthread_mutex_unlock(&a->mu);
     /* attached (module.c): the server let go, not the program: unload */
     if (a->on_own_end && !atomic_load(&a->stop_req)) a->on_own_end(a);
     /* LSP mode, connection gone without a "stop" (which releases us): the
@@ -751,7 +884,13 @@ void sampler_stop(agent_t *a, const char *reason)
     pthread_mutex_lock(&a->mu);
     snprintf(a->stop_reason, sizeof a->stop_reason, "%s", reason);
     atomic_store(&a->stop_req, 1);
-    pthread_cond_signal(&a->cv);
+    pthread_cond_broadcast(&a->cv);
     pthread_mutex_unlock(&a->mu);
     pthread_join(a->thread, NULL);
+    pthread_mutex_lock(&a->mu); /* a is freed next: no request may still wait on it */
+    while (a->req_waiters)
+        pthread_cond_wait(&a->cv, &a->mu);
+    free(a->req_arg);
+    a->req_arg = NULL;
+    pthread_mutex_unlock(&a->mu);
 }

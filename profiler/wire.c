@@ -153,10 +153,32 @@ static void wire_failed(agent_t *a)
     wire_server_check(a);
 }
 
+/* SAMPLER_REQ_TEE (sampler.c): what out gained since the last flush goes
+ * to the tee file too, whatever the socket takes. A failed write ends the
+ * tee: its reader finds the file cut short. */
+static void tee_write(agent_t *a)
+{
+    const char *p = a->out.p + a->tee_mark;
+    size_t n = a->out.len > a->tee_mark ? a->out.len - a->tee_mark : 0;
+    while (n) {
+        ssize_t w = write(a->tee_fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            close(a->tee_fd);
+            a->tee_on = 0;
+            break;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    a->tee_mark = a->out.len;
+}
+
 void wire_flush(agent_t *a)
 {
     size_t off = 0;
     int fd;
+    if (a->tee_on) tee_write(a);
     while (off < a->out.len && (fd = wire_fd(a)) >= 0) {
         ssize_t w = a->is_socket
                         ? send(fd, a->out.p + off, a->out.len - off, MSG_NOSIGNAL | MSG_DONTWAIT)
@@ -173,6 +195,7 @@ void wire_flush(agent_t *a)
     if (off) {
         memmove(a->out.p, a->out.p + off, a->out.len - off);
         a->out.len -= off;
+        a->tee_mark = a->tee_mark > off ? a->tee_mark - off : 0;
     }
 }
 

@@ -63,6 +63,7 @@ _Static_assert(AGENT_STAT_PY == 0 && AGENT_STAT_NAT == 1 && AGENT_STAT_SYS == 2,
     X(ERROR, "error")                                                                              \
     X(LOG, "log")                                                                                  \
     X(ROLE, "role")                                                                                \
+    X(CELL, "cell")     /* a notebook cell began or ended (the kernel's extension) */              \
     X(LINE, NULL)       /* delta.lines[]: AGENT_STATS keys too */                                  \
     X(FUNC, NULL)       /* delta.funcs[]: AGENT_STATS keys too */                                  \
     X(THREAD, NULL)     /* delta.threads[]: the py/nat/sys stats too */                            \
@@ -80,7 +81,7 @@ _Static_assert(AGENT_NPLACES <= 32, "AGENT_AT: one bit of an unsigned per place"
 #define AGENT_AT(p) (1u << AGENT_IN_##p)
 #define AGENT_AT_MSGS                                                                              \
     (AGENT_AT(HELLO) | AGENT_AT(STR) | AGENT_AT(STACK) | AGENT_AT(DELTA) | AGENT_AT(NOW) |         \
-     AGENT_AT(END) | AGENT_AT(ERROR) | AGENT_AT(LOG) | AGENT_AT(ROLE))
+     AGENT_AT(END) | AGENT_AT(ERROR) | AGENT_AT(LOG) | AGENT_AT(ROLE) | AGENT_AT(CELL))
 
 /* ---- other keys ---------------------------------------------------------
  * X(ENUM, key, places: AGENT_AT(...) bits) */
@@ -129,7 +130,10 @@ _Static_assert(AGENT_NPLACES <= 32, "AGENT_AT: one bit of an unsigned per place"
     X(COST_US, "cost_us", AGENT_AT(END))                                                           \
     X(LATE_MAX_MS, "late_max_ms", AGENT_AT(END))                                                   \
     X(LEVEL, "level", AGENT_AT(LOG))                                                               \
-    X(MSG, "msg", AGENT_AT(ERROR) | AGENT_AT(LOG))
+    X(MSG, "msg", AGENT_AT(ERROR) | AGENT_AT(LOG))                                                 \
+    X(EV, "ev", AGENT_AT(CELL))                                                                    \
+    X(FILE, "file", AGENT_AT(CELL))                                                                \
+    X(WALL_S, "wall_s", AGENT_AT(CELL))
 
 /* ---- requests: server -> agent -------------------------------------------
  * {"t":"now","hz":N}: `now` snapshots N times a second (0: none);

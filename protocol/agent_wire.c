@@ -368,6 +368,18 @@ static int parse_body(const json_t *o, const char *t, struct agent_msg *m, char 
             return fail(err, errlen, "role: 'name' is not a non-empty string");
         return 0;
     }
+    if (!strcmp(t, TYPE(CELL))) {
+        m->type = AGENT_MSG_CELL;
+        const char *ev;
+        if (opt_str(o, KEY(EV), &ev, "") || (strcmp(ev, "begin") && strcmp(ev, "end")))
+            return fail(err, errlen, "cell: 'ev' must be \"begin\" or \"end\"");
+        m->u.cell.begin = ev[0] == 'b';
+        if (opt_str(o, KEY(FILE), &m->u.cell.file, "") || !*m->u.cell.file)
+            return fail(err, errlen, "cell: 'file' must be a non-empty string");
+        if (opt_num(o, KEY(WALL_S), &m->u.cell.wall_s, 0) || m->u.cell.wall_s < 0)
+            return fail(err, errlen, "cell: 'wall_s' must be a number >= 0");
+        return 0;
+    }
     m->type = AGENT_MSG_UNKNOWN;
     return 0;
 }

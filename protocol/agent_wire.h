@@ -90,6 +90,7 @@ enum agent_msg_type {
     AGENT_MSG_ERROR,
     AGENT_MSG_LOG,
     AGENT_MSG_ROLE,
+    AGENT_MSG_CELL, /* the kernel's extension: a cell began or ended */
 };
 
 struct agent_msg {
@@ -134,6 +135,11 @@ struct agent_msg {
         struct {
             const char *name; /* borrowed, non-empty */
         } role;
+        struct {
+            int begin;        /* 1: "ev":"begin", 0: "ev":"end" */
+            const char *file; /* borrowed: the cell's file, as the code objects name it */
+            double wall_s;    /* end only: the execution's wall seconds (0 if absent) */
+        } cell;
     } u;
 };
 

@@ -100,6 +100,9 @@ static void conn_message(struct agentconn *ac, const struct agent_msg *m)
         if (!strcmp(m->u.text.level, "warn") || !strcmp(m->u.text.level, "error"))
             report(a, "agent (pid %lld): %s", ac->pid, m->u.text.msg);
         break;
+    case AGENT_MSG_CELL:
+        if (a->cb.on_cell) a->cb.on_cell(a, m, a->ud);
+        break;
     default:
         break;
     }

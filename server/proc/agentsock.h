@@ -37,6 +37,9 @@ struct agentsock_cbs {
     /* live stacks, resolved (borrowed); may be NULL */
     void (*on_now)(struct agentsock *a, const json_t *now, void *ud);
     void (*on_error)(struct agentsock *a, const char *msg, void *ud); /* may be NULL */
+    /* a notebook cell began or ended in this process (a `cell` message,
+     * borrowed; the deltas before it are in the store already); may be NULL */
+    void (*on_cell)(struct agentsock *a, const struct agent_msg *m, void *ud);
     /* a connection ended (a->nconns are left); may be NULL */
     void (*on_gone)(struct agentsock *a, long long pid, void *ud);
 };

@@ -16,6 +16,12 @@
  * agents stop profiling, their programs go on). While a run is going, an
  * agent that connects is refused.
  *
+ * A cell is a run (issue 22): the kernel's extension says when a cell
+ * begins and ends (`cell` messages, in the stream's order); a cell that
+ * begins again has its file's data cleared first, so its hints and lenses
+ * show its latest execution only, and a lens on its first line lists the
+ * wall seconds of its last KERNEL_RUNS_KEPT executions, newest first.
+ *
  * A second server on the same folder finds the first one listening there:
  * it retries every KERNEL_RETRY_MS and takes the socket over once the first
  * one left (removed its socket, or died and left it stale). */
@@ -36,10 +42,20 @@
 #include "proc/agentsock.h"
 #include "proc/tcpgate.h"
 #include "store/profile.h"
+#include "text/document.h"
 
 #define KERNEL_TICK_MS 50     /* refresh requests are checked this often */
 #define KERNEL_REFRESH_MS 250 /* refresh requests while data comes */
 #define KERNEL_RETRY_MS 1000  /* another server holds the socket: try again this often */
+#define KERNEL_RUNS_KEPT 5    /* executions a cell's lens lists */
+#define KERNEL_MAX_CELLS 4096 /* cells whose times are kept; past it the oldest goes */
+
+/* One notebook cell's last executions (its file: ipykernel_<pid>/<hash>.py). */
+struct kernel_cell {
+    char *file;                    /* owned */
+    double wall[KERNEL_RUNS_KEPT]; /* wall seconds, newest first */
+    int n;                         /* how many of wall[] are set */
+};
 
 struct kernel_state {
     struct lsp_facilities *srv; /* borrowed */
@@ -56,6 +72,8 @@ struct kernel_state {
     char gate_file[PATH_MAX + 32]; /* <root>/.hotline/agent-tcp.json: address and token */
     int dirty;
     uint64_t last_refresh_ns;
+    struct kernel_cell *cells; /* owned: the cells of the profile we fill, oldest first */
+    size_t ncells, capcells;
 };
 
 extern const struct lsp_provider lsp_kernel_provider;
@@ -78,6 +96,39 @@ static void on_tick(uv_timer_t *t)
     }
 }
 
+/* The cells' times belong to the profile we fill: they go with it. */
+static void cells_clear(struct kernel_state *f)
+{
+    for (size_t i = 0; i < f->ncells; i++)
+        free(f->cells[i].file);
+    f->ncells = 0;
+}
+
+/* Borrowed: the cell of file, or NULL; add 1 makes one when there is none
+ * (NULL on ENOMEM). */
+static struct kernel_cell *cell_get(struct kernel_state *f, const char *file, int add)
+{
+    for (size_t i = 0; i < f->ncells; i++)
+        if (!strcmp(f->cells[i].file, file)) return &f->cells[i];
+    if (!add) return NULL;
+    if (f->ncells == KERNEL_MAX_CELLS) { /* the oldest goes */
+        free(f->cells[0].file);
+        memmove(f->cells, f->cells + 1, --f->ncells * sizeof *f->cells);
+    }
+    if (f->ncells == f->capcells) {
+        size_t cap = f->capcells ? f->capcells * 2 : 16;
+        struct kernel_cell *c = realloc(f->cells, cap * sizeof *c);
+        if (!c) return NULL;
+        f->cells = c;
+        f->capcells = cap;
+    }
+    struct kernel_cell *c = &f->cells[f->ncells];
+    memset(c, 0, sizeof *c);
+    if (!(c->file = strdup(file))) return NULL;
+    f->ncells++;
+    return c;
+}
+
 /* The last agent left (or the profile was taken from us): no live line. */
 static void went_quiet(struct kernel_state *f)
 {
@@ -96,6 +147,7 @@ static void let_go(struct lsp_facilities *s, void *data)
                 f->sock.nconns);
     int live = f->ticking; /* we marked the view running */
     f->store = NULL;       /* first: on_gone below must leave the view alone */
+    cells_clear(f);
     agentsock_drop(&f->sock);
     went_quiet(f);
     lsp_pview_set_live(s, NULL);
@@ -116,6 +168,7 @@ static struct profile *on_accept(struct agentsock *a, void *ud)
         f->store = NULL;
     }
     if (!f->store) {
+        cells_clear(f);
         if (s->view->running) { /* a run fills the view */
             lsp_log(s, LSP_MSG_WARNING,
                     "kernels: an agent connected while a program runs (hotline.run): refused");
@@ -161,6 +214,27 @@ static void on_error(struct agentsock *a, const char *msg, void *ud)
 {
     (void)a;
     lsp_log(((struct kernel_state *)ud)->srv, LSP_MSG_WARNING, "kernels: %s", msg);
+}
+
+/* A cell began: its file's data so far is an earlier execution's (ipykernel
+ * names a cell by its text's hash: the same text runs into the same file),
+ * cleared now, before this execution's deltas. It ended: its wall time
+ * joins the cell's lens. */
+static void on_cell(struct agentsock *a, const struct agent_msg *m, void *ud)
+{
+    (void)a;
+    struct kernel_state *f = ud;
+    if (!f->store) return;
+    if (m->u.cell.begin) {
+        if (!profile_reset_file(f->store, m->u.cell.file)) f->dirty = 1;
+        return;
+    }
+    struct kernel_cell *c = cell_get(f, m->u.cell.file, 1);
+    if (!c) return;
+    memmove(c->wall + 1, c->wall, (KERNEL_RUNS_KEPT - 1) * sizeof *c->wall);
+    c->wall[0] = m->u.cell.wall_s;
+    if (c->n < KERNEL_RUNS_KEPT) c->n++;
+    refresh(f); /* the lens now, the hints of the last deltas with it */
 }
 
 static void on_gone(struct agentsock *a, long long pid, void *ud)
@@ -217,6 +291,7 @@ static void kernel_listen(struct lsp_facilities *s, struct kernel_state *f)
                                       .on_delta = on_delta,
                                       .on_now = on_now,
                                       .on_error = on_error,
+                                      .on_cell = on_cell,
                                       .on_gone = on_gone};
     rc = agentsock_listen(s->loop, &f->sock, path, &cbs, f, err, sizeof err);
     if (rc == -EADDRINUSE || rc == UV_EADDRINUSE) { /* the other server may leave */
@@ -307,6 +382,50 @@ static void kernel_output_live(struct lsp_facilities *s, void *self, int on)
     if (f->listening) agentsock_request_now(&f->sock, on ? 20 : 0);
 }
 
+/* "4.2 s", "0.35 s", "120 s": seconds as a lens reads them. */
+static void fmt_seconds(char *buf, size_t n, double s)
+{
+    snprintf(buf, n, s < 1 ? "%.2f s" : s < 100 ? "%.1f s" : "%.0f s", s);
+}
+
+/* textDocument/codeLens, joined by the core: on a cell of our profile that
+ * ran, "Hotline: last runs 4.2 s · 3.9 s" on its first line (the wall
+ * seconds of its last executions as the kernel timed them, newest first). */
+static void kernel_code_lens(struct lsp_facilities *s, void *self, json_t *params,
+                             struct lsp_buf *out)
+{
+    struct kernel_state *f = self;
+    if (!f->ncells || !f->store || lsp_pview_profile(s) != f->store ||
+        !lsp_setting_bool(s, "lenses.enabled", 1))
+        return;
+    const char *uri =
+        json_string_value(json_object_get(json_object_get(params, "textDocument"), "uri"));
+    struct doc *d = uri ? doc_find(&s->docs, uri) : NULL;
+    const struct prof_file *pf = d ? lsp_pview_doc_file(s, d, NULL) : NULL;
+    const struct kernel_cell *c = pf ? cell_get(f, pf->path, 0) : NULL;
+    if (!c || !c->n) return;
+    char title[64 + KERNEL_RUNS_KEPT * 24] = "Hotline: last runs ";
+    for (int i = 0; i < c->n; i++) {
+        size_t k = strlen(title);
+        if (i && k + 8 < sizeof title)
+            k += (size_t)snprintf(title + k, sizeof title - k, " \u00b7 ");
+        if (k + 24 < sizeof title) fmt_seconds(title + k, sizeof title - k, c->wall[i]);
+    }
+    json_t *lens =
+        json_pack("{s:{s:{s:i,s:i},s:{s:i,s:i}},s:{s:s,s:s,s:[{s:s,s:i}]}}", "range", "start",
+                  "line", 0, "character", 0, "end", "line", 0, "character", 0, "command", "title",
+                  title, "command", "hotline.showProfile", "arguments", "uri", uri, "line", 0);
+    char *txt = lens ? json_dumps(lens, JSON_COMPACT) : NULL;
+    json_decref(lens);
+    if (!txt) {
+        out->oom = 1;
+        return;
+    }
+    lsp_buf_sep(out);
+    lsp_buf_put(out, txt, strlen(txt));
+    free(txt);
+}
+
 static void kernel_debug_state(struct lsp_facilities *s, void *self, json_t *r)
 {
     (void)s;
@@ -341,6 +460,8 @@ static void kernel_free(struct lsp_facilities *s, void *self)
     (void)s;
     struct kernel_state *f = self;
     if (!f) return;
+    cells_clear(f);
+    free(f->cells);
     free(f->root_real);
     free(f);
 }
@@ -349,6 +470,7 @@ const struct lsp_provider lsp_kernel_provider = {
     .name = "kernel",
     .init = kernel_init,
     .initialized = kernel_initialized,
+    .code_lens = kernel_code_lens,
     .output_live = kernel_output_live,
     .debug_state = kernel_debug_state,
     .close = kernel_close,

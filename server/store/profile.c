@@ -767,6 +767,22 @@ const struct prof_file *profile_file(const struct profile *p, const char *path)
     return smap_get(&IDX(p)->files, path, NULL);
 }
 
+int profile_reset_file(struct profile *p, const char *path)
+{
+    struct prof_file *f = smap_get(&IDX(p)->files, path, NULL);
+    if (!f) return -ENOENT;
+    for (size_t i = 0; i < f->nlines; i++)
+        memset(&f->lines[i].st, 0, sizeof f->lines[i].st);
+    for (size_t i = 0; i < f->nfuncs; i++)
+        memset(&f->funcs[i]->st, 0, sizeof f->funcs[i]->st);
+    memset(&f->total, 0, sizeof f->total);
+    /* the totals are merges (sums and maxima): made again from the files' */
+    memset(&p->total, 0, sizeof p->total);
+    for (size_t i = 0; i < p->nfiles; i++)
+        agent_stats_merge(&p->total, &p->files[i]->total);
+    return 0;
+}
+
 const struct agent_stats *profile_file_line(const struct prof_file *f, int line)
 {
     long i = f ? line_find(f, line) : -1;

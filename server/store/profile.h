@@ -174,6 +174,11 @@ void profile_conn_free(struct prof_conn *c);
  * definition or an id over the cap (the rest of the message is still applied
  * where possible), -ENOMEM. */
 int profile_conn_apply(struct prof_conn *c, const struct agent_msg *m);
+/* Forget what the file at path measured so far (a notebook cell run again:
+ * it shows its latest execution only, issue 22): its lines' and functions'
+ * statistics go to zero and the totals follow; the records stay, empty.
+ * Memory timelines and stacks are kept. 0, or -ENOENT when path has no data. */
+int profile_reset_file(struct profile *p, const char *path);
 /* pid from this connection's hello, 0 before it. */
 long long profile_conn_pid(const struct prof_conn *c);
 /* Turn a `now` message (borrowed) into store terms. New reference:

@@ -154,6 +154,9 @@ static void check_msg(struct run *t, const struct agent_msg *m)
     case AGENT_MSG_ROLE:
         if (!m->u.role.name || !m->u.role.name[0]) abort();
         break;
+    case AGENT_MSG_CELL:
+        if (!m->u.cell.file || !*m->u.cell.file || !(m->u.cell.wall_s >= 0)) abort();
+        break;
     default:
         break;
     }

@@ -4,7 +4,7 @@ Python under test (shell_driver.py), or through a real ipykernel driven by
 jupyter_client (case `kernel`), with the built agent on PYTHONPATH.
 
 usage: test_notebook.py --agent DIR CASE     (run it with the Python under test)
-cases: cell on calls leak live kernel
+cases: cell on calls leak live kernel editor
 
 A missing IPython, ipykernel or jupyter_client fails (.ci/install-deps
 installs python3-ipykernel; CMake registers `kernel` for other Pythons only
@@ -248,9 +248,8 @@ def case_live():
           "live accepted by a shell that cannot update in place", res["cells"])
 
 
-def case_kernel():
-    """A real ipykernel through jupyter_client: %%hotline report in the
-    cell's stream, live view as display_data + update_display_data."""
+def run_kernel(cells, env):
+    """[[iopub messages] per cell] of cells run in a real ipykernel."""
     try:
         import jupyter_client  # noqa: F401
         import ipykernel  # noqa: F401
@@ -259,17 +258,14 @@ def case_kernel():
         sys.exit(1)
     from jupyter_client.manager import start_new_kernel
     # the kernel's debugger warns about frozen modules on every start
-    env = dict(os.environ, PYTHONPATH=AGENT, PYDEVD_DISABLE_FILE_VALIDATION="1",
-               HOTLINE_CONNECT="0")
-    env.pop("HOTLINE_SOCKET", None)
+    env = dict(env, PYTHONPATH=AGENT, PYDEVD_DISABLE_FILE_VALIDATION="1")
     env.pop("HOTLINE_CONFIG", None)
     with tempfile.TemporaryDirectory() as cwd:
         km, kc = start_new_kernel(kernel_name="python3", cwd=cwd, env=env,
                                   startup_timeout=TIMEOUT)
         try:
             res = []
-            for src in ["%load_ext hotline", "TEXT = 'lorem ipsum dolor ' * 200", CELL,
-                        "%hotline live", LIVE_CELL]:
+            for src in cells:
                 msgs = []
                 reply = kc.execute_interactive(src, timeout=TIMEOUT,
                                                output_hook=msgs.append)
@@ -278,14 +274,53 @@ def case_kernel():
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
+    return res
 
-    def stream(msgs):
-        return "".join(m["content"]["text"] for m in msgs
-                       if m["msg_type"] == "stream" and m["content"]["name"] == "stdout")
-    out = stream(res[2])
-    check(out.startswith("cell output intact 45\nhotline: cell In [3]"),
-          "kernel: the cell's output, then its report", out)
-    check_cell_report(this_cell(out), out, with_memory=True)
+
+def stream(msgs):
+    return "".join(m["content"]["text"] for m in msgs
+                   if m["msg_type"] == "stream" and m["content"]["name"] == "stdout")
+
+
+def check_display_report(msgs):
+    """The %%hotline report of a kernel's cell: one display_data after the
+    cell's own output, with text/plain (the terminal's table) and text/html
+    (a table that fits the cell: the hot line's source text, escaped, and its
+    share). Returns the text."""
+    out = stream(msgs)
+    check(out == "cell output intact 45\n", "kernel: the cell's own output, intact", out)
+    shown = [m for m in msgs if m["msg_type"] == "display_data"
+             and "hotline: cell" in m["content"]["data"].get("text/plain", "")]
+    check(len(shown) == 1, "kernel: one display_data with the report", msgs)
+    first_disp = min(i for i, m in enumerate(msgs) if m["msg_type"] == "display_data")
+    last_out = max(i for i, m in enumerate(msgs) if m["msg_type"] == "stream")
+    check(last_out < first_disp, "kernel: the report comes after the cell's output", msgs)
+    data = shown[0]["content"]["data"]
+    text, page = data["text/plain"], data.get("text/html", "")
+    check(text.startswith("hotline: cell In ["), "kernel: text/plain is the text report", text)
+    check_cell_report(this_cell(text), text, with_memory=True)
+    import html
+    rows = [r for r in page.split("<tr>") if ">%s</td>" % html.escape(BUSY) in r]
+    check(rows, "text/html: no row with the hot line's source text, escaped", page)
+    share = re.search(r">(\d+\.\d)% <span", rows[0])
+    check(share and float(share.group(1)) >= 50, "text/html: the hot line's share and bar",
+          rows[0])
+    for css in ("width:100%", "table-layout:fixed", "white-space:pre", "overflow:hidden",
+                "text-overflow:ellipsis", "max-width:"):
+        check(css in page, "text/html: no %r (it must fit the cell's width)" % css, page)
+    check(re.search(r"<th[^>]*>alloc MB</th>", page), "text/html: memory columns", page)
+    return text, page
+
+
+def case_kernel():
+    """A real ipykernel through jupyter_client: %%hotline report as a
+    display_data (text/plain and text/html) under the cell's output, live
+    view as display_data + update_display_data."""
+    env = dict(os.environ, HOTLINE_CONNECT="0")
+    env.pop("HOTLINE_SOCKET", None)
+    res = run_kernel(["%load_ext hotline", "TEXT = 'lorem ipsum dolor ' * 200", CELL,
+                      "%hotline live", LIVE_CELL], env)
+    out, _page = check_display_report(res[2])
     live = [{"text": m["content"]["data"].get("text/plain"),
              "id": m["content"]["transient"].get("display_id"),
              "update": m["msg_type"] == "update_display_data"}
@@ -296,8 +331,80 @@ def case_kernel():
     print("%d live messages" % len(live))
 
 
+class FakeEditor:
+    """A Unix socket where the kernel's agent streams, as the editor's
+    server's: everything it receives is kept (bytes)."""
+
+    def __init__(self, path):
+        import socket
+        import threading
+        self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.srv.bind(path)
+        self.srv.listen(8)
+        self.data = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        import threading
+        while True:
+            try:
+                conn, _ = self.srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.read, args=(conn,), daemon=True).start()
+
+    def read(self, conn):
+        while True:
+            b = conn.recv(1 << 16)
+            if not b:
+                return
+            with self.lock:
+                self.data.append(b)
+
+    def messages(self):
+        with self.lock:
+            raw = b"".join(self.data)
+        out = []
+        for line in raw.split(b"\n"):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+        return out
+
+
+def case_editor():
+    """The kernel streams to the editor (`%load_ext hotline` found a server's
+    socket): %%hotline still shows its report under the cell (a copy of the
+    agent's stream while the cell runs), and the stream tells the editor
+    where each cell began and ended (`cell` messages, issue 22)."""
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "agent.sock")
+        editor = FakeEditor(sock)
+        env = dict(os.environ, HOTLINE_SOCKET=sock)
+        env.pop("HOTLINE_CONNECT", None)
+        res = run_kernel(["%load_ext hotline", CELL, "x = 1"], env)
+        check("streaming this kernel to the editor" in stream(res[0]),
+              "the kernel did not connect to the socket", res[0])
+        text, _page = check_display_report(res[1])
+        cells = [m for m in editor.messages() if m.get("t") == "cell"]
+    check(any(m.get("t") == "hello" for m in editor.messages()), "no hello on the socket")
+    files = {m["file"] for m in cells}
+    check(len(cells) >= 4 and all("ipykernel_" in f for f in files),
+          "the stream's cell messages", cells)
+    ends = [m for m in cells if m["ev"] == "end"]
+    busy = [m for m in ends if m["wall_s"] >= 1.4]
+    check(len(busy) == 1 and 1.4 <= busy[0]["wall_s"] <= 3.0,
+          "the %%hotline cell's end with its wall seconds (~1.5 s)", cells)
+    check([m["ev"] for m in cells if m["file"] == busy[0]["file"]] == ["begin", "end"],
+          "one begin, then one end, per cell", cells)
+    print(text)
+    print("cell messages: %s" % json.dumps(cells))
+
+
 CASES = {"cell": case_cell, "on": case_on, "calls": case_calls, "leak": case_leak, "live": case_live,
-         "kernel": case_kernel}
+         "kernel": case_kernel, "editor": case_editor}
 
 if __name__ == "__main__":
     args = sys.argv[1:]

@@ -8,13 +8,24 @@
 When the editor's Hotline server listens for the workspace (the socket
 <workspace>/.hotline/agent.sock, found from the working directory upward),
 loading the extension connects the whole kernel to it (hotline.connect())
-and the editor shows the live line and the per-line profile; the magics then
-print no report. HOTLINE_CONNECT=0 keeps the text reports.
+and the editor shows the live line and the per-line profile. Each cell's
+begin and end go into that stream too (`cell` messages): the editor shows a
+cell's latest execution only, and its last few times in a lens (issue 22).
+`%%hotline` still shows its report under the cell: it reads a copy of the
+stream (the agent's tee) while the cell runs. HOTLINE_CONNECT=0 keeps the
+kernel off the editor.
+
+The report is text in a terminal IPython; in a Jupyter front end (a display
+publisher that is not the terminal's) it is a display_data with text/html (a
+table that fits the cell's width) and text/plain (the same text).
 
 Each profiled cell runs under its own agent (hotline.start() with `out` =
 a private file, memory on), stopped when the cell ends; the stream is read
 back and added up in Python (_report.py): no binary, no server. Between
-profiled cells nothing is installed, so unprofiled cells pay nothing.
+profiled cells nothing is installed, so unprofiled cells pay nothing. When
+the process is profiled already (streaming to the editor, hotline.start()),
+the running agent copies its stream to the private file while the cell runs
+instead (_agent.tee).
 
 Which files count as the cell (the agent's include, profiler/walk.c
 file_profiled): ipykernel compiles a cell to <tmp>/ipykernel_<pid>/<hash>.py,
@@ -41,6 +52,7 @@ cell's per-line results ({"t": "lines"}). Without that answer (another
 front end, no extension) nothing changes."""
 import atexit
 import contextvars
+import json
 import linecache
 import os
 import re
@@ -112,8 +124,15 @@ class Session:
         self.number = None  # the cell's In [N], when known before it runs
         ext.runs += 1
         self.out = os.path.join(ext.tmpdir(), "cell-%d.jsonl" % ext.runs)
+        # profiled already (the editor's stream, hotline.start()): a copy of
+        # that agent's stream while the cell runs, not an agent of our own
+        self.tee = hotline.running()
         self.t0 = time.perf_counter()
-        hotline.start(out=self.out, include=ext.include(), memory=True)
+        if self.tee:
+            from . import _agent
+            _agent.tee(self.out)
+        else:
+            hotline.start(out=self.out, include=ext.include(), memory=True)
 
     def this_cell(self):
         """(file name, number) the shell compiled self.cell to, or
@@ -135,8 +154,16 @@ class Session:
         return _report.format_report(*self.finish_profile()[:4])
 
     def finish_profile(self):
-        """Stop the agent; (profile, sources, wall s, title, cell file name)."""
-        hotline.stop()
+        """Stop the agent (or its copy); (profile, sources, wall s, title,
+        cell file name)."""
+        if self.tee:
+            from . import _agent
+            try:
+                _agent.tee(None)
+            except (OSError, RuntimeError):
+                pass  # the agent ended meanwhile: the file has what it wrote
+        else:
+            hotline.stop()
         wall = time.perf_counter() - self.t0
         name, number = self.this_cell()
         number = self.number if self.number is not None else number
@@ -197,6 +224,7 @@ class Extension:
         self.comm = None         # the comm to JupyterLab's extension, once opened
         self.lab = False         # ... and that extension answered it
         self.cell_id = None      # the running cell's id (JupyterLab sends it)
+        self.cell_run = None     # (cell file, perf_counter at its start): told to the editor
 
     def tmpdir(self):
         if self._tmp is None or not os.path.isdir(self._tmp):
@@ -328,14 +356,6 @@ class Extension:
         return path
 
     def _begin(self, cell, offset):
-        if hotline.connected():
-            print("hotline: this kernel streams to the editor (hotline.connect()):"
-                  " the profile is shown there", file=sys.stderr)
-            return None
-        if hotline.running():
-            print("hotline: this process is already profiled (hotline.start());"
-                  " no cell report", file=sys.stderr)
-            return None
         try:
             return Session(self, cell, offset)
         except Exception as e:  # no agent for this Python, agent refused
@@ -344,11 +364,41 @@ class Extension:
 
     def _end(self, session):
         try:
-            report = session.finish()
+            done = session.finish_profile()
         except Exception as e:
             print("hotline: no report: %s" % (e,), file=sys.stderr)
             return
-        print(report)
+        self.show_report(done)
+
+    def show_report(self, done):
+        """The report under the cell: a display_data with text/html and
+        text/plain in a Jupyter front end, the text printed in a terminal."""
+        text = _report.format_report(*done[:4])
+        if not _display_updates(self.shell):
+            print(text)
+            return
+        try:
+            from IPython.display import display
+            html = _report.format_html(*done[:4])
+            sys.stdout.flush()  # the cell's own output first
+            display({"text/plain": text, "text/html": html}, raw=True)
+        except Exception:
+            print(text)
+
+    # --- the editor: each cell's begin and end in the stream ------------------
+
+    def mark(self, ev, name, wall=None):
+        """Tell the editor's server that the cell of file `name` begins or
+        ends (a `cell` message in this kernel's stream, after what ran
+        before it; docs/agent-protocol.md)."""
+        msg = {"t": "cell", "ev": ev, "file": name}
+        if wall is not None:
+            msg["wall_s"] = round(wall, 4)
+        try:
+            from . import _agent
+            _agent.mark(json.dumps(msg))
+        except Exception:
+            pass  # never disturb the cell
 
     def pre_run_cell(self, info=None):
         self.depth += 1
@@ -357,6 +407,12 @@ class Extension:
         raw = getattr(info, "raw_cell", None) or ""
         self.cell_id = getattr(info, "cell_id", None)
         self.compiled_before = self.compiled()
+        self.cell_run = None
+        if hotline.connected():
+            name = self.cell_name(raw)  # ipykernel's: the hash of this very text
+            if name:
+                self.mark("begin", name)
+                self.cell_run = (name, time.perf_counter())
         lab = self.lab and self.comm is not None
         if (self.on or lab) and self.session is None and not _is_hotline_cell(raw):
             # JupyterLab alone: silently no per-line results where the
@@ -372,6 +428,10 @@ class Extension:
         self.depth = max(0, self.depth - 1)
         if self.depth != 0:
             return
+        if self.cell_run is not None:
+            name, t0 = self.cell_run
+            self.cell_run = None
+            self.mark("end", name, time.perf_counter() - t0)
         if self._live:
             self._live.finish()
             self._live = None
@@ -385,7 +445,7 @@ class Extension:
                     print("hotline: no report: %s" % (e,), file=sys.stderr)
                 return  # a hook that raises would print IPython's own error
             if self.on:  # not for the `%hotline off` cell itself
-                print(_report.format_report(*done[:4]))
+                self.show_report(done)
             if lab:
                 self.lab_send(session.lab_lines(done, self.cell_id))
 

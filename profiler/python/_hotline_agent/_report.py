@@ -236,31 +236,19 @@ class Source:
         self.label, self.offset, self.lines, self.whole = label, offset, lines, whole
 
 
-def format_report(prof, sources, wall_s, title, max_lines=200):
-    """The report (str). sources: {path: Source}; files in it come first,
-    in its order, showing every line when whole; other files with time or
-    memory follow, their lines with data only."""
+def _sections(prof, sources, max_lines):
+    """What both reports show: [(label, rows, more)], rows [(number shown,
+    Line or None, source text, leak or None)], more: lines left out."""
     import linecache
     total = prof.total_wall()
     leaks = prof.leaks()
     by_file = {}
     for (path, l), e in prof.lines.items():
         by_file.setdefault(path, {})[l] = e
-    mem_seen = any(e.alloc or e.freed for e in prof.lines.values())
-    out = []
-    head = "hotline: %s, %.2f s wall, %d samples" % (title, wall_s, prof.samples)
-    if total > 0:
-        head += ", %.2f s on these lines" % total
-    if prof.peak_mb and mem_seen:
-        head += "; memory peak %.1f MB" % prof.peak_mb
-    out.append(head)
-    out.append("  bar: share of the time, %s python  %s native  %s system (waiting)"
-               % (GLYPH["py"], GLYPH["nat"], GLYPH["sys"]))
-    cols = "  %5s %6s %8s %8s %8s %-*s %8s %8s  %s" % (
-        "line", "time%", "python", "native", "system", BAR, "", "alloc MB", "kept MB", "")
     order = [p for p in sources if p in by_file or sources[p].whole]
     order += sorted((p for p in by_file if p not in sources),
                     key=lambda p: -sum(e.wall + e.alloc for e in by_file[p].values()))
+    out = []
     for path in order:
         src = sources.get(path) or Source(path)
         rows = by_file.get(path, {})
@@ -272,36 +260,153 @@ def format_report(prof, sources, wall_s, title, max_lines=200):
                           or e.freed >= 0.05)
         if not nums:
             continue
-        out.append("")
-        out.append("  %s" % src.label)
-        out.append(cols.rstrip())
+        shown = []
         for l in nums[:max_lines]:
-            e = rows.get(l)
             if src.lines is not None:
                 text = src.lines[l - 1] if 0 < l <= len(src.lines) else ""
             else:
                 text = linecache.getline(path, l).rstrip("\n")
-            text = text.rstrip()
+            shown.append((l + src.offset, rows.get(l), text.rstrip(), leaks.get((path, l))))
+        out.append((src.label, shown, max(0, len(nums) - max_lines)))
+    return out
+
+
+def _headline(prof, wall_s, title, total, mem_seen):
+    head = "hotline: %s, %.2f s wall, %d samples" % (title, wall_s, prof.samples)
+    if total > 0:
+        head += ", %.2f s on these lines" % total
+    if prof.peak_mb and mem_seen:
+        head += "; memory peak %.1f MB" % prof.peak_mb
+    return head
+
+
+def _nothing(prof, wall_s, total, mem_seen):
+    """Why the report has no data, or None."""
+    if total > 0 or mem_seen:
+        return None
+    return "(no samples on the cell's lines: %s)" % (
+        "it ran for less than a few sampling intervals" if wall_s < 0.05
+        else "no profiled file ran; see docs/notebooks.md, which files count")
+
+
+def format_report(prof, sources, wall_s, title, max_lines=200):
+    """The report (str). sources: {path: Source}; files in it come first,
+    in its order, showing every line when whole; other files with time or
+    memory follow, their lines with data only."""
+    total = prof.total_wall()
+    mem_seen = any(e.alloc or e.freed for e in prof.lines.values())
+    out = [_headline(prof, wall_s, title, total, mem_seen)]
+    out.append("  bar: share of the time, %s python  %s native  %s system (waiting)"
+               % (GLYPH["py"], GLYPH["nat"], GLYPH["sys"]))
+    cols = "  %5s %6s %8s %8s %8s %-*s %8s %8s  %s" % (
+        "line", "time%", "python", "native", "system", BAR, "", "alloc MB", "kept MB", "")
+    for label, rows, more in _sections(prof, sources, max_lines):
+        out.append("")
+        out.append("  %s" % label)
+        out.append(cols.rstrip())
+        for num, e, text, lk in rows:
             if len(text) > 60:
                 text = text[:57] + "..."
             if e is None:
                 out.append(("  %5d %6s %8s %8s %8s %-*s %8s %8s  %s" % (
-                    l + src.offset, "", "", "", "", BAR, "", "", "", text)).rstrip())
+                    num, "", "", "", "", BAR, "", "", "", text)).rstrip())
                 continue
             pct = "%5.1f%%" % (100 * e.wall / total) if total > 0 and e.wall > 0 else ""
-            flag = ""
-            lk = leaks.get((path, l))
-            if lk:
-                flag = "  LEAK? +%.1f MB/s" % lk[1]
+            flag = "  LEAK? +%.1f MB/s" % lk[1] if lk else ""
             out.append(("  %5d %6s %8s %8s %8s %s %8s %8s  %s%s" % (
-                l + src.offset, pct, _s(e.py), _s(e.nat), _s(e.sys), bar(e, total),
+                num, pct, _s(e.py), _s(e.nat), _s(e.sys), bar(e, total),
                 _mb(e.alloc), _mb(e.kept), text, flag)).rstrip())
-        if len(nums) > max_lines:
-            out.append("  ... %d more lines" % (len(nums) - max_lines))
-    if total <= 0 and not mem_seen:
-        out.append("  (no samples on the cell's lines: %s)" % (
-            "it ran for less than a few sampling intervals" if wall_s < 0.05
-            else "no profiled file ran; see docs/notebooks.md, which files count"))
+        if more:
+            out.append("  ... %d more lines" % more)
+    why = _nothing(prof, wall_s, total, mem_seen)
+    if why:
+        out.append("  " + why)
     for msg in prof.errors:
         out.append("  agent error: %s" % msg)
+    return "\n".join(out)
+
+
+# --- the HTML report (Jupyter: display_data text/html) ----------------------
+
+HTML_COLORS = {"py": "#e4572e", "nat": "#f3a712", "sys": "#76b0de"}  # python, native, system
+HTML_SOURCE_MAX = "60em"  # a source cell never grows past this (ellipsis)
+
+
+def _esc(text):
+    import html
+    return html.escape(text, quote=True)
+
+
+def _html_bar(e, total):
+    """The line's share as an inline bar: python, native, system segments."""
+    parts = []
+    for k in ("py", "nat", "sys"):
+        w = 100.0 * getattr(e, k) / total if total > 0 else 0.0
+        if w >= 0.05:
+            parts.append('<span style="display:inline-block;height:0.8em;width:%.1f%%;'
+                         'background:%s"></span>' % (w, HTML_COLORS[k]))
+    return ('<span style="display:inline-block;width:6em;background:rgba(128,128,128,0.15);'
+            'white-space:nowrap;line-height:0;vertical-align:middle">%s</span>' % "".join(parts))
+
+
+def format_html(prof, sources, wall_s, title, max_lines=200):
+    """The report as an HTML table for a Jupyter front end (text/html of a
+    display_data): line, source text, seconds, share with a bar, memory
+    when measured. It fits the cell's width: the table takes 100 %, the
+    source column the rest, each source line on one line (white-space:
+    pre, never wrapped) cut with an ellipsis (its full text in the title)."""
+    total = prof.total_wall()
+    mem_seen = any(e.alloc or e.freed for e in prof.lines.values())
+    num = ("padding:0 0.5em;text-align:right;white-space:nowrap;"
+           "font-variant-numeric:tabular-nums")
+    src_css = ("padding:0 0.5em;text-align:left;white-space:pre;overflow:hidden;"
+               "text-overflow:ellipsis;max-width:%s;font-family:monospace" % HTML_SOURCE_MAX)
+    out = ['<div class="hotline-report" style="width:100%;max-width:100%;overflow:hidden">',
+           '<div style="font-family:monospace;white-space:pre-wrap;word-break:normal;'
+           'overflow-wrap:normal">%s</div>' % _esc(_headline(prof, wall_s, title, total,
+                                                            mem_seen))]
+    legend = " ".join('<span style="color:%s">\u25a0</span> %s' % (HTML_COLORS[k], n)
+                      for k, n in (("py", "python"), ("nat", "native"),
+                                   ("sys", "system (waiting)")))
+    out.append('<div style="font-size:smaller">bar: share of the time, %s</div>' % legend)
+    mem_cols = 2 if mem_seen else 0
+    for label, rows, more in _sections(prof, sources, max_lines):
+        out.append('<div style="margin-top:0.5em;font-weight:bold">%s</div>' % _esc(label))
+        out.append('<table style="width:100%;table-layout:fixed;border-collapse:collapse;'
+                   'margin:0">')
+        out.append('<colgroup><col style="width:4em"><col><col style="width:5.5em">'
+                   '<col style="width:10.5em">%s</colgroup>'
+                   % ('<col style="width:6em"><col style="width:6em">' if mem_seen else ""))
+        out.append('<thead><tr><th style="%s">line</th><th style="%s">source</th>'
+                   '<th style="%s">seconds</th><th style="%s">share</th>%s</tr></thead><tbody>'
+                   % (num, src_css, num, num,
+                      '<th style="%s">alloc MB</th><th style="%s">kept MB</th>' % (num, num)
+                      if mem_seen else ""))
+        for n, e, text, lk in rows:
+            cells = ['<td style="%s">%d</td>' % (num, n),
+                     '<td style="%s" title="%s">%s</td>' % (src_css, _esc(text), _esc(text))]
+            if e is None:
+                cells.append('<td></td><td></td>' + '<td></td>' * mem_cols)
+            else:
+                pct = "%.1f%%" % (100 * e.wall / total) if total > 0 and e.wall > 0 else ""
+                cells.append('<td style="%s">%s</td>' % (num, _s(e.wall)))
+                cells.append('<td style="%s">%s %s</td>' % (
+                    num, pct, _html_bar(e, total) if pct else ""))
+                if mem_seen:
+                    kept = _mb(e.kept)
+                    if lk:
+                        kept += ' <b title="the server\'s leak rule">LEAK? +%.1f MB/s</b>' % lk[1]
+                    cells.append('<td style="%s">%s</td><td style="%s">%s</td>' % (
+                        num, _mb(e.alloc), num, kept))
+            out.append("<tr>%s</tr>" % "".join(cells))
+        if more:
+            out.append('<tr><td></td><td colspan="%d">\u2026 %d more lines</td></tr>'
+                       % (3 + mem_cols, more))
+        out.append("</tbody></table>")
+    why = _nothing(prof, wall_s, total, mem_seen)
+    if why:
+        out.append("<div>%s</div>" % _esc(why))
+    for msg in prof.errors:
+        out.append("<div>agent error: %s</div>" % _esc(msg))
+    out.append("</div>")
     return "\n".join(out)
