@@ -25,6 +25,7 @@ static void *report_open(struct attach_sink *k)
         free(c);
         return NULL;
     }
+    profile_conn_live(c->pc);
     agent_reader_init(&c->rd);
     return c;
 }

@@ -144,6 +144,7 @@ static void on_connection(uv_stream_t *srv, int status)
     else
         store = a->cb.on_accept ? a->cb.on_accept(a, a->ud) : NULL;
     c->ac.pc = store ? profile_conn_new(store) : NULL;
+    profile_conn_live(c->ac.pc);
     if (!c->ac.pc || agentconn_read_start(&c->ac)) conn_close(c);
 }
 

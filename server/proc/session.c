@@ -181,6 +181,7 @@ static void on_connection(uv_stream_t *srv, int status)
         free(c);
         return;
     }
+    profile_conn_live(c->ac.pc);
     c->s = s;
     c->next = s->conns;
     s->conns = c;

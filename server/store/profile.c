@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- string-keyed hash map (keys owned by the map) ---------------------- */
@@ -125,6 +126,8 @@ struct prof_conn {
     size_t proc;    /* index in p->procs + 1, 0 = none */
     double off;     /* + an agent ts = the timeline's clock (timeline_offset) */
     double last_ts; /* of the previous delta: where the next one's period starts */
+    int live;       /* profile_conn_live: messages arrive as the agent sends them */
+    int guess_off;  /* live, hello without mono0: off from the first delta's arrival */
     struct agent_kept_pt pts[AGENT_WIRE_MAX_KEPT_PTS]; /* one line entry's kept_pts */
 };
 
@@ -523,6 +526,11 @@ struct prof_conn *profile_conn_new(struct profile *p)
     return c;
 }
 
+void profile_conn_live(struct prof_conn *c)
+{
+    if (c) c->live = 1;
+}
+
 void profile_conn_free(struct prof_conn *c)
 {
     if (!c) return;
@@ -574,6 +582,11 @@ static int apply_hello(struct prof_conn *c, const struct agent_msg *m)
         return -ENOMEM;
     if (p->meta.interval_ms <= 0) p->meta.interval_ms = m->u.hello.interval_ms;
     c->off = timeline_offset(&p->tl, m->u.hello.mono0);
+    /* An agent of another host (over TCP: its CLOCK_MONOTONIC means nothing
+     * here, so its forwarder drops mono0): its ts 0 is placed by when its
+     * first delta arrives, below. A saved stream read later has no such
+     * clue: its times stay its own. */
+    c->guess_off = c->live && !(m->u.hello.mono0 > 0);
     return 0;
 }
 
@@ -607,6 +620,15 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
     struct profile *p = c->p;
     int rc = 0;
     p->meta.samples = add_count(p->meta.samples, m->u.delta.samples);
+    if (c->guess_off && m->u.delta.ts > 0) {
+        /* arrival - ts: the agent's ts 0 on this host's clock, late by the
+         * network and the queue (milliseconds; deltas come every ~0.1 s) */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double mono = (double)now.tv_sec + now.tv_nsec * 1e-9;
+        if (mono > m->u.delta.ts) c->off = timeline_offset(&p->tl, mono - m->u.delta.ts);
+        c->guess_off = 0;
+    }
     if (c->proc) p->procs[c->proc - 1].last_ts = m->u.delta.ts;
     memprof_touch(p->mem, m->u.delta.ts);
     struct agent_line_entry e;

@@ -168,6 +168,10 @@ void profile_describe_exit(int status, int sig, char *buf, size_t n);
 struct prof_conn;
 /* New per-connection id mapping for p (borrowed; must outlive the conn). */
 struct prof_conn *profile_conn_new(struct profile *p);
+/* c's messages arrive as its agent sends them (a socket, not a saved
+ * stream): a hello without mono0 (an agent of another host) is then placed
+ * on the timeline by when its first delta arrives. */
+void profile_conn_live(struct prof_conn *c);
 void profile_conn_free(struct prof_conn *c);
 /* Apply one decoded message (borrowed). hello/str/stack/delta/end change the
  * store; other types are ignored. Returns 0, -EPROTO on an id used before its

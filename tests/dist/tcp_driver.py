@@ -2,10 +2,12 @@
 starts remote_agent.py with the run's address (its host replaced by
 HOST when given) and TOKEN ("right": $HOTLINE_TOKEN; "wrong": another),
 outside the run (no HOTLINE_SOCKET, no bootstrap), optionally under a
-command prefix (ip netns exec NS), and prints the child's JSON line."""
+command prefix (ip netns exec NS), and prints the child's JSON line.
+HOTLINE_TEST_DELAY=S: sleep S seconds before starting the child."""
 import os
 import subprocess
 import sys
+import time
 
 
 def main():
@@ -21,6 +23,8 @@ def main():
            if not k.startswith("HOTLINE_") and k != "LD_PRELOAD"}
     env["PYTHONPATH"] = os.environ["HOTLINE_TEST_PKGS"]
     here = os.path.dirname(os.path.abspath(__file__))
+    # the timeline check: the child starts this late after the run's origin
+    time.sleep(float(os.environ.get("HOTLINE_TEST_DELAY", "0")))
     out = subprocess.run(prefix + [sys.executable, os.path.join(here, "remote_agent.py"), addr,
                                    token, "1.0"], env=env, stdout=subprocess.PIPE, text=True,
                          timeout=120)

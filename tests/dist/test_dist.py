@@ -338,11 +338,15 @@ def func_seconds(prof, path_end, name):
     return secs, pids
 
 
+TCP_DELAY = 1.0  # the child starts this long after the run (its timeline check)
+
+
 def run_tcp(a, tmp, which, listen="127.0.0.1:0", host="-", prefix=()):
     job = os.path.join(tmp, "job")
     out = os.path.join(tmp, "tcp.json")
     env = dict(os.environ)
     env.pop("HOTLINE_SOCKET", None)
+    env["HOTLINE_TEST_DELAY"] = str(TCP_DELAY)
     env["HOTLINE_TEST_PKGS"] = os.path.join(tmp, "pkgs")
     cmd = [a.hotline, "run", "--python", sys.executable, "--listen-tcp", listen, "--json", out,
            "tcp_driver.py", which, host] + list(prefix)
@@ -369,6 +373,24 @@ def check_tcp_right(r, child, prof, secs, pids):
         errs.append("remote_burn's pids %s are not the child's %d" % (sorted(pids), child["pid"]))
     if "wrong token" in r.stderr:
         errs.append("a right token was refused")
+    # Its host's clock means nothing here (no mono0): the server places its
+    # ts 0 by its first delta's arrival, so its ticks fall where it ran:
+    # after the driver's TCP_DELAY s of sleep, within the run (before: at 0).
+    ticks = (prof.get("timeline") or {}).get("ticks") or []
+    mine = [t for t in ticks if t[2] == child["pid"]]
+    others = [t for t in ticks if t[2] != child["pid"]]
+    if not mine:
+        errs.append("the child has no timeline ticks")
+    else:
+        first, last = min(t[0] for t in mine), max(t[1] for t in mine)
+        end = max((t[1] for t in others), default=0)
+        print("timeline: the child's ticks %.2f-%.2f s, the run's other ticks end at %.2f s"
+              % (first, last, end))
+        if not TCP_DELAY - 0.3 <= first <= TCP_DELAY + 2.0:
+            errs.append("the child's first tick at %.2f s; it started after %.1f s"
+                        % (first, TCP_DELAY))
+        if others and last > end + 0.5:
+            errs.append("the child's ticks end at %.2f s, after the run's (%.2f s)" % (last, end))
     if errs:
         sys.stderr.write(r.stderr)
         raise SystemExit("; ".join(errs))
