@@ -196,9 +196,8 @@ int mem_window(agent_t *a, int open)
     /* the program ran slower in the window: the wrappers (calls x their
      * calibrated cost) and the samples taken (measured) */
     uint64_t calls = atomic_load_explicit(&g_mem.win_calls, memory_order_relaxed);
-    double extra =
-        (double)calls * g_mem.call_cost +
-        atomic_load_explicit(&g_mem.win_sample_s, memory_order_relaxed);
+    double extra = (double)calls * g_mem.call_cost +
+                   atomic_load_explicit(&g_mem.win_sample_s, memory_order_relaxed);
     double len_eff = len - extra > 0.25 * len ? len - extra : 0.25 * len;
     double span_eff = span - extra > len_eff ? span - extra : len_eff;
     g_mem.win_scale[atomic_load_explicit(&g_mem.win_id, memory_order_relaxed) % MEM_WIN_RING] =
