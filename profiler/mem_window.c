@@ -21,9 +21,9 @@
  * path (+45% wall time on a loop of small dicts and strings). So when the
  * domains are plain pymalloc, the hooks are in place
  * only during short windows that the sampler thread opens between its ticks
- * (~0.2 ms every ~2 ms, jittered: ~10% of the time, and short enough that a
- * burst of a few ms is seen by several); outside them the runtime's structs
- * hold pymalloc's own functions again.
+ * (~0.6 ms every ~3 ms, jittered: ~17% of the time; fewer, longer windows
+ * than 0.2 every 1 ms because each costs two wake-ups, sampler.c); outside
+ * them the runtime's structs hold pymalloc's own functions again.
  *   - Allocations up to MEM_PYMALLOC_MAX bytes are sampled in windows only,
  *     with a gap of mean / MEM_WIN_DIV, and a sample stands for the time
  *     around its window: weight scale = (time since the previous window
