@@ -21,9 +21,9 @@
  * path (+45% wall time on a loop of small dicts and strings). So when the
  * domains are plain pymalloc, the hooks are in place
  * only during short windows that the sampler thread opens between its ticks
- * (~0.2 ms every ~2 ms, jittered: ~10% of the time, and short enough that a
- * burst of a few ms is seen by several); outside them the runtime's structs
- * hold pymalloc's own functions again.
+ * (~0.6 ms every ~3 ms, jittered: ~17% of the time; fewer, longer windows
+ * than 0.2 every 1 ms because each costs two wake-ups, sampler.c); outside
+ * them the runtime's structs hold pymalloc's own functions again.
  *   - Allocations up to MEM_PYMALLOC_MAX bytes are sampled in windows only,
  *     with a gap of mean / MEM_WIN_DIV, and a sample stands for the time
  *     around its window: weight scale = (time since the previous window
@@ -164,16 +164,16 @@ int mem_windows_on(void)
     return g_mem.windowed && atomic_load_explicit(&g_mem.on, memory_order_relaxed);
 }
 
-void mem_window(agent_t *a, int open)
+int mem_window(agent_t *a, int open)
 {
     (void)a;
-    if (!g_mem.windowed || !atomic_load_explicit(&g_mem.on, memory_order_relaxed)) return;
+    if (!g_mem.windowed || !atomic_load_explicit(&g_mem.on, memory_order_relaxed)) return 0;
     double now = clock_mono();
     if (open) {
-        if (g_mem.win_open) return;
+        if (g_mem.win_open) return 0;
         if (!mem__win_slots_ours()) {
             g_mem.windowed = 0;
-            return;
+            return 0;
         }
         uint32_t id = atomic_load_explicit(&g_mem.win_id, memory_order_relaxed) + 1;
         if (!id) id = 1;
@@ -184,20 +184,20 @@ void mem_window(agent_t *a, int open)
         g_mem.win_t0 = now;
         if (!mem__win_set(1)) {
             g_mem.windowed = 0;
-            return;
+            return 0;
         }
         __atomic_store_n(&g_mem.win_open, 1, __ATOMIC_RELAXED);
-        return;
+        return 0;
     }
-    if (!g_mem.win_open) return;
+    if (!g_mem.win_open) return 0;
     if (!mem__win_slots_ours() || !mem__win_set(0)) g_mem.windowed = 0;
     __atomic_store_n(&g_mem.win_open, 0, __ATOMIC_RELAXED);
     double len = now - g_mem.win_t0, span = now - g_mem.win_prev;
     /* the program ran slower in the window: the wrappers (calls x their
      * calibrated cost) and the samples taken (measured) */
-    double extra =
-        (double)atomic_load_explicit(&g_mem.win_calls, memory_order_relaxed) * g_mem.call_cost +
-        atomic_load_explicit(&g_mem.win_sample_s, memory_order_relaxed);
+    uint64_t calls = atomic_load_explicit(&g_mem.win_calls, memory_order_relaxed);
+    double extra = (double)calls * g_mem.call_cost +
+                   atomic_load_explicit(&g_mem.win_sample_s, memory_order_relaxed);
     double len_eff = len - extra > 0.25 * len ? len - extra : 0.25 * len;
     double span_eff = span - extra > len_eff ? span - extra : len_eff;
     g_mem.win_scale[atomic_load_explicit(&g_mem.win_id, memory_order_relaxed) % MEM_WIN_RING] =
@@ -211,6 +211,7 @@ void mem_window(agent_t *a, int open)
     if (span > atomic_load_explicit(&g_mem.win_span_max, rx))
         atomic_store_explicit(&g_mem.win_span_max, span, rx);
     atomic_store_explicit(&g_mem.win_n, atomic_load_explicit(&g_mem.win_n, rx) + 1, rx);
+    return calls > 0;
 }
 
 void mem_window_stats(mem_win_stats_t *st)

@@ -24,6 +24,8 @@ typedef struct {
     double len_mean, span_mean, span_max, call_cost;
 } mem_win_stats_t;
 void mem_window_stats(mem_win_stats_t *st);
-void mem_window(agent_t *a, int open);
+/* Open (1) or close (0) a window. Closing returns 1 when the window saw a
+ * call of the Python domains (the program allocated in it), else 0. */
+int mem_window(agent_t *a, int open);
 
 #endif

@@ -43,9 +43,20 @@
 #define PROBE_MAX_ROUNDS 12
 #define PROBE_MAX_WINDOW 1e-3
 #define PROBE_BURST 4
-/* memory windows (memhooks.c): open this long, every ~MEM_WIN_GAP (+-50%) */
-#define MEM_WIN_LEN 200e-6
-#define MEM_WIN_GAP 1e-3
+/* memory windows (mem_window.c): open this long, every ~MEM_WIN_GAP (+-50%).
+ * Each window is two wake-ups of this thread, ~20-30 us of CPU each in a VM
+ * (docs/memory.md, "Windows: what they cost"): 0.6 ms every 3 ms rather than
+ * 0.2 every 1 ms, the same share of the time in windows, a third of the
+ * wake-ups. Windows that see no call of the Python domains for
+ * MEM_WIN_IDLE_S (no Python thread allocating: an idle process, a long C
+ * call) double the gap, up to MEM_WIN_GAP_MAX; the first window that sees
+ * a call brings it back. The gap is chosen before the window it precedes,
+ * from what earlier windows saw, so the weights (span / length) stay
+ * unbiased. */
+#define MEM_WIN_LEN 600e-6
+#define MEM_WIN_GAP 3e-3
+#define MEM_WIN_IDLE_S 20e-3
+#define MEM_WIN_GAP_MAX 24e-3
 #define PROBE_GAP 20e-6 /* sleep, not spin: the sampler may share a core with the thread */
 
 /* Run-queue wait (runnable, not running) of the thread, seconds, or 0. */
@@ -755,7 +766,7 @@ static void *sampler_main(void *arg)
         a->tid_off = -1; /* not the layout we guessed: sample nothing */
     const char *reason = "stop";
     a->next_delta = clock_mono() + DELTA_PERIOD;
-    double next_win = clock_mono();
+    double next_win = clock_mono(), win_gap = MEM_WIN_GAP, win_busy = next_win;
     a->last_tick = next_win; /* threads first seen at the first tick: charged from here */
     for (;;) {
         double d = a->interval_s * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
@@ -770,9 +781,15 @@ static void *sampler_main(void *arg)
                 double w_end = t + MEM_WIN_LEN; /* a request may wake us early */
                 while (!wait_until(a, w_end) && clock_mono() < w_end)
                     serve_request(a);
-                mem_window(a, 0);
-                next_win =
-                    clock_mono() + MEM_WIN_GAP * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
+                int used = mem_window(a, 0);
+                double c = clock_mono();
+                if (used) {
+                    win_busy = c;
+                    win_gap = MEM_WIN_GAP;
+                } else if (c - win_busy > MEM_WIN_IDLE_S) {
+                    win_gap = win_gap * 2 < MEM_WIN_GAP_MAX ? win_gap * 2 : MEM_WIN_GAP_MAX;
+                }
+                next_win = c + win_gap * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
             }
         }
         if (atomic_load(&a->stop_req)) {

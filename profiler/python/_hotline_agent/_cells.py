@@ -22,12 +22,12 @@ The thread starts when marimo is imported (an audit hook on "import" sees
 it; a hook stays for the process's life, so it only compares a name) or
 at once when it already is. It waits inside the agent without the GIL,
 costs nothing while no cell runs, and ends when the agent stops (an attach
-that lets go leaves no thread behind; it adds no audit hook either)."""
-import ast
+that lets go leaves no thread behind; it adds no audit hook either).
+ast and threading are imported when marimo is: every `hotline run` loads
+this module at start-up, where they cost ~1.5 ms (docs/benchmarks.md)."""
 import os
 import stat
 import sys
-import threading
 
 _state = {"hook": False, "pid": 0}
 _files = {}   # notebook path -> ((mtime_ns, size), [(first line, [lines])] of its cells)
@@ -60,6 +60,7 @@ def _start():
     if _state["pid"] == os.getpid():
         return
     _state["pid"] = os.getpid()  # a forked child starts its own
+    import threading
     t = threading.Thread(target=_loop, name="hotline-cells", daemon=True)
     t.start()
 
@@ -216,12 +217,14 @@ def _cells_of(path):
 
 
 def _is_cell_decorator(d):
+    import ast
     if isinstance(d, ast.Call):
         d = d.func
     return isinstance(d, ast.Attribute) and d.attr in ("cell", "function", "class_definition")
 
 
 def _parse(src):
+    import ast
     tree = ast.parse(src)
     text = src.decode("utf-8", "replace").splitlines()
     cells = []
