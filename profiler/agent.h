@@ -61,8 +61,10 @@ typedef struct {
     unsigned delta_seq; /* deltas emitted */
     int have_base;
     double last_wall, last_cpu, last_rq;
-    int was_running;     /* at the previous sample */
-    uint64_t sample_sig; /* innermost frame state at the previous sample (walk_probe) */
+    int was_running;       /* at the previous sample */
+    int have_stack;        /* fr/nfr and stack_frame hold a sample's reading */
+    uintptr_t stack_frame; /* its innermost frame then (walk_top_frame) */
+    uint64_t sample_sig;   /* innermost frame state at the previous sample (walk_probe) */
     int sample_sig_ok;
     int run_cat;   /* last running category seen (CAT_PY/CAT_NAT) */
     int state_now; /* category of the latest sample */
@@ -169,6 +171,7 @@ struct agent {
     int mem_errors;
     uint64_t probe_stats[3]; /* probes: moved (py), frozen+cpu (nat), idle */
     uint64_t site_stats[3];  /* samples decided by their call site: py, nat; none (site.h) */
+    uint64_t asleep_reuse;   /* thread samples that reused an asleep thread's last reading */
 };
 typedef struct agent agent_t;
 

@@ -464,7 +464,7 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
     mem_win_stats_t w;
     mem_window_stats(&w);
     return Py_BuildValue(
-        "{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:K,s:K,s:K,s:i,s:i,s:s,s:i,s:K,s:d,s:d,s:d,s:d,s:d}",
+        "{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:K,s:K,s:K,s:i,s:i,s:s,s:i,s:K,s:d,s:d,s:d,s:d,s:d,s:K}",
         "ticks", (unsigned long long)a->ticks, "thread_samples",
         (unsigned long long)a->thread_samples, "cost_s", a->cost_s, "mem_errors", a->mem_errors,
         "probe_py", (unsigned long long)a->probe_stats[0], "probe_nat",
@@ -474,7 +474,8 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
         "memory", a->memory, "shim", mem_shim_loaded(), "mem_mode", mem_mode(), "gpu",
         gpu_available(), "win_n", (unsigned long long)w.n, "win_len_ms", w.len_mean * 1e3,
         "win_span_ms", w.span_mean * 1e3, "win_span_max_ms", w.span_max * 1e3, "call_cost_ns",
-        w.call_cost * 1e9, "late_max_ms", a->late_max * 1e3);
+        w.call_cost * 1e9, "late_max_ms", a->late_max * 1e3, "asleep_reuse",
+        (unsigned long long)a->asleep_reuse);
 }
 
 /* Test hook: our decoder on a code object's own table (no sampling). */
