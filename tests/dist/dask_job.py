@@ -7,7 +7,9 @@ HOTLINE_TEST_NO_BOOT=1 starts the workers without Hotline's bootstrap, so
 that the plugin has to start their agents; HOTLINE_TEST_TCP=1 has them
 stream over the run's TCP gate (hotline run --listen-tcp);
 HOTLINE_TEST_WORK=1 maps work() (a fixed amount) instead of burn();
-HOTLINE_TEST_OUT=FILE writes the JSON line to FILE too."""
+HOTLINE_TEST_OUT=FILE writes the JSON line to FILE too; HOTLINE_TEST_ONE=1
+runs N/2 work() tasks in this process, no cluster (the overhead
+benchmark's one-process baseline)."""
 import json
 import os
 import sys
@@ -36,6 +38,16 @@ def work(n):
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 8
     per = float(sys.argv[2]) if len(sys.argv) > 2 else 0.3
+    if os.environ.get("HOTLINE_TEST_ONE"):
+        # the overhead benchmark's baseline: one worker's share of the tasks
+        # (N/2 of them) run in this one process, no cluster
+        t0 = time.perf_counter()
+        res = [work(int(per * 30e6)) for _ in range(n // 2)]
+        print(json.dumps({"driver": os.getpid(), "workers": [os.getpid()],
+                          "task_s": sum(r[1] for r in res), "job_s": time.perf_counter() - t0,
+                          "task_cpu_s": sum(r[2] for r in res),
+                          "worker_cpu_s": time.process_time()}), flush=True)
+        return
     if os.environ.get("HOTLINE_TEST_NO_BOOT"):
         os.environ.pop("HOTLINE_BOOT", None)  # the workers' sitecustomize starts nothing
     from distributed import Client, LocalCluster

@@ -326,6 +326,54 @@ def dask_editor(a, py, tmp):
                 pass
 
 
+def dask_overhead(a, py, tmp):
+    """Not a test: the job (8 tasks of a fixed amount of work, about 2 s
+    each, on 2 workers) without Hotline, with it (memory on: the default),
+    and with --no-memory; and the same work of one worker (4 tasks) in one
+    process without and with Hotline: the per-process cost a worker should
+    keep. Interleaved rounds; medians; the load average of each round."""
+    variants = [("dask", "plain", dict(HOTLINE_TEST_WORK="1"), None),
+                ("dask", "hotline", dict(HOTLINE_TEST_PLUGIN="1", HOTLINE_TEST_WORK="1"), ()),
+                ("dask", "hotline --no-memory", dict(HOTLINE_TEST_PLUGIN="1",
+                                                     HOTLINE_TEST_WORK="1"), ("--no-memory",)),
+                ("one", "plain", dict(HOTLINE_TEST_ONE="1"), None),
+                ("one", "hotline", dict(HOTLINE_TEST_ONE="1"), ()),
+                ("one", "hotline --no-memory", dict(HOTLINE_TEST_ONE="1"), ("--no-memory",))]
+    runs = {(k, v): [] for k, v, _, _ in variants}
+    loads = []
+    for _ in range(a.runs):  # interleaved: the machine's drift hits every variant
+        with open("/proc/loadavg") as f:
+            loads.append(float(f.read().split()[0]))
+        for kind, name, extra_env, opts in variants:
+            r = run_job(a, py, tmp, env_for(tmp, py, **extra_env), hotline=opts is not None,
+                        n=8, per=2.0, tolerate=True,
+                        extra=list(opts or ()) + a.hotline_args.split())
+            runs[(kind, name)].append(r)
+
+    def med(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2] if len(xs) % 2 else 0.5 * (xs[len(xs) // 2 - 1] + xs[len(xs) // 2])
+    print("load average (1 min) at each round: %s" % loads)
+    print("| setting | job wall s | task CPU s | process CPU s (samplers included) | "
+          "wall vs plain | task CPU vs plain | process CPU vs plain |")
+    print("|---|---|---|---|---|---|---|")
+    for kind, name, _, _ in variants:
+        rs = runs[(kind, name)]
+        base = runs[(kind, "plain")]
+        w, t, c = (med([r[k] for r in rs]) for k in ("job_s", "task_cpu_s", "worker_cpu_s"))
+        w0, t0, c0 = (med([r[k] for r in base]) for k in ("job_s", "task_cpu_s", "worker_cpu_s"))
+        label = ("Dask, 2 workers x 4 tasks" if kind == "dask" else "one process, 4 tasks")
+        print("| %s, %s | %.2f | %.2f | %.2f | %.3f | %.3f | %.3f |" % (
+            label, name, w, t, c, w / w0, t / t0, c / c0))
+    for key, rs in runs.items():
+        bad = [r for r in rs if r["rc"]]
+        if bad:
+            print("%s %s: %d of %d runs failed after their work (the cluster's close: %s)" % (
+                key[0], key[1], len(bad), len(rs), "; ".join(sorted(set(
+                    x for r in bad for x in r["stderr"].splitlines()
+                    if "still alive" in x or "Error" in x[:40]))[:3])))
+
+
 def func_seconds(prof, path_end, name):
     """(seconds, pids) of function name in the file ending with path_end."""
     secs, pids = 0.0, set()
@@ -647,35 +695,7 @@ def main():
         elif a.case == "dask_editor":
             dask_editor(a, py, tmp)
         elif a.case == "dask_overhead":
-            runs = {"without": [], "with": []}
-            for _ in range(a.runs):  # interleaved: the machine's drift hits both
-                runs["without"].append(run_job(a, py, tmp, env_for(tmp, py, HOTLINE_TEST_WORK="1"),
-                                               hotline=False, n=8, per=2.0, tolerate=True))
-                runs["with"].append(run_job(a, py, tmp, env_for(tmp, py, HOTLINE_TEST_PLUGIN="1",
-                                                                HOTLINE_TEST_WORK="1"),
-                                            n=8, per=2.0, tolerate=True,
-                                            extra=a.hotline_args.split()))
-
-            def med(xs):
-                return sorted(xs)[len(xs) // 2]
-            for key, what in (("job_s", "map+gather wall"),
-                              ("wall", "whole run wall, cluster start and stop included"),
-                              ("task_cpu_s", "CPU of the tasks' threads, summed"),
-                              ("worker_cpu_s", "CPU of the worker processes up to their "
-                                               "last task (samplers included), summed")):
-                w0 = [r[key] for r in runs["without"]]
-                w1 = [r[key] for r in runs["with"]]
-                print("dask job, 8 tasks of about 2 s of fixed work on 2 workers, %s: "
-                      "without Hotline %s s, with %s s; median overhead %.1f %%" % (what, [round(x, 2) for x in w0],
-                                                    [round(x, 2) for x in w1],
-                                                    100 * (med(w1) / med(w0) - 1)))
-            for k, rs in runs.items():
-                bad = [r for r in rs if r["rc"]]
-                if bad:
-                    print("%s Hotline: %d of %d runs failed after their work (the cluster's "
-                          "close: %s)" % (k, len(bad), len(rs), "; ".join(
-                              sorted(set(x for r in bad for x in r["stderr"].splitlines()
-                                         if "still alive" in x or "Error" in x[:40]))[:3])))
+            dask_overhead(a, py, tmp)
         else:
             raise SystemExit("unknown case %s" % a.case)
     finally:
