@@ -517,6 +517,16 @@ static void tick(agent_t *a)
         ks[i].cpu0 = t->probe_on ? clock_thread_cpu(t->tid) : 0;
         probe_start(&t->probe, t->probe_on ? sig : 0, nogil, ks[i].cpu0, clock_mono());
         probing += t->probe_on;
+        /* in C code at the sample (a call, an operator): pairs at once,
+         * before any sleep, while they stay frozen (site.h, SITE_LEAD_PAIRS):
+         * a call that returns soon after was still the sample's */
+        if (t->probe_on && (ks[i].site == SITE_CALL || ks[i].site == SITE_OP))
+            for (int b = 0; b < SITE_LEAD_PAIRS; b++) {
+                uint64_t s2;
+                if (walk_probe(t->tstate, &s2) != 0) break;
+                double cpu = clock_thread_cpu(t->tid);
+                if (!probe_pair(&t->probe, s2, nogil, cpu, clock_mono())) break;
+            }
     }
     if (probing) {
         double w0 = clock_mono(), wake = w0;

@@ -159,6 +159,14 @@ static inline void site_learn(site_hist_t *tab, uint64_t key, int verdict)
  * more (pairs stretched by a loaded machine, which are never counted
  * frozen: probe.h) says nothing about how long the call lasted. */
 #define SITE_SHORT_CPU 100e-6
+/* Frozen pairs in a row taken at once from the sample (the sampler's
+ * first burst, ~1 us apart, no sleep): the thread was inside the C code at
+ * the sample, however soon after it returned. A call of ~100-150 us
+ * (numpy's `a @ b` of 160x160 on a fast core) ended before the first
+ * slept pair in a quarter of the windows (a 20 us sleep takes 50-200 us
+ * in a VM) and read 20-33% python; a short call (perf_counter()) moves
+ * within ~0.1 us, so 4 chance repeats in a row stay ~2.5% (probe.h). */
+#define SITE_LEAD_PAIRS 4
 
 /* The category of a running sample: site is the class of the innermost
  * frame's instruction at the sample (refined by what is on the stack: the
@@ -169,7 +177,8 @@ static inline void site_learn(site_hist_t *tab, uint64_t key, int verdict)
  *     window saw (a freeze there is the hypervisor or a CPU taken away);
  *   - SITE_CALL / SITE_OP: the thread is in C code at the sample.
  *     CAT_NAT when the window saw it stay there (SITE_MIN_FROZEN, or the
- *     probe's own CAT_NAT); CAT_PY when it moved on within SITE_SHORT_CPU
+ *     probe's own CAT_NAT, or SITE_LEAD_PAIRS frozen at once from the
+ *     sample); CAT_PY when it moved on within SITE_SHORT_CPU
  *     (perf_counter() in a Python loop: the loop's overhead, as before);
  *     otherwise (no CPU in the window, or a movement after more CPU than
  *     that) what this site's conclusive windows said, and without a
@@ -188,7 +197,7 @@ static inline int site_verdict(int site, const probe_t *p, int probe, const site
     } else if (site != SITE_CALL && site != SITE_OP) {
         v = probe;
     } else if ((p && p->frozen_n >= SITE_MIN_PAIRS && p->frozen_s >= SITE_MIN_FROZEN) ||
-               probe == CAT_NAT) {
+               probe == CAT_NAT || (p && p->lead_frozen >= SITE_LEAD_PAIRS)) {
         v = l = CAT_NAT;
     } else if (probe == CAT_PY && p && p->cpu - p->cpu_start <= SITE_SHORT_CPU) {
         v = l = CAT_PY;

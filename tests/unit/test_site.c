@@ -133,6 +133,35 @@ static void test_call_that_lasted_is_native(void)
     CHECK_EQ(site_verdict(SITE_PY, &p, CAT_NAT, NULL, 1, NULL), CAT_PY);
 }
 
+static void test_call_ending_soon_is_native(void)
+{
+    /* numpy's a @ b of ~135 us, sampled 120 us in: the burst taken at once
+     * (~1 us apart) sees it frozen 4 times, then the first slept pair sees
+     * it moved on, with 3 us of frozen CPU only: still the sample's call */
+    probe_t p = {0};
+    probe_start(&p, 7, 0, 1.0, 10.0);
+    double cpu = 1.0, wall = 10.0;
+    for (int i = 0; i < SITE_LEAD_PAIRS; i++)
+        CHECK_EQ(probe_pair(&p, 7, 0, cpu += 0.8e-6, wall += 1e-6), 1);
+    CHECK_EQ(p.lead_frozen, SITE_LEAD_PAIRS);
+    probe_pair(&p, 9, 0, cpu += 60e-6, wall += 80e-6);
+    CHECK(p.frozen_s < SITE_MIN_FROZEN);
+    CHECK_EQ(probe_verdict(&p, 10e-3), CAT_PY);
+    CHECK_EQ(site_verdict(SITE_OP, &p, CAT_PY, NULL, 1, NULL), CAT_NAT);
+    CHECK_EQ(site_verdict(SITE_CALL, &p, CAT_PY, NULL, 1, NULL), CAT_NAT);
+    /* one pair short of it, then moved (perf_counter() in a loop with
+     * three chance repeats): the short call's python, as before */
+    probe_t q = {0};
+    probe_start(&q, 7, 0, 1.0, 10.0);
+    cpu = 1.0, wall = 10.0;
+    for (int i = 0; i < SITE_LEAD_PAIRS - 1; i++)
+        probe_pair(&q, 7, 0, cpu += 0.8e-6, wall += 1e-6);
+    probe_pair(&q, 8, 0, cpu += 0.8e-6, wall += 1e-6);
+    probe_pair(&q, 8, 0, cpu += 0.8e-6, wall += 1e-6); /* frozen after the move: not leading */
+    CHECK_EQ(q.lead_frozen, SITE_LEAD_PAIRS - 1);
+    CHECK_EQ(site_verdict(SITE_CALL, &q, probe_verdict(&q, 10e-3), NULL, 1, NULL), CAT_PY);
+}
+
 static void test_depths(void)
 {
     site_ops_t o = toy_ops();
@@ -207,6 +236,7 @@ int main(void)
     test_call_without_cpu_is_native();
     test_probe_decides_when_it_can();
     test_call_that_lasted_is_native();
+    test_call_ending_soon_is_native();
     test_depths();
     test_history();
     return check_exit("site");
