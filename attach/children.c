@@ -83,8 +83,8 @@ static void att_child_check(struct attach_children *ch, struct attach_sampler *a
      * --children, since the server alone only waits in click's main */
     pid_t server = 0;
     char nb[4096] = "";
-    int kernel = rc == 0 && marimo_kernel(a->procfs, k->pid, &server, nb, sizeof nb) &&
-                 server == k->ppid;
+    int kernel =
+        rc == 0 && marimo_kernel(a->procfs, k->pid, &server, nb, sizeof nb) && server == k->ppid;
     if (rc == 0) {
         if ((a->children || kernel) && a->nprocs < ch->max_procs) {
             if (kernel) {

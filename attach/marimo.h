@@ -24,15 +24,15 @@
 #define MARIMO_MAX_CELLS 4096
 
 struct marimo_cell {
-    char id[8];    /* "Hbol", "setup" */
-    int start;     /* notebook line (1-based) of the cell's line 1; 0: not mappable */
-    int end;       /* last notebook line of the cell (inclusive) */
+    char id[8]; /* "Hbol", "setup" */
+    int start;  /* notebook line (1-based) of the cell's line 1; 0: not mappable */
+    int end;    /* last notebook line of the cell (inclusive) */
 };
 
 struct marimo_nb {
     char path[4096];
-    char *text;      /* owned */
-    int *line_off;   /* owned: offset of each line's start, nlines + 1 entries */
+    char *text;    /* owned */
+    int *line_off; /* owned: offset of each line's start, nlines + 1 entries */
     int nlines;
     struct marimo_cell *cells; /* owned */
     int ncells;
