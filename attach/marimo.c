@@ -299,6 +299,12 @@ static void joined(const char *root, pid_t pid, const char *arg, char *out, size
 
 int marimo_server(const char *procfs, pid_t pid, char *out, size_t n)
 {
+    return marimo_server_script(procfs, pid, out, n, NULL, 0);
+}
+
+int marimo_server_script(const char *procfs, pid_t pid, char *out, size_t n, char *script,
+                         size_t sn)
+{
     char args[8192];
     long len = procfs_cmdline(procfs, pid, args, sizeof args - 1);
     if (len <= 0) return 0;
@@ -314,6 +320,7 @@ int marimo_server(const char *procfs, pid_t pid, char *out, size_t n)
     }
     const char *s = sub > 0 ? arg_at(args, len, sub) : NULL;
     if (!s || (strcmp(s, "edit") && strcmp(s, "run"))) return 0;
+    if (script) snprintf(script, sn, "%s", arg_at(args, len, sub - 1));
     for (int i = sub + 1;; i++) {
         const char *a = arg_at(args, len, i);
         if (!a) break;

@@ -59,6 +59,11 @@ int marimo_nb_line(const struct marimo_nb *nb, const char *id, int line);
  * `-m marimo`), its notebook (absolute, "" when it names none) in out. */
 int marimo_server(const char *procfs, pid_t pid, char *out, size_t n);
 
+/* The same, and the script run (the `marimo` console script, as Python
+ * names its file; "-m" for `python -m marimo`) in script (cap sn). */
+int marimo_server_script(const char *procfs, pid_t pid, char *out, size_t n, char *script,
+                         size_t sn);
+
 /* 1 when pid is a kernel of a marimo server (a multiprocessing child of
  * `marimo edit`), its server's pid in *server and notebook in out. */
 int marimo_kernel(const char *procfs, pid_t pid, pid_t *server, char *out, size_t n);

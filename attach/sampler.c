@@ -283,12 +283,20 @@ static void att_marimo(const struct marimo_nb *nb, struct attach_frame *f)
  * every file outside the standard library, site-packages and
  * dist-packages, as `hotline run` charges the user's code), for
  * charge_frame. */
-static void att_profiled(const struct attach_sampler *s, const struct attach_frame *fr, int nf,
-                         int *profiled)
+static void att_profiled(const struct attach_sampler *s, struct attach_sproc *pr,
+                         const struct attach_frame *fr, int nf, int *profiled)
 {
+    if (!pr->entry_checked) {
+        char nb[8];
+        pr->entry_checked = 1;
+        if (!marimo_server_script(s->procfs, pr->ap.pid, nb, sizeof nb, pr->entry,
+                                  sizeof pr->entry))
+            pr->entry[0] = 0;
+    }
     for (int i = 0; i < nf; i++)
         profiled[i] =
-            agent_path_profiled(s->include, s->ninclude, s->exclude, s->nexclude, fr[i].file);
+            agent_path_profiled(s->include, s->ninclude, s->exclude, s->nexclude, fr[i].file) &&
+            !(pr->entry[0] && fr[i].file && !strcmp(fr[i].file, pr->entry));
 }
 
 charge_in_t attach_charge_in(int running, int cat, double dw, double dc)
@@ -374,7 +382,7 @@ static int att_record(struct attach_sampler *a, struct attach_sproc *pr,
                                    ef[i].name, ef[i].line);
     }
     if (pr->lost) return -1;
-    att_profiled(a, fr, nf, profiled);
+    att_profiled(a, pr, fr, nf, profiled);
     int p = charge_frame(profiled, sizeof *profiled, nf);
     if (p >= 0) {
         e->profiled = 1;

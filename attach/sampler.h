@@ -63,6 +63,10 @@ struct attach_sproc {
     /* marimo's temporary cell files mapped to the notebook (marimo.h):
      * looked for at the first cell frame, checked again each second */
     struct marimo_nb *nb; /* owned, or NULL */
+    /* a marimo server's `marimo` console script: not the user's code, so
+     * that its kernel's cells, not the server's wait, are the live line */
+    char entry[1024];
+    int entry_checked;
     int nb_tried;
     double nb_checked;
     struct timespec nb_mtime;
