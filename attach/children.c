@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "marimo.h"
 #include "procfs.h"
 
 #define ATT_SCAN_S 1.0 /* children looked for once a second... */
@@ -78,10 +79,25 @@ static void att_child_check(struct attach_children *ch, struct attach_sampler *a
     char why[512] = "", cmd[160], msg[1000];
     int rc = attach_open(&cp, k->pid, why, sizeof why);
     procfs_cmdline_line(a->procfs, k->pid, cmd, sizeof cmd);
+    /* marimo's kernel (a child of `marimo edit`): followed without
+     * --children, since the server alone only waits in click's main */
+    pid_t server = 0;
+    char nb[4096] = "";
+    int kernel =
+        rc == 0 && marimo_kernel(a->procfs, k->pid, &server, nb, sizeof nb) && server == k->ppid;
     if (rc == 0) {
-        if (a->children && a->nprocs < ch->max_procs) {
-            snprintf(msg, sizeof msg, "following process %d, child of %d (Python %s: %s)",
-                     (int)k->pid, (int)k->ppid, cp.version, cmd);
+        if ((a->children || kernel) && a->nprocs < ch->max_procs) {
+            if (kernel) {
+                const char *base = strrchr(nb, '/');
+                snprintf(msg, sizeof msg,
+                         "following process %d, the marimo kernel%s%s (child of marimo's server "
+                         "%d; Python %s)",
+                         (int)k->pid, nb[0] ? " of " : "", nb[0] ? (base ? base + 1 : nb) : "",
+                         (int)k->ppid, cp.version);
+            } else {
+                snprintf(msg, sizeof msg, "following process %d, child of %d (Python %s: %s)",
+                         (int)k->pid, (int)k->ppid, cp.version, cmd);
+            }
             if (att_follow(a, k, &cp, now) == 0) {
                 k->state = ATTACH_CH_FOLLOWED;
                 attach_sampler_tell(a, msg);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "agent_config.h"
@@ -228,17 +229,74 @@ static struct attach_sthread *att_thread(struct attach_sproc *pr, long tid)
     return t;
 }
 
+/* The notebook of pr's marimo cells, loaded or reloaded (its file changed,
+ * looked at once a second at most): borrowed, or NULL. */
+static const struct marimo_nb *att_notebook(struct attach_sampler *a, struct attach_sproc *pr)
+{
+    double now = attach_mono();
+    if (pr->nb_tried && now - pr->nb_checked < 1.0) return pr->nb;
+    pr->nb_checked = now;
+    char path[4096];
+    if (!pr->nb_tried) {
+        pr->nb_tried = 1;
+        if (marimo_find_notebook(a->procfs, pr->ap.pid, path, sizeof path)) return NULL;
+    } else if (pr->nb) {
+        snprintf(path, sizeof path, "%s", pr->nb->path);
+    } else {
+        return NULL;
+    }
+    struct stat st;
+    if (stat(path, &st)) return pr->nb;
+    if (pr->nb && st.st_size == pr->nb_size && st.st_mtim.tv_sec == pr->nb_mtime.tv_sec &&
+        st.st_mtim.tv_nsec == pr->nb_mtime.tv_nsec)
+        return pr->nb;
+    struct marimo_nb *nb = malloc(sizeof *nb);
+    if (!nb || marimo_nb_load(nb, path)) {
+        free(nb);
+        return pr->nb; /* the last good one */
+    }
+    if (pr->nb) marimo_nb_free(pr->nb);
+    free(pr->nb);
+    pr->nb = nb;
+    pr->nb_size = st.st_size;
+    pr->nb_mtime = st.st_mtim;
+    return nb;
+}
+
+/* A frame of a marimo temporary cell file onto the notebook's line
+ * (marimo.h), when its line is a line of code of that cell; else as is. */
+static void att_marimo(const struct marimo_nb *nb, struct attach_frame *f)
+{
+    char id[64];
+    if (!nb || !f->file || !marimo_cell_id(f->file, id, sizeof id)) return;
+    int line = marimo_nb_line(nb, id, f->line);
+    if (!line) return;
+    int off = line - f->line;
+    f->file = nb->path;
+    f->line = line;
+    if (f->firstline > 0) f->firstline += off;
+    if (f->lastline > 0) f->lastline += off;
+}
+
 /* Which of a stack's frames are the program's, by the include / exclude
  * rule the in-process agent applies (sampling/agent_paths.h: by default
  * every file outside the standard library, site-packages and
  * dist-packages, as `hotline run` charges the user's code), for
  * charge_frame. */
-static void att_profiled(const struct attach_sampler *s, const struct attach_frame *fr, int nf,
-                         int *profiled)
+static void att_profiled(const struct attach_sampler *s, struct attach_sproc *pr,
+                         const struct attach_frame *fr, int nf, int *profiled)
 {
+    if (!pr->entry_checked) {
+        char nb[8];
+        pr->entry_checked = 1;
+        if (!marimo_server_script(s->procfs, pr->ap.pid, nb, sizeof nb, pr->entry,
+                                  sizeof pr->entry))
+            pr->entry[0] = 0;
+    }
     for (int i = 0; i < nf; i++)
         profiled[i] =
-            agent_path_profiled(s->include, s->ninclude, s->exclude, s->nexclude, fr[i].file);
+            agent_path_profiled(s->include, s->ninclude, s->exclude, s->nexclude, fr[i].file) &&
+            !(pr->entry[0] && fr[i].file && !strcmp(fr[i].file, pr->entry));
 }
 
 charge_in_t attach_charge_in(int running, int cat, double dw, double dc)
@@ -303,6 +361,11 @@ static int att_record(struct attach_sampler *a, struct attach_sproc *pr,
     e->name = s->name;
     e->c = *c;
     e->dw = dw;
+    /* the notebook looked up (maybe reloaded) before any frame points into it */
+    const struct marimo_nb *nb = NULL;
+    char id[64];
+    for (int i = 0; i < nf && !nb; i++)
+        if (fr[i].file && marimo_cell_id(fr[i].file, id, sizeof id)) nb = att_notebook(a, pr);
     struct agent_emit_frame ef[ATTACH_MAX_FRAMES];
     int profiled[ATTACH_MAX_FRAMES];
     char key[8192];
@@ -310,6 +373,7 @@ static int att_record(struct attach_sampler *a, struct attach_sproc *pr,
     for (int i = 0; i < nf; i++) {
         if (fr[i].line < 0) /* no location (a prologue instruction): its first line */
             fr[i].line = fr[i].firstline > 0 ? fr[i].firstline : 0;
+        att_marimo(nb, &fr[i]);
         ef[i].file = att_str(pr, fr[i].file);
         ef[i].name = att_str(pr, fr[i].name);
         ef[i].line = fr[i].line;
@@ -318,7 +382,7 @@ static int att_record(struct attach_sampler *a, struct attach_sproc *pr,
                                    ef[i].name, ef[i].line);
     }
     if (pr->lost) return -1;
-    att_profiled(a, fr, nf, profiled);
+    att_profiled(a, pr, fr, nf, profiled);
     int p = charge_frame(profiled, sizeof *profiled, nf);
     if (p >= 0) {
         e->profiled = 1;
@@ -620,6 +684,8 @@ void attach_sproc_free(struct attach_sampler *s, struct attach_sproc *pr)
         if (pr->th[i].perf_fd >= 0) close(pr->th[i].perf_fd);
     json_decref(pr->strs);
     json_decref(pr->stacks);
+    if (pr->nb) marimo_nb_free(pr->nb);
+    free(pr->nb);
     attach_close(&pr->ap);
     free(pr);
 }

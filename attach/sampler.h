@@ -21,6 +21,7 @@
 #include "agent_buf.h"
 #include "attach.h"
 #include "charge.h"
+#include "marimo.h"
 #include "probe.h"
 #include "sink.h"
 
@@ -59,6 +60,17 @@ struct attach_sproc {
     unsigned long long arg_start; /* /proc/PID/stat's: changes at an exec */
     unsigned long long start;     /* its start time: another at a reused pid */
     int closed;                   /* exec'd into no Python (yet): reopened at the next ticks */
+    /* marimo's temporary cell files mapped to the notebook (marimo.h):
+     * looked for at the first cell frame, checked again each second */
+    struct marimo_nb *nb; /* owned, or NULL */
+    /* a marimo server's `marimo` console script: not the user's code, so
+     * that its kernel's cells, not the server's wait, are the live line */
+    char entry[1024];
+    int entry_checked;
+    int nb_tried;
+    double nb_checked;
+    struct timespec nb_mtime;
+    long long nb_size;
 };
 
 struct attach_sampler {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "marimo.h"
 #include "procfs.h"
 
 int pyproc_describe(pid_t pid, struct pyproc_info *out)
@@ -53,6 +54,14 @@ int pyproc_describe(pid_t pid, struct pyproc_info *out)
             done = 1;
         }
     }
+    /* marimo: the kernel (a spawn child of `marimo edit`) runs the cells of
+     * the notebook its server names; the server only waits. Both are the
+     * notebook's (its folder the program's own code, not marimo's script) */
+    if (marimo_kernel(NULL, pid, &out->marimo_server, out->notebook, sizeof out->notebook))
+        out->marimo = 'k';
+    else if (marimo_server(NULL, pid, out->notebook, sizeof out->notebook))
+        out->marimo = 's';
+    if (out->marimo && out->notebook[0]) memcpy(out->main, out->notebook, sizeof out->main);
     return 0;
 }
 
@@ -116,6 +125,21 @@ static void add(struct pylist_share *sh, json_t *out, json_t *o)
     if (sh) pthread_mutex_unlock(&sh->mu);
 }
 
+/* Append o (stolen), or insert it before the entry of pid `before` when
+ * listed (a marimo kernel before its server). */
+static void add_before(struct pylist_share *sh, json_t *out, json_t *o, pid_t before)
+{
+    if (sh) pthread_mutex_lock(&sh->mu);
+    size_t i = json_array_size(out);
+    for (size_t k = 0; before > 0 && k < json_array_size(out); k++)
+        if (json_integer_value(json_object_get(json_array_get(out, k), "pid")) == before) {
+            i = k;
+            break;
+        }
+    json_array_insert_new(out, i, o);
+    if (sh) pthread_mutex_unlock(&sh->mu);
+}
+
 struct lister {
     const char *rroot; /* the workspace, resolved ("": none) */
     pid_t self;
@@ -134,6 +158,12 @@ static int list_one(pid_t pid, void *data)
     struct pyproc_info in;
     if (pid <= 0 || pid == l->self || pyproc_describe(pid, &in) || !in.command[0]) return 0;
     if (!looks_python(pid, &in)) return 0;
+    char label[PATH_MAX + 32] = "";
+    if (in.marimo) {
+        const char *base = strrchr(in.notebook, '/');
+        snprintf(label, sizeof label, "marimo %s%s%s", in.marimo == 'k' ? "kernel" : "server",
+                 in.notebook[0] ? ": " : "", base ? base + 1 : in.notebook);
+    }
     int ws = rroot[0] && (under(in.main, rroot) || under(in.cwd, rroot));
     if (skipped(sh, pid)) {
         json_t *o = blocked_entry(pid, &in, ws);
@@ -168,7 +198,14 @@ static int list_one(pid_t pid, void *data)
     if (!o) return 0;
     json_object_set_new(o, "python", version[0] ? json_string(version) : json_null());
     if (rc) json_object_set_new(o, "why", json_string(why[0] ? why : strerror(-rc)));
-    add(sh, out, o);
+    if (label[0]) {
+        json_t *m = json_pack("{s:s,s:s}", "role", in.marimo == 'k' ? "kernel" : "server",
+                              "notebook", in.notebook);
+        if (m && in.marimo == 'k') json_object_set_new(m, "server", json_integer(in.marimo_server));
+        json_object_set_new(o, "label", json_string(label));
+        json_object_set_new(o, "marimo", m);
+    }
+    add_before(sh, out, o, in.marimo == 'k' ? in.marimo_server : 0);
     return 0;
 }
 

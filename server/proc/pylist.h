@@ -17,6 +17,11 @@ struct pyproc_info {
     char cwd[PATH_MAX];  /* "" when not readable */
     char exe[PATH_MAX];  /* "" when not readable */
     char command[512];   /* its command line, spaces between arguments, cut */
+    /* marimo (attach/marimo.h): 'k' its kernel, 's' its server (`marimo
+     * edit`/`run`), 0 neither; then main is the notebook when known */
+    char marimo;
+    pid_t marimo_server; /* the kernel's server */
+    char notebook[PATH_MAX];
 };
 
 /* What pid runs (from /proc/PID/{cmdline,cwd,exe}): 0, or -errno (-ESRCH

@@ -52,6 +52,11 @@ export interface PyProcess {
   inWorkspace: boolean;
   canAttach: boolean;
   why?: string;
+  /** what to call it, when the server knows better than its command
+   * ("marimo kernel: notebook.py") */
+  label?: string;
+  /** a marimo kernel or server: its notebook, and a kernel's server pid */
+  marimo?: { role: 'kernel' | 'server'; notebook: string; server?: number };
 }
 
 export interface ProcessItem {
@@ -62,11 +67,14 @@ export interface ProcessItem {
 }
 
 /** Quick-pick rows for hotline.listProcesses (this workspace's programs
- * first) and the picker's title; memory: "Attach to process with memory…". */
+ * first, then by pid, a marimo kernel just before its server: the kernel
+ * runs the cells) and the picker's title; memory: "Attach to process with
+ * memory…". */
 export function attachItems(procs: PyProcess[], memory: boolean): { title: string; items: ProcessItem[] } {
-  const sorted = [...procs].sort((a, b) => Number(b.inWorkspace) - Number(a.inWorkspace) || a.pid - b.pid);
+  const rank = (p: PyProcess) => (p.marimo?.role === 'kernel' && p.marimo.server ? p.marimo.server - 0.5 : p.pid);
+  const sorted = [...procs].sort((a, b) => Number(b.inWorkspace) - Number(a.inWorkspace) || rank(a) - rank(b));
   const items = sorted.map((p) => ({
-    label: `${p.pid}  ${(p.main || p.command.split(' ')[0]).replace(/^.*[/\\]/, '')}`,
+    label: `${p.pid}  ${p.label ?? (p.main || p.command.split(' ')[0]).replace(/^.*[/\\]/, '')}`,
     description: [p.python ? `Python ${p.python}` : '', p.inWorkspace ? 'this workspace' : ''].filter((x) => x).join(' · '),
     detail: p.canAttach ? p.command : `${p.command} — ${p.why ?? 'cannot attach'}`,
     proc: p,

@@ -397,16 +397,25 @@ function M.attach_process(pid, memory)
       notify('no Python process to attach to', vim.log.levels.WARN)
       return
     end
+    -- by pid, a marimo kernel just before its server (the kernel runs the cells)
+    local function rank(p)
+      local m = type(p.marimo) == 'table' and p.marimo or {}
+      if m.role == 'kernel' and type(m.server) == 'number' then
+        return m.server - 0.5
+      end
+      return p.pid
+    end
     table.sort(procs, function(a, b)
       if a.inWorkspace ~= b.inWorkspace then
         return a.inWorkspace
       end
-      return a.pid < b.pid
+      return rank(a) < rank(b)
     end)
     vim.ui.select(procs, {
       prompt = memory and 'Attach hotline with memory to' or 'Attach hotline to',
       format_item = function(p)
-        return string.format('%d  %s%s%s', p.pid, p.command,
+        local name = type(p.label) == 'string' and p.label or p.command
+        return string.format('%d  %s%s%s', p.pid, name,
           p.python ~= vim.NIL and p.python and ('  (Python ' .. p.python .. ')') or '',
           p.canAttach and '' or ('  [' .. tostring(p.why) .. ']'))
       end,

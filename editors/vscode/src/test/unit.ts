@@ -52,6 +52,17 @@ assert.strictEqual(procs[0].pid, 30, 'the server\'s list is not reordered in pla
 const mem = attachItems(procs, true);
 assert.match(mem.title, /with memory .*agent.*until Detach/);
 assert.deepStrictEqual(mem.items.map((i) => i.proc.pid), [40, 20, 30]);
+// a running `marimo edit`: the kernel (it runs the cells) named and listed before its server
+const nb = '/p/notebook.py';
+const marimo = attachItems([
+  { pid: 50, command: 'python marimo edit notebook.py', cwd: '/p', main: nb, python: '3.11.7', inWorkspace: true, canAttach: true,
+    label: 'marimo server: notebook.py', marimo: { role: 'server', notebook: nb } },
+  { pid: 55, command: 'python -c from multiprocessing.spawn import spawn_main', cwd: '/p', main: nb, python: '3.11.7', inWorkspace: true,
+    canAttach: true, label: 'marimo kernel: notebook.py', marimo: { role: 'kernel', notebook: nb, server: 50 } },
+  ...procs,
+], false);
+assert.deepStrictEqual(marimo.items.map((i) => i.label).slice(0, 3),
+  ['40  app.py', '55  marimo kernel: notebook.py', '50  marimo server: notebook.py']);
 const warn = memoryAttachWarning(procs[1]);
 assert.match(warn, /^Attach to 40 with memory\?/);
 for (const w of ['gdb', '4 KiB page', "Hotline's agent", 'unloads itself on Detach', 'runs on']) assert.ok(warn.includes(w), w);
