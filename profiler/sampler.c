@@ -511,9 +511,14 @@ static void tick(agent_t *a)
         agent_thread_t *t = ks[i].t;
         int nogil = holder != 1 && holder != t->tstate;
         uint64_t sig = 0;
-        /* at a bytecode instruction the site decides alone (site.h): no window */
-        t->probe_on = ks[i].charge && ks[i].u > 0.02 && ks[i].site != SITE_PY &&
-                      walk_probe(t->tstate, &sig) == 0;
+        /* at a bytecode instruction the site decides alone (site.h): no
+         * window. Nor for a thread waiting at the sample (not R): the
+         * window cannot see it run, and it ran all rounds to
+         * PROBE_MAX_WINDOW for nothing, a dozen wake-ups a tick for every
+         * thread that wakes briefly (an event loop, Dask's own profiler
+         * thread: ~30 ms of sampler CPU a second in a Dask worker) */
+        t->probe_on = ks[i].charge && ks[i].running && ks[i].u > 0.02 &&
+                      ks[i].site != SITE_PY && walk_probe(t->tstate, &sig) == 0;
         ks[i].cpu0 = t->probe_on ? clock_thread_cpu(t->tid) : 0;
         probe_start(&t->probe, t->probe_on ? sig : 0, nogil, ks[i].cpu0, clock_mono());
         probing += t->probe_on;
