@@ -998,7 +998,11 @@ const struct prof_proc *profile_proc(const struct profile *p, long long pid)
 
 void profile_proc_label(const struct profile *p, long long pid, char *buf, size_t n)
 {
-    const struct prof_proc *pr = profile_proc(p, pid);
+    /* a pid that exec'd has an entry per program (Ray's setup_worker.py,
+     * then default_worker.py): the one with a role, else the latest */
+    const struct prof_proc *pr = NULL;
+    for (size_t i = 0; i < p->nprocs; i++)
+        if (p->procs[i].pid == pid && (!pr || !pr->role)) pr = &p->procs[i];
     const char *a0 = pr ? json_string_value(json_array_get(pr->argv, 0)) : NULL;
     const char *a1 = pr ? json_string_value(json_array_get(pr->argv, 1)) : NULL;
     if (pr && pr->role) {

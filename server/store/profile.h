@@ -231,7 +231,8 @@ size_t profile_top_stacks(const struct profile *p, const char *path, int line,
 /* ---- processes ---- */
 /* The process pid of the profile, or NULL. */
 const struct prof_proc *profile_proc(const struct profile *p, long long pid);
-/* A short name of process pid for lists (hover, flame graph): its role
+/* A short name of process pid for lists (hover, flame graph; of a pid that
+ * exec'd, its entry with a role, else its latest): its role
  * ("dask worker tcp://... (pid 12)", the `role` message), else its script's
  * name, "multiprocessing child", "python -c", or "pid 12". */
 void profile_proc_label(const struct profile *p, long long pid, char *buf, size_t n);

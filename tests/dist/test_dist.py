@@ -51,6 +51,8 @@ Cases:
                 role) and not the driver, the flame graph's data listing
                 them; then the page in headless Chromium (flame_procs.js):
                 choosing one worker shows that process's stacks only.
+  ray_editor    ray_job.py run from the editor, read as dask_editor (the
+                workers named "ray worker"; no browser part).
   dask_overhead not a test: the job (8 tasks of a fixed amount of work,
                 about 2 s each) with and without Hotline, interleaved, and
                 the overhead printed (docs/distributed.md)."""
@@ -218,21 +220,23 @@ def utf16_len(s):
     return len(s.encode("utf-16-le")) // 2
 
 
-def dask_editor(a, py, tmp):
-    """The case dask_editor (module docstring)."""
+def dask_editor(a, py, tmp, script_name="dask_job.py", role="dask worker tcp://",
+                extra_env=None, browser=True):
+    """The cases dask_editor and ray_editor (module docstring)."""
     sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lsp"))
     sys.path.insert(0, a.agent)
     from test_kernel_socket import Client, uri
     node_ok = shutil.which("node") and shutil.which("npm") and os.access("/usr/bin/chromium",
                                                                          os.X_OK)
-    if not node_ok:
+    if browser and not node_ok:
         skip("node, npm or /usr/bin/chromium missing (.ci/install-deps installs them)")
     work = os.path.join(tmp, "job")
-    script = os.path.join(work, "dask_job.py")
+    script = os.path.join(work, script_name)
     out = os.path.join(tmp, "job.json")
     saved = dict(os.environ)
     os.environ.clear()
-    os.environ.update(env_for(tmp, py, HOTLINE_TEST_PLUGIN="1", HOTLINE_TEST_OUT=out))
+    os.environ.update(env_for(tmp, py, HOTLINE_TEST_PLUGIN="1", HOTLINE_TEST_OUT=out,
+                              **(extra_env or {})))
     try:
         c = Client(a.hotline, work)
     finally:
@@ -251,7 +255,7 @@ def dask_editor(a, py, tmp):
         with open(script, encoding="utf-8") as f:
             text = f.read()
         src = text.splitlines()
-        first, last = burn_range()
+        first, last = burn_range(script_name)
         hot = next(i for i, s in enumerate(src) if "# hot:" in s)  # 0-based
         c.send({"method": "textDocument/didOpen", "params": {"textDocument": {
             "uri": uri(script), "languageId": "python", "version": 1, "text": text}}})
@@ -275,9 +279,8 @@ def dask_editor(a, py, tmp):
         by = md.split("**By process**", 1)[1].split("\n\n**", 1)[0] if "**By process**" in md else ""
         print("hover, by process:%s" % by.rstrip())
         for pid in res["workers"]:
-            if not any("dask worker tcp://" in ln and "(pid %d)" % pid in ln
-                       for ln in by.splitlines()):
-                errs.append("the hover does not name worker %d as a dask worker" % pid)
+            if not any(role in ln and "(pid %d)" % pid in ln for ln in by.splitlines()):
+                errs.append("the hover does not name worker %d as a %s" % (pid, role))
         if "(pid %d)" % res["driver"] in by:
             errs.append("the hover charges the driver %d for burn" % res["driver"])
         fg = c.request("workspace/executeCommand", {"command": "hotline.flameGraph",
@@ -293,7 +296,7 @@ def dask_editor(a, py, tmp):
                         % (burn_s, res["task_s"]))
         procs = {p["pid"]: p for p in d.get("processes", [])}
         workers = [procs.get(pid) for pid in res["workers"]]
-        if not all(w and w["label"].startswith("dask worker tcp://") for w in workers):
+        if not all(w and w["label"].startswith(role) for w in workers):
             errs.append("the flame graph's processes lack the workers: %s" % sorted(procs))
         page = c.request("workspace/executeCommand", {"command": "hotline.flameGraph",
                                                       "arguments": [{"page": True}]})
@@ -304,6 +307,8 @@ def dask_editor(a, py, tmp):
         c = None
         if errs:
             raise SystemExit("; ".join(errs) + " (run ended: %r)" % end.get("params"))
+        if not browser:
+            return
         sys.path.insert(0, os.path.join(os.path.dirname(HERE), "pictures"))
         from test_speedscope import install
         mods = install(a.venv_root)
@@ -670,7 +675,12 @@ def main():
             # RAY_AUTH_MODE: no token file written into the home folder
             env = env_for(tmp, py, HOTLINE_TEST_PLUGIN="1", RAY_AUTH_MODE="disabled",
                           RAY_USAGE_STATS_ENABLED="0")
-            check_profile(run_job(a, py, tmp, env, script="ray_job.py"), "ray_job.py")
+            if a.case == "ray_editor":
+                dask_editor(a, py, tmp, "ray_job.py", "ray worker", browser=False,
+                            extra_env=dict(RAY_AUTH_MODE="disabled",
+                                           RAY_USAGE_STATS_ENABLED="0"))
+            else:
+                check_profile(run_job(a, py, tmp, env, script="ray_job.py"), "ray_job.py")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return
