@@ -517,8 +517,8 @@ static void tick(agent_t *a)
          * PROBE_MAX_WINDOW for nothing, a dozen wake-ups a tick for every
          * thread that wakes briefly (an event loop, Dask's own profiler
          * thread: ~30 ms of sampler CPU a second in a Dask worker) */
-        t->probe_on = ks[i].charge && ks[i].running && ks[i].u > 0.02 &&
-                      ks[i].site != SITE_PY && walk_probe(t->tstate, &sig) == 0;
+        t->probe_on = ks[i].charge && ks[i].running && ks[i].u > 0.02 && ks[i].site != SITE_PY &&
+                      walk_probe(t->tstate, &sig) == 0;
         ks[i].cpu0 = t->probe_on ? clock_thread_cpu(t->tid) : 0;
         probe_start(&t->probe, t->probe_on ? sig : 0, nogil, ks[i].cpu0, clock_mono());
         probing += t->probe_on;
