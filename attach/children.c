@@ -90,8 +90,8 @@ static void att_child_check(struct attach_children *ch, struct attach_sampler *a
             if (kernel) {
                 const char *base = strrchr(nb, '/');
                 snprintf(msg, sizeof msg,
-                         "following process %d, the marimo kernel%s%s (child of marimo's server "
-                         "%d; Python %s)",
+                         "following process %d, the marimo kernel%s%.200s (child of marimo's "
+                         "server %d; Python %s)",
                          (int)k->pid, nb[0] ? " of " : "", nb[0] ? (base ? base + 1 : nb) : "",
                          (int)k->ppid, cp.version);
             } else {
