@@ -451,7 +451,7 @@ static void tick(agent_t *a)
             t->fr[0].line == ws.line)
             add_callee(a, t, ws.callee);
         uint64_t sig = 0;
-        int have_sig = walk_probe(t->tstate, &sig) == 0 && sig != 0;
+        int have_sig = walk_probe(t->tstate, 0, &sig) == 0 && sig != 0;
         if (!ks[i].charge)
             ks[i].running = 0;
         else if (ks[i].busy <= 0 && !t->was_running)
@@ -484,7 +484,7 @@ static void tick(agent_t *a)
         uint64_t sig = 0;
         /* at a bytecode instruction the site decides alone (site.h): no window */
         t->probe_on = ks[i].charge && ks[i].u > 0.02 && ks[i].site != SITE_PY &&
-                      walk_probe(t->tstate, &sig) == 0;
+                      walk_probe(t->tstate, !nogil, &sig) == 0;
         ks[i].cpu0 = t->probe_on ? clock_thread_cpu(t->tid) : 0;
         probe_start(&t->probe, t->probe_on ? sig : 0, nogil, ks[i].cpu0, clock_mono());
         probing += t->probe_on;
@@ -510,11 +510,10 @@ static void tick(agent_t *a)
                 for (int b = 0; b <= PROBE_BURST && !probe_done(&t->probe) &&
                                 (b == 0 || t->probe.frozen_n < PROBE_MIN_PAIRS);
                      b++) {
-                    if (walk_probe(t->tstate, &sig) != 0) break;
+                    int nogil = holder != 1 && holder != t->tstate;
+                    if (walk_probe(t->tstate, !nogil, &sig) != 0) break;
                     double cpu = clock_thread_cpu(t->tid);
-                    if (!probe_pair(&t->probe, sig, holder != 1 && holder != t->tstate, cpu,
-                                    b ? clock_mono() : wr))
-                        break;
+                    if (!probe_pair(&t->probe, sig, nogil, cpu, b ? clock_mono() : wr)) break;
                 }
                 undecided += !probe_done(&t->probe);
             }

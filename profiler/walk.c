@@ -693,9 +693,16 @@ uintptr_t walk_top_frame(uintptr_t tstate)
  * frame address, instruction, and the first PROBE_WORDS words of its local
  * variables and value stack (stale slots above the stack top included). A
  * running interpreter changes it within a few bytecodes; a thread inside a
- * C call leaves all of it untouched. */
+ * C call leaves all of it untouched.
+ * code (3.11+): also the instruction's code unit and first inline cache
+ * entries. An unspecialized call counts its adaptive counter down each time
+ * it runs (3.12's CALL of time.perf_counter), so a loop of short calls in
+ * an unchanged frame (`while pc() < end: pass`) is not a frozen state, and
+ * one long call leaves the counter where it is. Only for a thread that holds
+ * the GIL: another thread can run the same instruction meanwhile, and it
+ * cannot while this one holds it. */
 #define PROBE_WORDS 32
-int walk_probe(uintptr_t tstate, uint64_t *sig)
+int walk_probe(uintptr_t tstate, int code, uint64_t *sig)
 {
     uintptr_t f;
     if (read_tstate_frame(tstate, &f) != 0) return -EFAULT;
@@ -718,6 +725,13 @@ int walk_probe(uintptr_t tstate, uint64_t *sig)
     uint64_t h = 1469598103934665603ull ^ (uint64_t)f;
     for (size_t i = 0; i < n; i++)
         h = (h ^ u.raw[i]) * 1099511628211ull;
+#if PY_VERSION_HEX >= 0x030B0000
+    uint64_t units;
+    if (code && mem_read((uintptr_t)compat_frame_instr(&u.fr), &units, sizeof units) == 0)
+        h = (h ^ units) * 1099511628211ull;
+#else
+    (void)code; /* f_lasti: an index, no inline caches */
+#endif
     *sig = h;
     return 0;
 }

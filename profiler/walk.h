@@ -43,7 +43,7 @@ typedef struct {
 
 int walk_threads(agent_t *a, walk_thread_t *out, int cap);
 int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap);
-int walk_probe(uintptr_t tstate, uint64_t *sig);
+int walk_probe(uintptr_t tstate, int code, uint64_t *sig);
 uintptr_t walk_top_frame(uintptr_t tstate);
 /* with the GIL, before start: the opcode tables (site.h, _opcodes.py) */
 void walk_set_ops(const site_ops_t *ops);
