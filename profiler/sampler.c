@@ -264,6 +264,8 @@ static double window_gap(const tick_t *ks, int nk)
     for (int i = 0; i < nk; i++) {
         const agent_thread_t *t = ks[i].t;
         if (!t->probe_on || probe_done(&t->probe)) continue;
+        if ((ks[i].site == SITE_CALL || ks[i].site == SITE_OP) && site_window_done(&t->probe))
+            continue;
         double g = probe_gap(&t->probe, t->run_cat, ks[i].u, PROBE_GAP);
         if (g < gap) gap = g;
     }
@@ -503,19 +505,28 @@ static void tick(agent_t *a)
             for (int i = 0; i < nk; i++) {
                 agent_thread_t *t = ks[i].t;
                 uint64_t sig;
-                if (!t->probe_on || probe_done(&t->probe)) continue;
+                /* at a call or operator site the frozen evidence of
+                 * site.h decides alone once it is there */
+                int at_site = ks[i].site == SITE_CALL || ks[i].site == SITE_OP;
+                if (!t->probe_on || probe_done(&t->probe) ||
+                    (at_site && site_window_done(&t->probe)))
+                    continue;
                 /* a frozen pair is followed at once by up to PROBE_BURST
                  * more until PROBE_MIN_PAIRS: cheap extra pairs against
-                 * chance repeats; then one a round, watching for movement */
-                for (int b = 0; b <= PROBE_BURST && !probe_done(&t->probe) &&
-                                (b == 0 || t->probe.frozen_n < PROBE_MIN_PAIRS);
+                 * chance repeats; then one a round, watching for movement.
+                 * At a call or operator site up to SITE_MIN_PAIRS (site.h:
+                 * a short call in a loop can hold 90% of the loop's reads) */
+                int burst = at_site ? SITE_MIN_PAIRS : PROBE_BURST;
+                int want = at_site ? SITE_MIN_PAIRS : PROBE_MIN_PAIRS;
+                for (int b = 0;
+                     b <= burst && !probe_done(&t->probe) && (b == 0 || t->probe.frozen_n < want);
                      b++) {
                     int nogil = holder != 1 && holder != t->tstate;
                     if (walk_probe(t->tstate, !nogil, &sig) != 0) break;
                     double cpu = clock_thread_cpu(t->tid);
                     if (!probe_pair(&t->probe, sig, nogil, cpu, b ? clock_mono() : wr)) break;
                 }
-                undecided += !probe_done(&t->probe);
+                undecided += !probe_done(&t->probe) && !(at_site && site_window_done(&t->probe));
             }
         }
         for (int i = 0; i < nk; i++) {

@@ -150,10 +150,22 @@ static inline void site_learn(site_hist_t *tab, uint64_t key, int verdict)
  * the thread frozen this long (thread CPU over this many pairs from the
  * window's start) before it moved: a call that lasted, native even though
  * it returned inside the window (sorted() of 20000 floats, ~1 ms, returns
- * inside most 1 ms windows). Not one pair: a short loop's call site repeats
- * its frame state by chance (~40% of pairs, probe.h); 4 in a row ~2.5%. */
+ * inside most 1 ms windows). Not a few pairs: a loop around a short call
+ * can spend 90% of its time inside the call in a frame state that is the
+ * same at every iteration (3.12/3.13 `while pc() < end: pass`: no
+ * arguments, same stack, same locals), so two reads repeat it by chance
+ * in ~90% of pairs (~40% on 3.11, probe.h): 4 in a row 65%, 32 in a row
+ * 3%. The sampler takes them at once (a burst, each pair a few us of the
+ * thread's CPU): a call that lasts has them within ~50 us of its CPU. */
 #define SITE_MIN_FROZEN 30e-6
-#define SITE_MIN_PAIRS 4
+#define SITE_MIN_PAIRS 32
+
+/* The window at a call or operator site has all it needs: the frozen
+ * evidence above decides, whatever a later movement says. */
+static inline int site_window_done(const probe_t *p)
+{
+    return p->frozen_n >= SITE_MIN_PAIRS && p->frozen_s >= SITE_MIN_FROZEN;
+}
 /* ...and a movement is a short call (Python's own overhead) only when the
  * thread moved within this much CPU of the sample. A movement seen after
  * more (pairs stretched by a loaded machine, which are never counted
@@ -187,8 +199,7 @@ static inline int site_verdict(int site, const probe_t *p, int probe, const site
         v = CAT_PY;
     } else if (site != SITE_CALL && site != SITE_OP) {
         v = probe;
-    } else if ((p && p->frozen_n >= SITE_MIN_PAIRS && p->frozen_s >= SITE_MIN_FROZEN) ||
-               probe == CAT_NAT) {
+    } else if ((p && site_window_done(p)) || probe == CAT_NAT) {
         v = l = CAT_NAT;
     } else if (probe == CAT_PY && p && p->cpu - p->cpu_start <= SITE_SHORT_CPU) {
         v = l = CAT_PY;
