@@ -168,6 +168,7 @@ typedef struct {
     double cpu0;     /* CPU clock at the start of the probe window */
     uintptr_t frame; /* innermost frame at the sample instant */
     int site;        /* class of its instruction then (site.h) */
+    int code;        /* the window's signatures include the instruction (walk_probe) */
     uint64_t site_key;
     int line_row, func_row;
     double natv;
@@ -487,6 +488,9 @@ static void tick(agent_t *a)
         /* at a bytecode instruction the site decides alone (site.h): no window */
         t->probe_on = ks[i].charge && ks[i].u > 0.02 && ks[i].site != SITE_PY &&
                       walk_probe(t->tstate, !nogil, &sig) == 0;
+        /* fixed for the window: a call that takes or drops the GIL inside
+         * (numpy's a @ b around its BLAS) is not a movement */
+        ks[i].code = !nogil;
         ks[i].cpu0 = t->probe_on ? clock_thread_cpu(t->tid) : 0;
         probe_start(&t->probe, t->probe_on ? sig : 0, nogil, ks[i].cpu0, clock_mono());
         probing += t->probe_on;
@@ -522,7 +526,7 @@ static void tick(agent_t *a)
                      b <= burst && !probe_done(&t->probe) && (b == 0 || t->probe.frozen_n < want);
                      b++) {
                     int nogil = holder != 1 && holder != t->tstate;
-                    if (walk_probe(t->tstate, !nogil, &sig) != 0) break;
+                    if (walk_probe(t->tstate, ks[i].code, &sig) != 0) break;
                     double cpu = clock_thread_cpu(t->tid);
                     if (!probe_pair(&t->probe, sig, nogil, cpu, b ? clock_mono() : wr)) break;
                 }

@@ -699,8 +699,8 @@ uintptr_t walk_top_frame(uintptr_t tstate)
  * it runs (3.12's CALL of time.perf_counter), so a loop of short calls in
  * an unchanged frame (`while pc() < end: pass`) is not a frozen state, and
  * one long call leaves the counter where it is. Only for a thread that holds
- * the GIL: another thread can run the same instruction meanwhile, and it
- * cannot while this one holds it. */
+ * the GIL at the window's start: another thread can run the same
+ * instruction while this one is in a call without it. */
 #define PROBE_WORDS 32
 int walk_probe(uintptr_t tstate, int code, uint64_t *sig)
 {
