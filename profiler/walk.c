@@ -587,6 +587,17 @@ static int callee_name(uintptr_t obj, char *out, size_t cap, int *py)
     return type_name(t, out, cap);                     /* another callable: its type */
 }
 
+/* 0 when the object at obj is of a readable type without tp_call (not
+ * callable), else 1. */
+static int callable_obj(uintptr_t obj)
+{
+    uintptr_t t = obj_type(obj);
+    ternaryfunc call;
+    if (!t || !is_type(t) || mem_read(t + offsetof(PyTypeObject, tp_call), &call, sizeof call) != 0)
+        return 1;
+    return call != NULL;
+}
+
 /* 1 when the object's type is one of the interpreter's own (int, float,
  * str, list...): an operator on it is bytecode work, not an extension's. */
 static int builtin_operand(uintptr_t obj)
@@ -653,6 +664,12 @@ int walk_site(agent_t *a, uintptr_t tstate, walk_site_t *out)
             site_callable_slots(su->call, su->depth, (int)su->oparg, &s1, &s2);
             uintptr_t obj = stack_slot(f, &fr, e, s1);
             if (!obj && s2 >= 0) obj = stack_slot(f, &fr, e, s2);
+            /* no callable there (a float, a list, an array): the call
+             * returned and its result took the callable's slot; the frame
+             * stays at the call until the next instruction starts (the
+             * call's tail: the arguments' references dropped, the eval
+             * breaker): the interpreter's own work */
+            if (obj && !callable_obj(obj)) return out->cls = SITE_PY;
             int py = 0;
             if (obj && callee_name(obj, out->callee, sizeof out->callee, &py) < 0)
                 out->callee[0] = 0;
