@@ -181,7 +181,10 @@ static inline int site_window_done(const probe_t *p)
  *     window saw (a freeze there is the hypervisor or a CPU taken away);
  *   - SITE_CALL / SITE_OP: the thread is in C code at the sample.
  *     CAT_NAT when the window saw it stay there (SITE_MIN_FROZEN, or the
- *     probe's own CAT_NAT); CAT_PY when it moved on within SITE_SHORT_CPU
+ *     probe's own CAT_NAT), or saw it burn CPU without the GIL from its
+ *     start (a call that released it: numpy's a @ b of ~200 us often
+ *     returns before the first pair, not learnt: a short read releases
+ *     it too); CAT_PY when it moved on within SITE_SHORT_CPU
  *     (perf_counter() in a Python loop: the loop's overhead, as before);
  *     otherwise (no CPU in the window, or a movement after more CPU than
  *     that) what this site's conclusive windows said, and without a
@@ -201,6 +204,8 @@ static inline int site_verdict(int site, const probe_t *p, int probe, const site
         v = probe;
     } else if ((p && site_window_done(p)) || probe == CAT_NAT) {
         v = l = CAT_NAT;
+    } else if (p && p->first_nogil && p->cpu > p->cpu_start) {
+        v = CAT_NAT; /* running without the GIL: no bytecode runs without it */
     } else if (probe == CAT_PY && p && p->cpu - p->cpu_start <= SITE_SHORT_CPU) {
         v = l = CAT_PY;
     } else if (hist && hist->key == key && hist->py + hist->nat > 0) {

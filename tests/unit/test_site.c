@@ -141,6 +141,19 @@ static void test_call_that_lasted_is_native(void)
     for (int i = 0; i < SITE_MIN_PAIRS; i++)
         probe_pair(&q, 7, 0, cpu += 0.5e-6, wall += 0.5e-6);
     CHECK(!site_window_done(&q));
+    /* numpy's a @ b (~200 us, the GIL released around its BLAS) returned
+     * before the first pair: it burnt CPU without the GIL from the window's
+     * start, C code; not learnt (a short read releases the GIL too) */
+    probe_start(&q, 7, 1, 1.0, 10.0);
+    probe_pair(&q, 8, 0, 1.0 + 60e-6, 10.0 + 60e-6);
+    int learn = 0;
+    CHECK_EQ(site_verdict(SITE_CALL, &q, probe_verdict(&q, 10e-3), NULL, 1, &learn), CAT_NAT);
+    CHECK_EQ(learn, -1);
+    /* ...but not without CPU (a thread woken for the GIL, not yet run):
+     * an operator without history stays Python */
+    probe_start(&q, 7, 1, 1.0, 10.0);
+    probe_pair(&q, 7, 1, 1.0, 10.0 + 60e-6);
+    CHECK_EQ(site_verdict(SITE_OP, &q, probe_verdict(&q, 10e-3), NULL, 1, NULL), CAT_PY);
     /* at bytecode, frozen pairs are no C code (a CPU taken away) */
     CHECK_EQ(site_verdict(SITE_PY, &p, CAT_NAT, NULL, 1, NULL), CAT_PY);
 }
