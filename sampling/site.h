@@ -171,6 +171,10 @@ static inline int site_window_done(const probe_t *p)
  * more (pairs stretched by a loaded machine, which are never counted
  * frozen: probe.h) says nothing about how long the call lasted. */
 #define SITE_SHORT_CPU 100e-6
+/* ...after fewer frozen pairs than this: a movement after more is either a
+ * long call that ended (sorted(), its last 100 us) or chance repeats of a
+ * short one (3.13's perf_counter() loop); the site's history decides. */
+#define SITE_FEW_PAIRS 4
 
 /* The category of a running sample: site is the class of the innermost
  * frame's instruction at the sample (refined by what is on the stack: the
@@ -184,10 +188,12 @@ static inline int site_window_done(const probe_t *p)
  *     probe's own CAT_NAT), or saw it burn CPU without the GIL from its
  *     start (a call that released it: numpy's a @ b of ~200 us often
  *     returns before the first pair, not learnt: a short read releases
- *     it too); CAT_PY when it moved on within SITE_SHORT_CPU
- *     (perf_counter() in a Python loop: the loop's overhead, as before);
- *     otherwise (no CPU in the window, or a movement after more CPU than
- *     that) what this site's conclusive windows said, and without a
+ *     it too); CAT_PY when it moved on within SITE_SHORT_CPU and
+ *     SITE_FEW_PAIRS (perf_counter() in a Python loop: the loop's
+ *     overhead, as before);
+ *     otherwise (no CPU in the window, a movement after more CPU or more
+ *     frozen pairs than that) what this site's conclusive windows said,
+ *     and without a
  *     history CAT_NAT for a call, CAT_PY for an operator (most are on
  *     builtin types);
  *   - SITE_NONE: the probe, -1 keeps the thread's last category.
@@ -206,7 +212,8 @@ static inline int site_verdict(int site, const probe_t *p, int probe, const site
         v = l = CAT_NAT;
     } else if (p && p->first_nogil && p->cpu > p->cpu_start) {
         v = CAT_NAT; /* running without the GIL: no bytecode runs without it */
-    } else if (probe == CAT_PY && p && p->cpu - p->cpu_start <= SITE_SHORT_CPU) {
+    } else if (probe == CAT_PY && p && p->cpu - p->cpu_start <= SITE_SHORT_CPU &&
+               p->frozen_n < SITE_FEW_PAIRS) {
         v = l = CAT_PY;
     } else if (hist && hist->key == key && hist->py + hist->nat > 0) {
         v = hist->nat >= hist->py ? CAT_NAT : CAT_PY;
