@@ -179,6 +179,7 @@ typedef struct {
     double cpu0;     /* CPU clock at the start of the probe window */
     uintptr_t frame; /* innermost frame at the sample instant */
     int site;        /* class of its instruction then (site.h) */
+    int code;        /* the window's signatures include the instruction (walk_probe) */
     uint64_t site_key;
     int line_row, func_row;
     double natv;
@@ -276,6 +277,8 @@ static double window_gap(const tick_t *ks, int nk)
     for (int i = 0; i < nk; i++) {
         const agent_thread_t *t = ks[i].t;
         if (!t->probe_on || probe_done(&t->probe)) continue;
+        if ((ks[i].site == SITE_CALL || ks[i].site == SITE_OP) && site_window_done(&t->probe))
+            continue;
         double g = probe_gap(&t->probe, t->run_cat, ks[i].u, PROBE_GAP);
         if (g < gap) gap = g;
     }
@@ -472,7 +475,7 @@ static void tick(agent_t *a)
         t->nfr = m > 0 ? m : 0;
         walk_site_t ws;
         ks[i].site = walk_site(a, t->tstate, &ws);
-        if (!walk_site_decides) ks[i].site = SITE_NONE; /* walk.h: 3.12+ */
+        if (!walk_site_decides) ks[i].site = SITE_NONE; /* walk.h: 3.14+ */
         ks[i].site_key = ws.key;
         /* the same frame and line as the stack read just before: the
          * thread did not move between the two reads */
@@ -480,7 +483,7 @@ static void tick(agent_t *a)
             t->fr[0].line == ws.line)
             add_callee(a, t, ws.callee);
         uint64_t sig = 0;
-        int have_sig = walk_probe(t->tstate, &sig) == 0 && sig != 0;
+        int have_sig = walk_probe(t->tstate, 0, &sig) == 0 && sig != 0;
         if (!ks[i].charge)
             ks[i].running = 0;
         else if (ks[i].busy <= 0 && !t->was_running)
@@ -518,20 +521,13 @@ static void tick(agent_t *a)
          * thread that wakes briefly (an event loop, Dask's own profiler
          * thread: ~30 ms of sampler CPU a second in a Dask worker) */
         t->probe_on = ks[i].charge && ks[i].running && ks[i].u > 0.02 && ks[i].site != SITE_PY &&
-                      walk_probe(t->tstate, &sig) == 0;
+                      walk_probe(t->tstate, !nogil, &sig) == 0;
+        /* fixed for the window: a call that takes or drops the GIL inside
+         * (numpy's a @ b around its BLAS) is not a movement */
+        ks[i].code = !nogil;
         ks[i].cpu0 = t->probe_on ? clock_thread_cpu(t->tid) : 0;
         probe_start(&t->probe, t->probe_on ? sig : 0, nogil, ks[i].cpu0, clock_mono());
         probing += t->probe_on;
-        /* in C code at the sample (a call, an operator): pairs at once,
-         * before any sleep, while they stay frozen (site.h, SITE_LEAD_PAIRS):
-         * a call that returns soon after was still the sample's */
-        if (t->probe_on && (ks[i].site == SITE_CALL || ks[i].site == SITE_OP))
-            for (int b = 0; b < SITE_LEAD_PAIRS; b++) {
-                uint64_t s2;
-                if (walk_probe(t->tstate, &s2) != 0) break;
-                double cpu = clock_thread_cpu(t->tid);
-                if (!probe_pair(&t->probe, s2, nogil, cpu, clock_mono())) break;
-            }
     }
     if (probing) {
         double w0 = clock_mono(), wake = w0;
@@ -547,20 +543,28 @@ static void tick(agent_t *a)
             for (int i = 0; i < nk; i++) {
                 agent_thread_t *t = ks[i].t;
                 uint64_t sig;
-                if (!t->probe_on || probe_done(&t->probe)) continue;
+                /* at a call or operator site the frozen evidence of
+                 * site.h decides alone once it is there */
+                int at_site = ks[i].site == SITE_CALL || ks[i].site == SITE_OP;
+                if (!t->probe_on || probe_done(&t->probe) ||
+                    (at_site && site_window_done(&t->probe)))
+                    continue;
                 /* a frozen pair is followed at once by up to PROBE_BURST
                  * more until PROBE_MIN_PAIRS: cheap extra pairs against
-                 * chance repeats; then one a round, watching for movement */
-                for (int b = 0; b <= PROBE_BURST && !probe_done(&t->probe) &&
-                                (b == 0 || t->probe.frozen_n < PROBE_MIN_PAIRS);
+                 * chance repeats; then one a round, watching for movement.
+                 * At a call or operator site up to SITE_MIN_PAIRS (site.h:
+                 * a short call in a loop can hold 90% of the loop's reads) */
+                int burst = at_site ? SITE_MIN_PAIRS : PROBE_BURST;
+                int want = at_site ? SITE_MIN_PAIRS : PROBE_MIN_PAIRS;
+                for (int b = 0;
+                     b <= burst && !probe_done(&t->probe) && (b == 0 || t->probe.frozen_n < want);
                      b++) {
-                    if (walk_probe(t->tstate, &sig) != 0) break;
+                    int nogil = holder != 1 && holder != t->tstate;
+                    if (walk_probe(t->tstate, ks[i].code, &sig) != 0) break;
                     double cpu = clock_thread_cpu(t->tid);
-                    if (!probe_pair(&t->probe, sig, holder != 1 && holder != t->tstate, cpu,
-                                    b ? clock_mono() : wr))
-                        break;
+                    if (!probe_pair(&t->probe, sig, nogil, cpu, b ? clock_mono() : wr)) break;
                 }
-                undecided += !probe_done(&t->probe);
+                undecided += !probe_done(&t->probe) && !(at_site && site_window_done(&t->probe));
             }
         }
         for (int i = 0; i < nk; i++) {

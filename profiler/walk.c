@@ -587,6 +587,17 @@ static int callee_name(uintptr_t obj, char *out, size_t cap, int *py)
     return type_name(t, out, cap);                     /* another callable: its type */
 }
 
+/* 0 when the object at obj is of a readable type without tp_call (not
+ * callable), else 1. */
+static int callable_obj(uintptr_t obj)
+{
+    uintptr_t t = obj_type(obj);
+    ternaryfunc call;
+    if (!t || !is_type(t) || mem_read(t + offsetof(PyTypeObject, tp_call), &call, sizeof call) != 0)
+        return 1;
+    return call != NULL;
+}
+
 /* 1 when the object's type is one of the interpreter's own (int, float,
  * str, list...): an operator on it is bytecode work, not an extension's. */
 static int builtin_operand(uintptr_t obj)
@@ -617,7 +628,7 @@ static uintptr_t stack_slot(uintptr_t f, const compat_frame_t *fr, const agent_c
  * bytecode (its frame is being pushed), an operator on builtin types too;
  * and the name of a C callee. SITE_NONE when it cannot tell (no tables,
  * unreadable frame or code, CACHE...). */
-const int walk_site_decides = PY_VERSION_HEX < 0x030C0000;
+const int walk_site_decides = PY_VERSION_HEX < 0x030E0000;
 
 int walk_site(agent_t *a, uintptr_t tstate, walk_site_t *out)
 {
@@ -626,7 +637,7 @@ int walk_site(agent_t *a, uintptr_t tstate, walk_site_t *out)
     out->key = 0;
     out->callee[0] = 0;
     out->file_id = out->line = 0;
-    if (!walk_site_decides) return SITE_NONE; /* walk.h: 3.12+ */
+    if (!walk_site_decides) return SITE_NONE; /* walk.h: 3.14+ */
     if (read_tstate_frame(tstate, &f) != 0) return SITE_NONE;
     for (int guard = 0; f && guard < 8; guard++) {
         compat_frame_t fr;
@@ -653,6 +664,12 @@ int walk_site(agent_t *a, uintptr_t tstate, walk_site_t *out)
             site_callable_slots(su->call, su->depth, (int)su->oparg, &s1, &s2);
             uintptr_t obj = stack_slot(f, &fr, e, s1);
             if (!obj && s2 >= 0) obj = stack_slot(f, &fr, e, s2);
+            /* no callable there (a float, a list, an array): the call
+             * returned and its result took the callable's slot; the frame
+             * stays at the call until the next instruction starts (the
+             * call's tail: the arguments' references dropped, the eval
+             * breaker): the interpreter's own work */
+            if (obj && !callable_obj(obj)) return out->cls = SITE_PY;
             int py = 0;
             if (obj && callee_name(obj, out->callee, sizeof out->callee, &py) < 0)
                 out->callee[0] = 0;
@@ -693,9 +710,16 @@ uintptr_t walk_top_frame(uintptr_t tstate)
  * frame address, instruction, and the first PROBE_WORDS words of its local
  * variables and value stack (stale slots above the stack top included). A
  * running interpreter changes it within a few bytecodes; a thread inside a
- * C call leaves all of it untouched. */
+ * C call leaves all of it untouched.
+ * code (3.11+): also the instruction's code unit and first inline cache
+ * entries. An unspecialized call counts its adaptive counter down each time
+ * it runs (3.12's CALL of time.perf_counter), so a loop of short calls in
+ * an unchanged frame (`while pc() < end: pass`) is not a frozen state, and
+ * one long call leaves the counter where it is. Only for a thread that holds
+ * the GIL at the window's start: another thread can run the same
+ * instruction while this one is in a call without it. */
 #define PROBE_WORDS 32
-int walk_probe(uintptr_t tstate, uint64_t *sig)
+int walk_probe(uintptr_t tstate, int code, uint64_t *sig)
 {
     uintptr_t f;
     if (read_tstate_frame(tstate, &f) != 0) return -EFAULT;
@@ -718,6 +742,13 @@ int walk_probe(uintptr_t tstate, uint64_t *sig)
     uint64_t h = 1469598103934665603ull ^ (uint64_t)f;
     for (size_t i = 0; i < n; i++)
         h = (h ^ u.raw[i]) * 1099511628211ull;
+#if PY_VERSION_HEX >= 0x030B0000
+    uint64_t units;
+    if (code && mem_read((uintptr_t)compat_frame_instr(&u.fr), &units, sizeof units) == 0)
+        h = (h ^ units) * 1099511628211ull;
+#else
+    (void)code; /* f_lasti: an index, no inline caches */
+#endif
     *sig = h;
     return 0;
 }

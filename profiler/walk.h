@@ -43,16 +43,15 @@ typedef struct {
 
 int walk_threads(agent_t *a, walk_thread_t *out, int cap);
 int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap);
-int walk_probe(uintptr_t tstate, uint64_t *sig);
+int walk_probe(uintptr_t tstate, int code, uint64_t *sig);
 uintptr_t walk_top_frame(uintptr_t tstate);
 /* with the GIL, before start: the opcode tables (site.h, _opcodes.py) */
 void walk_set_ops(const site_ops_t *ops);
 
-/* Whether the call site is read on this interpreter (3.9 to 3.11). From
- * 3.12 the frame's instruction between two calls can still name the last
- * call: profiler.alternate's `while pc() < end: pass` read 70-88 % python
- * on 3.12.1 and 3.13.0 (>= 90 % asked; 90-100 % with the probe alone) and
- * 25-31 % native on 3.14.10 and 3.15.2; and 3.15's bytecode defeats the
+/* Whether the call site is read on this interpreter (3.9 to 3.13). Not on
+ * 3.14+: profiler.alternate's `while pc() < end: pass` read 25-31 % native
+ * on 3.14.10 and 3.15.2 before the fixes of docs/sampling.md ("The call
+ * site", 3.12/3.13), not measured since; and 3.15's bytecode defeats the
  * depth analysis (RETURN_VALUE at depth 0, 230 of 2048 call depths known).
  * There walk_site says nothing: the probe window decides alone, as before
  * issue 23, and no C callee is named. */

@@ -49,7 +49,6 @@ typedef struct {
     double cpu, wall; /* thread CPU clock, sampler's clock at the latest probe */
     double cpu_start; /* thread CPU clock at the window's first probe */
     int moved, frozen_n;
-    int lead_frozen; /* frozen pairs in a row from the window's start, before any movement */
     double frozen_s, nogil_s;
 } probe_t;
 
@@ -65,7 +64,7 @@ static inline void probe_start(probe_t *p, uint64_t sig, int nogil, double cpu, 
     p->nogil = p->first_nogil = nogil;
     p->cpu = p->cpu_start = cpu;
     p->wall = wall;
-    p->moved = p->frozen_n = p->lead_frozen = 0;
+    p->moved = p->frozen_n = 0;
     p->frozen_s = p->nogil_s = 0;
 }
 
@@ -92,7 +91,6 @@ static inline int probe_pair(probe_t *p, uint64_t sig, int nogil, double cpu, do
     } else if (pair_wall <= PROBE_MAX_PAIR && dc > 0) {
         p->frozen_s += dc;
         p->frozen_n++;
-        if (!p->moved && p->lead_frozen == p->frozen_n - 1) p->lead_frozen++;
         if (nogil && p->nogil) p->nogil_s += dc;
         frozen = 1;
     }

@@ -150,23 +150,31 @@ static inline void site_learn(site_hist_t *tab, uint64_t key, int verdict)
  * the thread frozen this long (thread CPU over this many pairs from the
  * window's start) before it moved: a call that lasted, native even though
  * it returned inside the window (sorted() of 20000 floats, ~1 ms, returns
- * inside most 1 ms windows). Not one pair: a short loop's call site repeats
- * its frame state by chance (~40% of pairs, probe.h); 4 in a row ~2.5%. */
+ * inside most 1 ms windows). Not a few pairs: a loop around a short call
+ * can spend 90% of its time inside the call in a frame state that is the
+ * same at every iteration (3.12/3.13 `while pc() < end: pass`: no
+ * arguments, same stack, same locals), so two reads repeat it by chance
+ * in ~90% of pairs (~40% on 3.11, probe.h): 4 in a row 65%, 32 in a row
+ * 3%. The sampler takes them at once (a burst, each pair a few us of the
+ * thread's CPU): a call that lasts has them within ~50 us of its CPU. */
 #define SITE_MIN_FROZEN 30e-6
-#define SITE_MIN_PAIRS 4
+#define SITE_MIN_PAIRS 32
+
+/* The window at a call or operator site has all it needs: the frozen
+ * evidence above decides, whatever a later movement says. */
+static inline int site_window_done(const probe_t *p)
+{
+    return p->frozen_n >= SITE_MIN_PAIRS && p->frozen_s >= SITE_MIN_FROZEN;
+}
 /* ...and a movement is a short call (Python's own overhead) only when the
  * thread moved within this much CPU of the sample. A movement seen after
  * more (pairs stretched by a loaded machine, which are never counted
  * frozen: probe.h) says nothing about how long the call lasted. */
 #define SITE_SHORT_CPU 100e-6
-/* Frozen pairs in a row taken at once from the sample (the sampler's
- * first burst, ~1 us apart, no sleep): the thread was inside the C code at
- * the sample, however soon after it returned. A call of ~100-150 us
- * (numpy's `a @ b` of 160x160 on a fast core) ended before the first
- * slept pair in a quarter of the windows (a 20 us sleep takes 50-200 us
- * in a VM) and read 20-33% python; a short call (perf_counter()) moves
- * within ~0.1 us, so 4 chance repeats in a row stay ~2.5% (probe.h). */
-#define SITE_LEAD_PAIRS 4
+/* ...after fewer frozen pairs than this: a movement after more is either a
+ * long call that ended (sorted(), its last 100 us) or chance repeats of a
+ * short one (3.13's perf_counter() loop); the site's history decides. */
+#define SITE_FEW_PAIRS 4
 
 /* The category of a running sample: site is the class of the innermost
  * frame's instruction at the sample (refined by what is on the stack: the
@@ -177,11 +185,15 @@ static inline void site_learn(site_hist_t *tab, uint64_t key, int verdict)
  *     window saw (a freeze there is the hypervisor or a CPU taken away);
  *   - SITE_CALL / SITE_OP: the thread is in C code at the sample.
  *     CAT_NAT when the window saw it stay there (SITE_MIN_FROZEN, or the
- *     probe's own CAT_NAT, or SITE_LEAD_PAIRS frozen at once from the
- *     sample); CAT_PY when it moved on within SITE_SHORT_CPU
- *     (perf_counter() in a Python loop: the loop's overhead, as before);
- *     otherwise (no CPU in the window, or a movement after more CPU than
- *     that) what this site's conclusive windows said, and without a
+ *     probe's own CAT_NAT), or saw it burn CPU without the GIL from its
+ *     start (a call that released it: numpy's a @ b of ~200 us often
+ *     returns before the first pair, not learnt: a short read releases
+ *     it too); CAT_PY when it moved on within SITE_SHORT_CPU and
+ *     SITE_FEW_PAIRS (perf_counter() in a Python loop: the loop's
+ *     overhead, as before);
+ *     otherwise (no CPU in the window, a movement after more CPU or more
+ *     frozen pairs than that) what this site's conclusive windows said,
+ *     and without a
  *     history CAT_NAT for a call, CAT_PY for an operator (most are on
  *     builtin types);
  *   - SITE_NONE: the probe, -1 keeps the thread's last category.
@@ -196,10 +208,12 @@ static inline int site_verdict(int site, const probe_t *p, int probe, const site
         v = CAT_PY;
     } else if (site != SITE_CALL && site != SITE_OP) {
         v = probe;
-    } else if ((p && p->frozen_n >= SITE_MIN_PAIRS && p->frozen_s >= SITE_MIN_FROZEN) ||
-               probe == CAT_NAT || (p && p->lead_frozen >= SITE_LEAD_PAIRS)) {
+    } else if ((p && site_window_done(p)) || probe == CAT_NAT) {
         v = l = CAT_NAT;
-    } else if (probe == CAT_PY && p && p->cpu - p->cpu_start <= SITE_SHORT_CPU) {
+    } else if (p && p->first_nogil && p->cpu > p->cpu_start) {
+        v = CAT_NAT; /* running without the GIL: no bytecode runs without it */
+    } else if (probe == CAT_PY && p && p->cpu - p->cpu_start <= SITE_SHORT_CPU &&
+               p->frozen_n < SITE_FEW_PAIRS) {
         v = l = CAT_PY;
     } else if (hist && hist->key == key && hist->py + hist->nat > 0) {
         v = hist->nat >= hist->py ? CAT_NAT : CAT_PY;

@@ -112,54 +112,64 @@ static void test_probe_decides_when_it_can(void)
 
 static void test_call_that_lasted_is_native(void)
 {
-    /* sorted() of 20000 floats: frozen in C for ~1 ms after the sample,
-     * then it returned inside the window (the probe says it moved) */
+    /* sorted() of 20000 floats: frozen in C for ~1 ms after the sample
+     * (a burst of pairs a few us of CPU apart), then it returned inside the
+     * window (the probe says it moved) */
     probe_t p = {0};
     probe_start(&p, 7, 0, 1.0, 10.0);
     double cpu = 1.0, wall = 10.0;
-    for (int i = 0; i < 8; i++)
-        probe_pair(&p, 7, 0, cpu += 20e-6, wall += 20e-6);
+    for (int i = 0; i < SITE_MIN_PAIRS; i++)
+        probe_pair(&p, 7, 0, cpu += 1.5e-6, wall += 1.5e-6);
+    CHECK(site_window_done(&p));
     probe_pair(&p, 9, 0, cpu += 20e-6, wall += 20e-6);
     CHECK_EQ(probe_verdict(&p, 10e-3), CAT_PY);
     CHECK_EQ(site_verdict(SITE_CALL, &p, CAT_PY, NULL, 1, NULL), CAT_NAT);
-    /* a short call in a Python loop: two chance repeats, then it moved */
-    probe_t q = {0};
-    probe_start(&q, 7, 0, 1.0, 10.0);
-    probe_pair(&q, 7, 0, 1.0 + 20e-6, 10.0 + 20e-6);
-    probe_pair(&q, 7, 0, 1.0 + 40e-6, 10.0 + 40e-6);
-    probe_pair(&q, 8, 0, 1.0 + 60e-6, 10.0 + 60e-6);
-    CHECK_EQ(site_verdict(SITE_CALL, &q, probe_verdict(&q, 10e-3), NULL, 1, NULL), CAT_PY);
-    /* at bytecode, frozen pairs are no C code (a CPU taken away) */
-    CHECK_EQ(site_verdict(SITE_PY, &p, CAT_NAT, NULL, 1, NULL), CAT_PY);
-}
-
-static void test_call_ending_soon_is_native(void)
-{
-    /* numpy's a @ b of ~135 us, sampled 120 us in: the burst taken at once
-     * (~1 us apart) sees it frozen 4 times, then the first slept pair sees
-     * it moved on, with 3 us of frozen CPU only: still the sample's call */
-    probe_t p = {0};
-    probe_start(&p, 7, 0, 1.0, 10.0);
-    double cpu = 1.0, wall = 10.0;
-    for (int i = 0; i < SITE_LEAD_PAIRS; i++)
-        CHECK_EQ(probe_pair(&p, 7, 0, cpu += 0.8e-6, wall += 1e-6), 1);
-    CHECK_EQ(p.lead_frozen, SITE_LEAD_PAIRS);
-    probe_pair(&p, 9, 0, cpu += 60e-6, wall += 80e-6);
-    CHECK(p.frozen_s < SITE_MIN_FROZEN);
-    CHECK_EQ(probe_verdict(&p, 10e-3), CAT_PY);
-    CHECK_EQ(site_verdict(SITE_OP, &p, CAT_PY, NULL, 1, NULL), CAT_NAT);
-    CHECK_EQ(site_verdict(SITE_CALL, &p, CAT_PY, NULL, 1, NULL), CAT_NAT);
-    /* one pair short of it, then moved (perf_counter() in a loop with
-     * three chance repeats): the short call's python, as before */
+    /* a short call in a Python loop: chance repeats, then it moved. On
+     * 3.12/3.13 `while pc() < end: pass` is inside perf_counter() ~90% of
+     * the time with the same frame state: 8 repeats are common (43%), and
+     * so is a sorted() that ended 12 us after the sample: the site's
+     * history decides (learnt from the conclusive windows) */
     probe_t q = {0};
     probe_start(&q, 7, 0, 1.0, 10.0);
     cpu = 1.0, wall = 10.0;
-    for (int i = 0; i < SITE_LEAD_PAIRS - 1; i++)
-        probe_pair(&q, 7, 0, cpu += 0.8e-6, wall += 1e-6);
-    probe_pair(&q, 8, 0, cpu += 0.8e-6, wall += 1e-6);
-    probe_pair(&q, 8, 0, cpu += 0.8e-6, wall += 1e-6); /* frozen after the move: not leading */
-    CHECK_EQ(q.lead_frozen, SITE_LEAD_PAIRS - 1);
-    CHECK_EQ(site_verdict(SITE_CALL, &q, probe_verdict(&q, 10e-3), NULL, 1, NULL), CAT_PY);
+    for (int i = 0; i < 8; i++)
+        probe_pair(&q, 7, 0, cpu += 1.5e-6, wall += 1.5e-6);
+    probe_pair(&q, 8, 0, cpu += 1.5e-6, wall += 1.5e-6);
+    CHECK(!site_window_done(&q));
+    site_hist_t h = {.key = 1, .py = 5, .nat = 1};
+    int learn = 0;
+    CHECK_EQ(site_verdict(SITE_CALL, &q, probe_verdict(&q, 10e-3), &h, 1, &learn), CAT_PY);
+    CHECK_EQ(learn, -1);
+    h.py = 1, h.nat = 5;
+    CHECK_EQ(site_verdict(SITE_CALL, &q, probe_verdict(&q, 10e-3), &h, 1, NULL), CAT_NAT);
+    /* fewer than SITE_FEW_PAIRS repeats: a short call, learnt */
+    probe_start(&q, 7, 0, 1.0, 10.0);
+    cpu = 1.0, wall = 10.0;
+    for (int i = 0; i < SITE_FEW_PAIRS - 1; i++)
+        probe_pair(&q, 7, 0, cpu += 1.5e-6, wall += 1.5e-6);
+    probe_pair(&q, 8, 0, cpu += 1.5e-6, wall += 1.5e-6);
+    CHECK_EQ(site_verdict(SITE_CALL, &q, probe_verdict(&q, 10e-3), &h, 1, &learn), CAT_PY);
+    CHECK_EQ(learn, CAT_PY);
+    /* enough frozen pairs but too little CPU in them: not yet */
+    probe_start(&q, 7, 0, 1.0, 10.0);
+    cpu = 1.0, wall = 10.0;
+    for (int i = 0; i < SITE_MIN_PAIRS; i++)
+        probe_pair(&q, 7, 0, cpu += 0.5e-6, wall += 0.5e-6);
+    CHECK(!site_window_done(&q));
+    /* numpy's a @ b (~200 us, the GIL released around its BLAS) returned
+     * before the first pair: it burnt CPU without the GIL from the window's
+     * start, C code; not learnt (a short read releases the GIL too) */
+    probe_start(&q, 7, 1, 1.0, 10.0);
+    probe_pair(&q, 8, 0, 1.0 + 60e-6, 10.0 + 60e-6);
+    CHECK_EQ(site_verdict(SITE_CALL, &q, probe_verdict(&q, 10e-3), NULL, 1, &learn), CAT_NAT);
+    CHECK_EQ(learn, -1);
+    /* ...but not without CPU (a thread woken for the GIL, not yet run):
+     * an operator without history stays Python */
+    probe_start(&q, 7, 1, 1.0, 10.0);
+    probe_pair(&q, 7, 1, 1.0, 10.0 + 60e-6);
+    CHECK_EQ(site_verdict(SITE_OP, &q, probe_verdict(&q, 10e-3), NULL, 1, NULL), CAT_PY);
+    /* at bytecode, frozen pairs are no C code (a CPU taken away) */
+    CHECK_EQ(site_verdict(SITE_PY, &p, CAT_NAT, NULL, 1, NULL), CAT_PY);
 }
 
 static void test_depths(void)
@@ -236,7 +246,6 @@ int main(void)
     test_call_without_cpu_is_native();
     test_probe_decides_when_it_can();
     test_call_that_lasted_is_native();
-    test_call_ending_soon_is_native();
     test_depths();
     test_history();
     return check_exit("site");
