@@ -268,7 +268,8 @@ def verify(out, shots):
           "the footer starts with the user's call %r" % CALL, hot[:5])
     check(any(" \u2026 \u2192 " in s["footer"] for s in hot), "the middle is elided", hot[:5])
     check(all(s["where"] and "line 5" in s["where"] for s in hot), "the footer names line 5", hot[:3])
-    fr = out.get("frames") or []
+    # innerText of a list item: one space between name and place when shown
+    fr = [" ".join(f.split()) for f in out.get("frames") or []]
     print("every frame after the click: %s" % fr)
     # the stack of that moment: textwrap.fill's frames, outermost first
     check(out.get("frames_visible") and len(fr) >= 2 and fr[0].startswith("fill (")

@@ -63,7 +63,7 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
     await page.keyboard.press('Shift+Enter');
     const c2 = cells.nth(1);
     const start = Date.now();
-    let shot1 = false, clicked = false;
+    let shot1 = false, clicked = false, tries = 0;
     while (Date.now() - start < 20000) {
       const s = await c2.evaluate(el => {
         const m = el.querySelector('.hotline-executing');
@@ -79,12 +79,21 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
         await page.screenshot({ path: shots + '/1-running.png' });
         shot1 = true;
       } else if (shot1 && !clicked && s.footer) {
-        await c2.locator('.hotline-footer').click();
+        // The footer's content is rebuilt on every live update (~4 a
+        // second): a click whose target was replaced between press and
+        // release may not reach the footer (seen once in CI under load), so
+        // click again while it is not expanded, up to 4 times.
+        const f = c2.locator('.hotline-footer');
+        if (!(await f.evaluate((e) => e.classList.contains('hotline-expanded')))) await f.click();
         await sleep(150);
-        out.frames = await c2.locator('.hotline-footer .hotline-frames li').allInnerTexts();
-        out.frames_visible = await c2.locator('.hotline-footer .hotline-frames').isVisible();
-        await page.screenshot({ path: shots + '/2-frames.png' });
-        clicked = true;
+        const vis = await c2.locator('.hotline-footer .hotline-frames').isVisible();
+        if (vis || ++tries >= 4) {
+          out.frames = await c2.locator('.hotline-footer .hotline-frames li').allInnerTexts();
+          out.frames_visible = vis;
+          out.frame_clicks = tries + (vis ? 1 : 0);
+          await page.screenshot({ path: shots + '/2-frames.png' });
+          clicked = true;
+        }
       }
       if (/\[2\]/.test(s.prompt)) break;
       await sleep(150);
