@@ -119,8 +119,11 @@ for st in prof["stacks"]:
     fr = st["frames"]
     if fr and fr[0]["file"] == "<native>":
         check(fr[0]["line"] == 0, "a <native> leaf with line %r" % fr[0]["line"])
-        check(len(fr) > 1 and fr[1]["file"] == prog, "a <native> leaf not under the program: %r"
-              % fr[:2])
+        # under a Python frame: the program's own call, or a library's (the
+        # program's `import` of an extension module runs importlib's
+        # _call_with_frames_removed -> _imp.create_dynamic: seen in CI)
+        check(len(fr) > 1 and fr[1]["file"] != "<native>" and fr[1]["line"] > 0,
+              "a <native> leaf not under a Python frame: %r" % fr[:2])
         if len(fr) > 1:
             key = (fr[0]["name"], fr[1]["line"])
             leaf[key] = leaf.get(key, 0) + st["seconds"]
