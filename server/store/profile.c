@@ -989,13 +989,6 @@ size_t profile_top_stacks(const struct profile *p, const char *path, int line,
 
 /* ---- processes ---- */
 
-const struct prof_proc *profile_proc(const struct profile *p, long long pid)
-{
-    for (size_t i = 0; i < p->nprocs; i++)
-        if (p->procs[i].pid == pid) return &p->procs[i];
-    return NULL;
-}
-
 void profile_proc_label(const struct profile *p, long long pid, char *buf, size_t n)
 {
     /* a pid that exec'd has an entry per program (Ray's setup_worker.py,

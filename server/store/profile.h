@@ -229,8 +229,6 @@ size_t profile_top_stacks(const struct profile *p, const char *path, int line,
                           const struct prof_stack **out, size_t n);
 
 /* ---- processes ---- */
-/* The process pid of the profile, or NULL. */
-const struct prof_proc *profile_proc(const struct profile *p, long long pid);
 /* A short name of process pid for lists (hover, flame graph; of a pid that
  * exec'd, its entry with a role, else its latest): its role
  * ("dask worker tcp://... (pid 12)", the `role` message), else its script's
