@@ -71,7 +71,7 @@ void export_unstacked(const struct profile *p, long long *samples, double *secon
     long long n = 0;
     double s = 0;
     for (size_t i = 0; i < p->nstacks; i++) {
-        n += p->stacks[i]->samples;
+        n = prof_add_count(n, p->stacks[i]->samples);
         s += p->stacks[i]->seconds;
     }
     double total = agent_stats_time(&p->total);

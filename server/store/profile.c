@@ -30,13 +30,6 @@ struct smap {
 /* a + b for counts that the agent sends (never negative on the wire, checked
  * there): a program's agent may send LLONG_MAX twice, and a signed overflow
  * is undefined behaviour in the server, so the sum stops at LLONG_MAX. */
-static long long add_count(long long a, long long b)
-{
-    if (b > 0 && a > LLONG_MAX - b) return LLONG_MAX;
-    if (b < 0 && a < LLONG_MIN - b) return LLONG_MIN;
-    return a + b;
-}
-
 static uint64_t hash_bytes(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
@@ -467,14 +460,14 @@ out:
 int prof__stack_add(struct profile *p, struct prof_stack *s, long long pid, long long tid,
                     long long samples, double seconds)
 {
-    s->samples = add_count(s->samples, samples);
+    s->samples = prof_add_count(s->samples, samples);
     s->seconds += seconds;
     if (!tid) return 0;
     /* a linear search: a stack is run by a few threads (at most
      * PROFILE_STACK_THREADS), and the agent sends each once per delta */
     for (size_t i = 0; i < s->nparts; i++)
         if (s->parts[i].tid == tid && s->parts[i].pid == pid) {
-            s->parts[i].samples = add_count(s->parts[i].samples, samples);
+            s->parts[i].samples = prof_add_count(s->parts[i].samples, samples);
             s->parts[i].seconds += seconds;
             return 0;
         }
@@ -619,7 +612,7 @@ static int apply_delta(struct prof_conn *c, const struct agent_msg *m)
 {
     struct profile *p = c->p;
     int rc = 0;
-    p->meta.samples = add_count(p->meta.samples, m->u.delta.samples);
+    p->meta.samples = prof_add_count(p->meta.samples, m->u.delta.samples);
     if (c->guess_off && m->u.delta.ts > 0) {
         /* arrival - ts: the agent's ts 0 on this host's clock, late by the
          * network and the queue (milliseconds; deltas come every ~0.1 s) */

@@ -63,7 +63,7 @@ static int merge(struct prof_timeline *tl, double w)
             o->t0 = fmin(o->t0, t->t0);
             o->t1 = fmax(o->t1, t->t1);
             o->seconds += t->seconds;
-            o->samples += t->samples;
+            o->samples = prof_add_count(o->samples, t->samples);
             continue;
         }
         out[m++] = *t;

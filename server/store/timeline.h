@@ -17,6 +17,7 @@
 #define HOTLINE_STORE_TIMELINE_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stddef.h>
 
 #define PROFILE_MAX_TICKS (1 << 18) /* 56 B each: 14 MB at most */
@@ -25,6 +26,15 @@
 #define TIMELINE_MAX_BUCKET_S 86400.0
 
 struct prof_stack;
+
+/* a + b for sample counts an agent sent: they are untrusted and may be
+ * near LLONG_MAX, so the sum saturates instead of overflowing (UB) */
+static inline long long prof_add_count(long long a, long long b)
+{
+    if (b > 0 && a > LLONG_MAX - b) return LLONG_MAX;
+    if (b < 0 && a < LLONG_MIN - b) return LLONG_MIN;
+    return a + b;
+}
 
 struct prof_tick {
     double t0, t1;  /* seconds since the profile's origin: the period */
