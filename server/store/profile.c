@@ -782,6 +782,19 @@ const struct prof_file *profile_file(const struct profile *p, const char *path)
     return smap_get(&IDX(p)->files, path, NULL);
 }
 
+static int stack_through(const struct prof_stack *s, const struct prof_file *f)
+{
+    for (size_t j = 0; j < s->nfr; j++)
+        if (s->fr[j].file == f->path) return 1; /* interned */
+    return 0;
+}
+
+static int stack_empty(const struct prof_stack *s, void *ud)
+{
+    (void)ud;
+    return s->samples <= 0 && s->seconds <= 0;
+}
+
 int profile_reset_file(struct profile *p, const char *path)
 {
     struct prof_file *f = smap_get(&IDX(p)->files, path, NULL);
@@ -795,6 +808,21 @@ int profile_reset_file(struct profile *p, const char *path)
     memset(&p->total, 0, sizeof p->total);
     for (size_t i = 0; i < p->nfiles; i++)
         agent_stats_merge(&p->total, &p->files[i]->total);
+    /* the stacks through the file are that execution's too: emptied (not
+     * freed: connections map their ids onto them), so that the hover's
+     * stacks and the flame graph's root agree with the lines again, and
+     * their ticks leave the timeline */
+    for (size_t i = 0; i < p->nstacks; i++) {
+        struct prof_stack *s = p->stacks[i];
+        if (!stack_through(s, f)) continue;
+        s->samples = 0;
+        s->seconds = 0;
+        for (size_t j = 0; j < s->nparts; j++) {
+            s->parts[j].samples = 0;
+            s->parts[j].seconds = 0;
+        }
+    }
+    timeline_forget(&p->tl, stack_empty, NULL);
     return 0;
 }
 
@@ -971,7 +999,7 @@ size_t profile_top_stacks(const struct profile *p, const char *path, int line,
         int keep = !path;
         for (size_t j = 0; !keep && j < s->nfr; j++)
             keep = s->fr[j].file == f->path && s->fr[j].line == line; /* interned */
-        if (keep) all[k++] = s;
+        if (keep && !stack_empty(s, NULL)) all[k++] = s; /* empty: profile_reset_file */
     }
     qsort(all, k, sizeof *all, cmp_stack);
     if (n > k) n = k;

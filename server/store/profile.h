@@ -181,7 +181,9 @@ int profile_conn_apply(struct prof_conn *c, const struct agent_msg *m);
 /* Forget what the file at path measured so far (a notebook cell run again:
  * it shows its latest execution only, issue 22): its lines' and functions'
  * statistics go to zero and the totals follow; the records stay, empty.
- * Memory timelines and stacks are kept. 0, or -ENOENT when path has no data. */
+ * So do the stacks through the file (no longer listed by
+ * profile_top_stacks) and their ticks leave the timeline. Memory timelines
+ * are kept. 0, or -ENOENT when path has no data. */
 int profile_reset_file(struct profile *p, const char *path);
 /* pid from this connection's hello, 0 before it. */
 long long profile_conn_pid(const struct prof_conn *c);

@@ -113,6 +113,15 @@ int timeline_add(struct prof_timeline *tl, const struct prof_stack *s, long long
     return 0;
 }
 
+void timeline_forget(struct prof_timeline *tl, int (*gone)(const struct prof_stack *, void *),
+                     void *ud)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < tl->n; i++)
+        if (!gone(tl->v[i].stack, ud)) tl->v[m++] = tl->v[i];
+    tl->n = m;
+}
+
 static double clock_s(clockid_t id)
 {
     struct timespec ts;

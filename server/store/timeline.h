@@ -60,6 +60,12 @@ void timeline_free(struct prof_timeline *tl);
 int timeline_add(struct prof_timeline *tl, const struct prof_stack *s, long long pid, long long tid,
                  double t0, double t1, long long samples, double seconds);
 
+/* Drops the ticks whose stack gone(stack, ud) says is gone (a notebook
+ * cell's earlier execution, profile_reset_file), keeping the others'
+ * order. */
+void timeline_forget(struct prof_timeline *tl, int (*gone)(const struct prof_stack *, void *),
+                     void *ud);
+
 /* Seconds to add to an agent's ts so that it reads on tl's clock, given the
  * CLOCK_MONOTONIC second of that agent's ts 0 (its hello's mono0; <= 0 when
  * it sent none: then 0, the agent's own clock). The first agent that says

@@ -9,6 +9,7 @@ ipykernel compiles it to the same file). Afterwards:
 
 - the hot line's inlay hint (its column in UTF-16: the line holds "é" and
   "🎉") says the last execution's seconds (0.9 s), not the sum (3.0 s);
+- the flame graph's stacks through that line weigh the last execution too;
 - a CodeLens on the cell's first line reads "Hotline: last runs 0.90 s ·
   1.5 s · 0.60 s": the wall seconds of the three executions, newest first.
 
@@ -122,6 +123,21 @@ def main():
             assert abs(hot_s - RUNS[-1]) <= TOL, \
                 "the hint has %.3f s, the last run was %.1f s (all three: %.1f s)" % (
                     hot_s, RUNS[-1], sum(RUNS))
+            # the flame graph agrees: the stacks through the cell's hot line
+            # weigh the last execution, not the three
+            r = c.request("workspace/executeCommand", {"command": "hotline.flameGraph",
+                                                       "arguments": [{"since": 0}]})
+            d = r["result"]["data"]["speedscope"]
+            names = [f["name"] for f in d["shared"]["frames"]]
+            hot_fr = {i for i, n in enumerate(names) if n.startswith("<module> (") and
+                      n.endswith(":%d)" % (HOT + 1)) and ".py:" in n}
+            assert hot_fr, "no frame of the cell's line %d in %r" % (HOT + 1, names[:40])
+            w = sum(wt for prof in d["profiles"] for st, wt in zip(prof["samples"], prof["weights"])
+                    if hot_fr & set(st))
+            print("flame graph: the cell's hot line weighs %.3f s" % w)
+            assert abs(w - RUNS[-1]) <= TOL, \
+                "the flame graph has %.3f s on the cell's line, the last run was %.1f s" % (
+                    w, RUNS[-1])
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)

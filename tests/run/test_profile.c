@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "store/export.h"
 #include "store/memprof.h"
 #include "store/profile.h"
 
@@ -561,6 +562,57 @@ static void test_count_saturates(void)
     CHECK(p->meta.samples == LLONG_MAX);
     CHECK(p->nstacks == 1 && p->stacks[0]->samples == LLONG_MAX);
     CHECK(p->stacks[0]->nparts == 1 && p->stacks[0]->parts[0].samples == LLONG_MAX);
+    /* two such stacks: the exports' sum of every stack saturates too */
+    CHECK(feed(c, "{\"t\":\"stack\",\"id\":2,\"fr\":[[1,1,2]]}") == 0);
+    CHECK(feed(c, "{\"t\":\"delta\",\"ts\":2,\"samples\":1,"
+                  "\"stacks\":[[2,9223372036854775807,1.0,7]]}") == 0);
+    long long un = -1;
+    double us = -1;
+    export_unstacked(p, &un, &us);
+    CHECK(un == 0 && us == 0);
+    profile_conn_free(c);
+    profile_free(p);
+}
+
+/* A notebook cell run again (providers/kernel.c, issue 22): its file's
+ * lines, and the stacks through it with their ticks, show nothing of the
+ * earlier execution; other files' stacks stay. */
+static void test_reset_file(void)
+{
+    struct profile *p = build();
+    const struct prof_stack *st[4];
+    size_t ticks_b = 0, ticks = p->tl.n;
+    for (size_t i = 0; i < p->tl.n; i++)
+        ticks_b += p->tl.v[i].stack->fr[0].line == 1;
+    CHECK(ticks_b == 1 && ticks == 3);
+    CHECK(profile_reset_file(p, "/nope.py") == -ENOENT);
+    CHECK(profile_reset_file(p, "/p/b.py") == 0);
+    CHECK(profile_top_stacks(p, "/p/b.py", 1, st, 4) == 0);
+    CHECK(profile_top_stacks(p, NULL, 0, st, 4) == 1);
+    CHECK_STR(st[0]->fr[0].name, "work");
+    CHECK_NEAR(st[0]->seconds, 0.6, 1e-9); /* a.py's stack untouched */
+    CHECK(p->tl.n == ticks - ticks_b);
+    for (size_t i = 0; i < p->tl.n; i++)
+        CHECK(p->tl.v[i].stack->seconds > 0);
+    /* the totals follow: the flame graph's root (stacks + unstacked) is the
+     * header's total again */
+    CHECK_NEAR(agent_stats_time(&p->total), 0.2 + 0.1 + 0.3, 1e-9);
+    long long un;
+    double us;
+    export_unstacked(p, &un, &us);
+    CHECK_NEAR(st[0]->seconds + us, agent_stats_time(&p->total), 1e-9);
+    /* the cell runs again: its new execution's stack fills the same record */
+    struct prof_conn *c = profile_conn_new(p);
+    CHECK(feed(c, "{\"t\":\"hello\",\"v\":1,\"pid\":102}") == 0);
+    CHECK(feed(c, "{\"t\":\"str\",\"id\":1,\"s\":\"/p/b.py\"}") == 0);
+    CHECK(feed(c, "{\"t\":\"str\",\"id\":2,\"s\":\"<module>\"}") == 0);
+    CHECK(feed(c, "{\"t\":\"stack\",\"id\":1,\"fr\":[[1,2,1]]}") == 0);
+    CHECK(feed(c, "{\"t\":\"delta\",\"ts\":0.5,\"samples\":2,"
+                  "\"lines\":[{\"f\":1,\"l\":1,\"py\":0.02,\"n\":2}],"
+                  "\"stacks\":[[1,2,0.02]]}") == 0);
+    CHECK(profile_top_stacks(p, "/p/b.py", 1, st, 4) == 1);
+    CHECK(st[0]->samples == 2);
+    CHECK_NEAR(st[0]->seconds, 0.02, 1e-9);
     profile_conn_free(c);
     profile_free(p);
 }
@@ -568,6 +620,7 @@ static void test_count_saturates(void)
 int main(void)
 {
     test_count_saturates();
+    test_reset_file();
     test_cancel();
     test_roundtrip();
     test_exit_text();
