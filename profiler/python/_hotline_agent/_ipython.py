@@ -415,11 +415,11 @@ class Extension:
                 self.cell_run = (name, time.perf_counter())
         lab = self.lab and self.comm is not None
         if (self.on or lab) and self.session is None and not _is_hotline_cell(raw):
-            # JupyterLab alone: silently no per-line results where the
-            # process is profiled otherwise (the editor, hotline.start())
-            if self.on or not (hotline.connected() or hotline.running()):
-                self.session = self._begin(raw, 0)
-                self.own_session = self.session is not None
+            # where the process is profiled already (streaming to the editor,
+            # hotline.start()) the Session tees that agent's stream, as
+            # %%hotline does: JupyterLab gets its per-line results then too
+            self.session = self._begin(raw, 0)
+            self.own_session = self.session is not None
         text = self.live and _display_updates(self.shell)
         if text or lab:
             self._live = Live(self, threading.get_ident(), text=text, lab=lab)

@@ -1,11 +1,13 @@
 // Drives a real JupyterLab in headless Chromium (playwright-core, pinned in
 // tests/pictures) for test_jupyterlab.py: runs the notebook's two cells
-// (`%load_ext hotline`, then the seed's loop) and reads the DOM while the
-// loop runs and after it. Prints one JSON object.
-// usage: node lab_check.js URL SHOTS_DIR   (NODE_PATH = pictures-node/node_modules)
+// (`%load_ext hotline` with the imports, then the seed's loop) and reads the
+// DOM while the loop runs and after it. Prints one JSON object.
+// usage: node lab_check.js URL SHOTS_DIR [PREFIX [HOT]]   (NODE_PATH = pictures-node/node_modules)
+// PREFIX starts the screenshots' names (one notebook per run of this script).
 const { chromium } = require('playwright-core');
 
-const [url, shots] = process.argv.slice(2);
+const [url, shots, prefix = '', hot = ''] = process.argv.slice(2);
+// the screenshot and the click are taken while the marker is on HOT
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
 (async () => {
@@ -35,8 +37,9 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
     await run0();
     const t0 = Date.now();
     let tried = t0;
+    // (it imports scikit-learn: seconds on a loaded machine)
     while (!/\[1\]/.test(await prompt(0))) {
-      if (Date.now() - t0 > 60000) throw new Error('cell 1 did not run: ' + await prompt(0));
+      if (Date.now() - t0 > 180000) throw new Error('cell 1 did not run: ' + await prompt(0));
       if (Date.now() - tried > 10000 && /\[ \]/.test(await prompt(0))) {
         tried = Date.now();
         await run0();
@@ -45,16 +48,25 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
     }
     out.cell1_output = await cells.nth(0).locator('.jp-OutputArea').innerText().catch(() => '');
     await sleep(500);
-    // cell 2: the seed. An in-page poller records (epoch ms) when the marker,
-    // once seen, goes; the seed's last line prints the kernel's clock.
+    // cell 2: the seed. An in-page poller records (epoch ms) when the marker
+    // and the live footer, once seen, are both gone (and each on its own);
+    // the seed's last line prints the kernel's clock.
     await page.evaluate(() => {
       const w = window;
-      w.__hl = { seen: null, cleared: null };
+      w.__hl = { seen: null, cleared: null, marker_gone: null, footer_gone: null };
       const cell = document.querySelectorAll('.jp-Notebook .jp-CodeCell')[1];
       const tick = () => {
+        const now = Date.now();
         const mark = cell.querySelector('.hotline-executing');
-        if (mark) w.__hl.seen = Date.now();
-        else if (w.__hl.seen !== null) w.__hl.cleared = Date.now();
+        const foot = cell.querySelector('.hotline-footer:not(.hotline-done)');
+        if (mark || foot) {
+          w.__hl.seen = now;
+          w.__hl.marker_gone = w.__hl.footer_gone = null;
+        } else if (w.__hl.seen !== null) w.__hl.cleared = now;
+        if (w.__hl.seen !== null) {
+          if (!mark && w.__hl.marker_gone === null) w.__hl.marker_gone = now;
+          if (!foot && w.__hl.footer_gone === null) w.__hl.footer_gone = now;
+        }
         if (w.__hl.cleared === null) setTimeout(tick, 10);
       };
       tick();
@@ -64,7 +76,9 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
     const c2 = cells.nth(1);
     const start = Date.now();
     let shot1 = false, clicked = false, tries = 0;
-    while (Date.now() - start < 20000) {
+    // the seed runs ~6 s alone; under load (a 2-core machine shared with
+    // other builds) several times that: wait for its prompt, not a guess
+    while (Date.now() - start < 120000) {
       const s = await c2.evaluate(el => {
         const m = el.querySelector('.hotline-executing');
         const f = el.querySelector('.hotline-footer:not(.hotline-done)');
@@ -75,10 +89,11 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
       });
       s.t = (Date.now() - start) / 1000;
       if (s.marker !== null || s.footer !== null) out.live.push(s);
-      if (!shot1 && out.live.length >= 8) {
-        await page.screenshot({ path: shots + '/1-running.png' });
+      const onHot = !hot || (s.marker || '').trim() === hot;
+      if (!shot1 && out.live.length >= 8 && onHot) {
+        await page.screenshot({ path: shots + '/' + prefix + '1-running.png' });
         shot1 = true;
-      } else if (shot1 && !clicked && s.footer) {
+      } else if (shot1 && !clicked && s.footer && onHot) {
         // The footer's content is rebuilt on every live update (~4 a
         // second): a click whose target was replaced between press and
         // release may not reach the footer (seen once in CI under load), so
@@ -91,14 +106,14 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
           out.frames = await c2.locator('.hotline-footer .hotline-frames li').allInnerTexts();
           out.frames_visible = vis;
           out.frame_clicks = tries + (vis ? 1 : 0);
-          await page.screenshot({ path: shots + '/2-frames.png' });
+          await page.screenshot({ path: shots + '/' + prefix + '2-frames.png' });
           clicked = true;
         }
       }
       if (/\[2\]/.test(s.prompt)) break;
       await sleep(150);
     }
-    await page.waitForFunction(() => window.__hl.cleared !== null, null, { timeout: 5000 }).catch(() => {});
+    await page.waitForFunction(() => window.__hl.cleared !== null, null, { timeout: 10000 }).catch(() => {});
     out.timing = await page.evaluate(() => window.__hl);
     out.cell2_output = await c2.locator('.jp-OutputArea').innerText().catch(() => '');
     await c2.locator('.hotline-line-result').first().waitFor({ timeout: 10000 }).catch(() => {});
@@ -109,9 +124,11 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
     }));
     out.summary = await c2.locator('.hotline-footer.hotline-done').innerText().catch(() => null);
     out.marker_after = await c2.locator('.hotline-executing').count();
-    await page.screenshot({ path: shots + '/3-after.png' });
+    await page.screenshot({ path: shots + '/' + prefix + '3-after.png' });
   } catch (e) {
     out.errors.push('driver: ' + (e && e.stack || e));
+    const p = browser.contexts().flatMap(c => c.pages())[0];
+    if (p) await p.screenshot({ path: shots + '/' + prefix + 'failed.png' }).catch(() => {});
   } finally {
     await browser.close();
   }
