@@ -27,6 +27,22 @@ static void test_profiled(void)
     const char *rel[] = {"/p", "<ipython-input-*"};
     CHECK(agent_path_profiled(rel, 2, exc, 1, "<ipython-input-3-abc>"));
     CHECK(!agent_path_profiled(rel, 2, exc, 1, "<string>"));
+    /* a Jupyter cell's file: the user's code wherever the include points,
+     * unless excluded */
+    const char *cell = "/tmp/ipykernel_4242/2345678901.py";
+    CHECK(agent_path_is_kernel_cell(cell));
+    CHECK(agent_path_profiled(inc, 1, exc, 1, cell));
+    const char *exc2[] = {"/tmp/*"};
+    CHECK(!agent_path_profiled(inc, 1, exc2, 1, cell));
+    CHECK(!agent_path_is_kernel_cell("/tmp/ipykernel_4242/lib.py"));
+    CHECK(!agent_path_is_kernel_cell("/tmp/ipykernel_/123.py"));
+    CHECK(!agent_path_is_kernel_cell("/tmp/ipykernel_42x/123.py"));
+    CHECK(!agent_path_is_kernel_cell("/tmp/xipykernel_42/123.py"));
+    CHECK(!agent_path_is_kernel_cell("/tmp/ipykernel_42/.py"));
+    CHECK(!agent_path_is_kernel_cell("/123.py"));
+    CHECK(!agent_path_is_kernel_cell("ipykernel_42/123.py"));
+    CHECK(agent_path_is_kernel_cell("/ipykernel_42/123.py"));
+    CHECK(!agent_path_profiled(inc, 1, exc, 1, "/tmp/ipykernel_4242/lib.py"));
 }
 
 int main(void)
