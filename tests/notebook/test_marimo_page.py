@@ -2,8 +2,8 @@
 """hotline.marimo() in a real marimo page (issue 22; docs/notebooks.md,
 "marimo, inside marimo").
 
-marimo 0.25.2 from PyPI in the venv lsp.marimo makes (BUILD/marimo-venv,
-kept while the pin is the same), the build's python/ on its PYTHONPATH;
+marimo 0.25.2 from PyPI in the venv lsp.marimo makes (BUILD/marimo-venv:
+tests/lsp/marimo_venv.py, the pins of marimo-requirements.txt), the build's python/ on its PYTHONPATH;
 `marimo edit --headless` of a two-cell notebook, driven by headless
 Chromium (playwright-core from tests/pictures' pins): the first cell runs
 `import hotline; hotline.marimo()`, the second a 5 s loop around
@@ -33,7 +33,10 @@ import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MARIMO = "0.25.2"  # as tests/lsp/test_marimo.py (the same venv)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lsp"))
+import marimo_venv  # noqa: E402 (the venv lsp.marimo makes, the same pins)
+
+MARIMO = marimo_venv.MARIMO
 NOTEBOOK = '''import marimo
 
 __generated_with = "%s"
@@ -79,21 +82,6 @@ def not_run(msg):
     return 77
 
 
-def venv(path):
-    """BUILD/marimo-venv with the pinned marimo (made as lsp.marimo does)."""
-    py = os.path.join(path, "bin", "python")
-    stamp = os.path.join(path, "marimo-" + MARIMO)
-    if os.path.exists(stamp):
-        return py
-    subprocess.run(["nice", "-n", "19", "/usr/bin/python3", "-m", "venv", "--clear", path],
-                   check=True, timeout=300)
-    subprocess.run(["nice", "-n", "19", py, "-m", "pip", "install", "-q",
-                    "--disable-pip-version-check", "marimo==" + MARIMO],
-                   check=True, timeout=900)
-    open(stamp, "w").close()
-    return py
-
-
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -131,9 +119,9 @@ def main():
     sys.path.insert(0, os.path.join(srcroot, "tests", "pictures"))
     from test_speedscope import install  # noqa: E402 (the pinned playwright-core)
     try:
-        py = venv(os.path.join(build, "marimo-venv"))
+        py = marimo_venv.venv(os.path.join(build, "marimo-venv"))
     except (subprocess.SubprocessError, OSError) as e:
-        return not_run("pip install marimo==%s failed (%s)" % (MARIMO, e))
+        return not_run("pip install -r %s failed (%s)" % (marimo_venv.REQUIREMENTS, e))
     try:
         mods = install(build)
     except (subprocess.SubprocessError, OSError) as e:
