@@ -7,15 +7,16 @@ marimo and scikit-learn from PyPI, pinned, in the venv lsp.marimo makes
 the build's python/ on its PYTHONPATH; `marimo edit --headless` of a
 three-cell notebook, driven by headless Chromium (playwright-core from
 tests/pictures' pins): the first cell runs `import hotline;
-hotline.marimo()`, the second imports scikit-learn and shows a
-`mo.ui.slider` (n_components), the third the seed's loop (issue 22): a
+hotline.marimo()`, the second shows a `mo.ui.slider`
+(n_components), the third the seed's loop (issue 22): a
 GaussianMixture fitted per pixel of a small random video, `gmm.fit(temp)`
-on line 11 of the cell, timed by the cell itself with time.perf_counter
-(the truth). While it runs the cell's output must show a line of the loop
-(most reads line 11) and, on line 11, the chain from the user's call
+on line 13 of the cell, timed by the cell itself with time.perf_counter
+(the truth; the cell's scikit-learn import is the rest). While it runs the
+cell's output must show a line of the imports or of the loop (at least 8
+reads line 13) and, on line 13, the chain from the user's call
 (`gmm.fit → BaseMixture.fit → … → ...`); the live part must go within 0.5
 s of the cell's last statement (its kernel clock against the browser's,
-the same machine); then the per-line table must give line 11 a share
+the same machine); then the per-line table must give line 13 a share
 within 10 points of the truth. Screenshots:
 BUILD/notebook-marimo/shots/marimo-running.png, marimo-after.png.
 
@@ -41,10 +42,11 @@ import marimo_venv  # noqa: E402 (the venv lsp.marimo makes, the same pins)
 
 MARIMO = marimo_venv.MARIMO
 # The seed's loop (issue 22): a scikit-learn GaussianMixture fitted per pixel
-# of a small random video, n_components from a slider in another cell (which
-# also does the imports: this cell's time is the loop's). The cell times
-# the gmm.fit line itself (the truth) and prints it with its end (the
-# kernel's time.time()).
+# of a small random video, n_components from a slider in another cell. The
+# cell imports scikit-learn itself (its first run pays for it: 1-6 s here),
+# so the hot line is not the whole cell and the share check means
+# something. It times the gmm.fit line itself (the truth) and prints it
+# with its end (the kernel's time.time()).
 NOTEBOOK = '''import marimo
 
 __generated_with = "%s"
@@ -61,17 +63,17 @@ def _():
 @app.cell
 def _():
     import marimo as mo
-    import numpy as np
-    from sklearn.mixture import GaussianMixture
     k = mo.ui.slider(1, 5, value=3, label="n_components")
     k
-    return GaussianMixture, k, np
+    return (k,)
 
 
 @app.cell
-def _(GaussianMixture, k, np):
+def _(k):
     import time
     t_start = time.perf_counter()
+    import numpy as np
+    from sklearn.mixture import GaussianMixture
     rng = np.random.default_rng(0)
     frames = rng.random((60, 10, 10))  # a small random video: F, H, W
     hot = 0.0
@@ -90,9 +92,9 @@ def _(GaussianMixture, k, np):
 if __name__ == "__main__":
     app.run()
 ''' % MARIMO
-HOT, HOT_TEXT = 11, "gmm.fit(temp)"
+HOT, HOT_TEXT = 13, "gmm.fit(temp)"
 CHAIN = "gmm.fit \u2192 BaseMixture.fit \u2192 "  # the user's call, then the library's
-LOOP = range(6, 13)  # the loop's lines: where the cell runs while it is live
+CODE = {3, 4} | set(range(8, 15))  # the lines that take time: the imports, the loop
 
 
 def not_run(msg):
@@ -209,11 +211,11 @@ def verify(out, shots):
     check(len(live) >= 8, "the live part was read while the loop ran", live)
     lines = [int(m.group(1)) for m in (re.match(r"\u25b6 line (\d+) \((\d+\.\d) s on this line\): ",
                                                 s["where"]) for s in live) if m]
-    check(len(lines) == len(live) and set(lines) <= set(LOOP),
-          "it names the running line of the cell (the loop's, %d-%d) and its seconds" % (
-              LOOP[0], LOOP[-1]), live)
+    check(len(lines) == len(live) and set(lines) <= CODE,
+          "it names the running line of the cell (the imports' or the loop's) and its seconds",
+          live)
     hot = [s for s in live if s["where"].startswith("\u25b6 line %d " % HOT)]
-    check(len(hot) >= len(live) // 2 and all(s["where"].endswith(": " + HOT_TEXT) for s in hot),
+    check(len(hot) >= 8 and all(s["where"].endswith(": " + HOT_TEXT) for s in hot),
           "line %d is shown with its text %r (%d of %d reads)" % (HOT, HOT_TEXT, len(hot), len(live)),
           live)
     check(all(s["chain"].startswith(CHAIN) for s in hot),

@@ -47,9 +47,9 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
       tick();
     });
     const c2 = cells.nth(2);
-    // cell 2: the imports and the slider (n_components); then the loop's
-    // cell, which reads the slider (marimo runs a cell's dependents only
-    // once they ran: this one is clicked)
+    // cell 2: the slider (n_components); then the loop's cell, which reads
+    // it (marimo runs a cell's dependents only once they ran: this one is
+    // clicked)
     await run(1);
     await cells.nth(1).locator('[role=slider]').first().waitFor({ timeout: 120000 });
     out.slider = await cells.nth(1).innerText();
