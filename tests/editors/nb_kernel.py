@@ -6,8 +6,11 @@ extension here, so no kernel of its own); this starts a real ipykernel
 hotline agent on PYTHONPATH and runs the notebook's code cells, their text
 exactly as the file has it, as a user running them one by one would. The
 first cell is `%load_ext hotline`: the kernel then streams to the
-workspace's server. Every cell after waits for nothing but its own code;
-the test ends the long one by creating the stop file the notebook names.
+workspace's server. Every cell after waits for nothing but its own code:
+the second, the seed's loop (scikit-learn's GaussianMixture per pixel,
+Debian's python3-sklearn), ends by itself after some seconds and prints
+its own measure (the gmm.fit line's seconds, its wall, its end), which
+this echoes in its "cell 1 ok: ..." line.
 
 usage: nb_kernel.py PYTHON_DIR NOTEBOOK
 Prints "cell N ok" per cell, exits 1 on a cell's error."""

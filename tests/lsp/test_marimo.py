@@ -36,9 +36,10 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import marimo_venv  # noqa: E402
 from test_kernel_socket import Client, agent_env, uri  # noqa: E402
 
-MARIMO = "0.25.2"
+MARIMO = marimo_venv.MARIMO  # marimo-requirements.txt
 TIMEOUT = 60.0
 
 NOTEBOOK = '''import marimo
@@ -74,18 +75,15 @@ HOT = NOTEBOOK.split("\n").index("        n += sum(i * i for i in range(2000))  
 
 
 def venv(path):
-    py = os.path.join(path, "bin", "python")
-    stamp = os.path.join(path, "marimo-" + MARIMO)
-    if os.path.exists(stamp):
-        return py
-    subprocess.run(["/usr/bin/python3", "-m", "venv", "--clear", path], check=True,
-                   timeout=300)
-    r = subprocess.run([py, "-m", "pip", "install", "-q", "marimo==" + MARIMO],
-                       capture_output=True, text=True, timeout=600)
-    if r.returncode:
-        sys.exit("FAIL: pip install marimo==%s (PyPI needed): %s" % (MARIMO, r.stderr[-2000:]))
-    open(stamp, "w").close()
-    return py
+    """BUILD/marimo-venv with the pins of marimo-requirements.txt
+    (marimo_venv.py, shared with lsp.marimo_attach and notebook_marimo_page)."""
+    try:
+        return marimo_venv.venv(path)
+    except subprocess.CalledProcessError as e:
+        sys.exit("FAIL: pip install -r %s (PyPI needed): %s" % (
+            marimo_venv.REQUIREMENTS, (e.stderr or "")[-2000:]))
+    except subprocess.TimeoutExpired as e:
+        sys.exit("FAIL: making the marimo venv timed out (%s)" % e)
 
 
 def hints_on(c, nb):

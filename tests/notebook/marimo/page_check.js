@@ -1,7 +1,8 @@
 // Drives `marimo edit --headless` in headless Chromium (playwright-core,
 // pinned in tests/pictures) for test_marimo_page.py: runs the notebook's
-// first cell (`hotline.marimo()`), then the hot cell, reads that cell's
-// output while it runs and after it. Prints one JSON object.
+// first cell (`hotline.marimo()`), then the slider's cell, then the hot
+// cell, reads that cell's output while it runs and after it. Prints one
+// JSON object.
 // usage: node page_check.js URL SHOTS_DIR   (NODE_PATH = pictures-node/node_modules)
 const { chromium } = require('playwright-core');
 
@@ -13,7 +14,7 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
     args: ['--no-sandbox', '--disable-gpu'] });
   const out = { live: [], errors: [] };
   try {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
+    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
     page.on('pageerror', e => out.errors.push(String(e)));
     await page.goto(url);
     const cells = page.locator('.marimo-cell');
@@ -31,12 +32,12 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
       await sleep(100);
     }
     out.cell1 = await cells.nth(0).innerText();
-    // cell 2: the loop. An in-page poller records (epoch ms) when the live
+    // cell 3: the loop. An in-page poller records (epoch ms) when the live
     // part, once seen, goes; the cell's last line prints the kernel's clock.
     await page.evaluate(() => {
       const w = window;
       w.__hl = { seen: null, cleared: null, table: null };
-      const cell = document.querySelectorAll('.marimo-cell')[1];
+      const cell = document.querySelectorAll('.marimo-cell')[2];
       const tick = () => {
         if (cell.querySelector('.hotline-live')) w.__hl.seen = Date.now();
         else if (w.__hl.seen !== null && w.__hl.cleared === null) w.__hl.cleared = Date.now();
@@ -45,11 +46,17 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
       };
       tick();
     });
-    const c2 = cells.nth(1);
+    const c2 = cells.nth(2);
+    // cell 2: the slider (n_components); then the loop's cell, which reads
+    // it (marimo runs a cell's dependents only once they ran: this one is
+    // clicked)
     await run(1);
+    await cells.nth(1).locator('[role=slider]').first().waitFor({ timeout: 120000 });
+    out.slider = await cells.nth(1).innerText();
+    await run(2);
     const start = Date.now();
     let shot = false;
-    while (Date.now() - start < 30000) {
+    while (Date.now() - start < 120000) { /* a bound: the loop takes 5-8 s here, more on a loaded machine */
       const s = await c2.evaluate(el => {
         const l = el.querySelector('.hotline-live');
         return { where: l ? l.querySelector('.hotline-where').textContent : null,
@@ -61,9 +68,9 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
       // the picture: the hot line on screen before and after it was taken
       const onHot = () => c2.evaluate(el => {
         const w = el.querySelector('.hotline-live .hotline-where');
-        return !!w && /textwrap\.fill/.test(w.textContent);
+        return !!w && /gmm\.fit\(temp\)/.test(w.textContent);
       });
-      if (!shot && out.live.length >= 10 && s.where && /textwrap\.fill/.test(s.where)) {
+      if (!shot && out.live.length >= 10 && s.where && /gmm\.fit\(temp\)/.test(s.where)) {
         await page.screenshot({ path: shots + '/marimo-running.png' });
         shot = await onHot();
       }
@@ -79,6 +86,8 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
               s: r.querySelector('.hotline-s').textContent, pct: r.querySelector('.hotline-pct').textContent })));
     out.summary = await c2.locator('.hotline-summary').innerText().catch(() => null);
     out.live_after = await c2.locator('.hotline-live').count();
+    // the picture: the cell's bottom (the table, its console) on screen
+    await c2.evaluate(el => el.scrollIntoView({ block: 'end' }));
     await page.screenshot({ path: shots + '/marimo-after.png' });
   } catch (e) {
     out.errors.push('driver: ' + (e && e.stack || e));
