@@ -15,6 +15,10 @@ int lsp_exec_user_file(const char *file, const char *const *dirs, int ndirs);
 /* The dotted module of a frame's file, as editors name a library call,
  * into buf (cap n); "" if none. */
 void lsp_exec_module_of(const char *file, char *buf, size_t n);
+/* The call expression in line (len bytes, not 0-terminated) that entered
+ * the library function fn ("BaseMixture.fit"): "gmm.fit" in
+ * "gmm.fit(temp)", into buf (cap n); "" if none. */
+void lsp_exec_call_text(const char *line, size_t len, const char *fn, char *buf, size_t n);
 /* From a resolved `now` (borrowed): the thread whose innermost own frame
  * (lsp_exec_user_file) is most recent, as {uri, line, thread, since_s,
  * stack, call, text} (new), or NULL if no thread runs own code. The uri is

@@ -20,8 +20,9 @@
 //     Detach" ends it and the program runs on;
 //   - a Jupyter notebook whose cells a real kernel runs (nb_kernel.py), the
 //     seed's loop (GaussianMixture.fit per pixel), shows the live marker on
-//     the cell's gmm.fit(temp) line and the status item naming
-//     BaseMixture.fit, both gone within 0.5 s of the cell's end, then the
+//     the cell's gmm.fit(temp) line and the status item naming the chain
+//     "gmm.fit → sklearn.mixture._base.BaseMixture.fit → … → …", both gone
+//     within 0.5 s of the cell's end, then the
 //     hint on that line with a share within 10 points of the cell's own;
 //   - turning hotline.hints.enabled / lenses.enabled off removes them (no restart).
 // Screenshots go to OUT/*.png. Usage (see vscode-e2e.sh):
@@ -414,8 +415,11 @@ async function main() {
     kernel.stderr.on('data', (d) => { kout += d; });
     try {
       // (its first seconds are the imports: sklearn's takes 1-6 s here)
-      await until('the live marker in the cell: the status item names BaseMixture.fit', async () =>
-        /BaseMixture\.fit/.test((await status.count()) > 0 ? await status.first().innerText() : ''), 120000);
+      // the chain, the cell's own call first (read from the cell's text),
+      // then the library function it entered, by module
+      await until('the live marker in the cell: the status item names gmm.fit → …BaseMixture.fit', async () =>
+        /on this line · gmm\.fit → sklearn\.mixture\._base\.BaseMixture\.fit( → |$)/.test(
+          (await status.count()) > 0 ? await status.first().innerText() : ''), 120000);
       const liveStatus = await status.first().innerText();
       await until('the gutter icon on the cell\'s gmm.fit(temp) line', () => page.evaluate((hot) => {
         const line = [...document.querySelectorAll('.notebook-editor .view-line')].find((e) =>
