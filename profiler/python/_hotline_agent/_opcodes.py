@@ -69,6 +69,17 @@ def _flags(base, allmap):
     return f
 
 
+def jit_enabled():
+    """True under the JIT (3.14+, PYTHON_JIT=1): its traces leave the frame at
+    the last call that may escape, so the call site is not read there
+    (profiler/walk.h)."""
+    jit = getattr(sys, "_jit", None)
+    try:
+        return bool(jit and jit.is_enabled())
+    except Exception:
+        return False
+
+
 def tables():
     """(classes, caches, bases, flags, layouts, jump_bytes): five tables of
     256 bytes each and whether jump arguments are in bytes (3.9)."""
