@@ -110,10 +110,13 @@ static inline uintptr_t compat_frame_stack(uintptr_t f, const compat_frame_t *fr
 }
 
 /* The object a value-stack slot holds: 3.14+ slots are _PyStackRef, whose
- * low bits are tags (a NULL ref is tag bits only: 0 here). */
+ * low bits are tags (a NULL ref is tag bits only: 0 here). Both tag bits set
+ * (Py_INT_TAG, 3 in 3.14 and 3.15) is a tagged int, no object: 0 too (3.14+
+ * FOR_ITER over a list keeps its index so, beside the list). */
 static inline uintptr_t compat_stackref_obj(uintptr_t v)
 {
 #if PY_VERSION_HEX >= 0x030E0000
+    if ((v & 3) == 3) return 0;
     return v & ~(uintptr_t)7;
 #else
     return v;

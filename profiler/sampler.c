@@ -475,7 +475,6 @@ static void tick(agent_t *a)
         t->nfr = m > 0 ? m : 0;
         walk_site_t ws;
         ks[i].site = walk_site(a, t->tstate, &ws);
-        if (!walk_site_decides) ks[i].site = SITE_NONE; /* walk.h: 3.14+ */
         ks[i].site_key = ws.key;
         /* the same frame and line as the stack read just before: the
          * thread did not move between the two reads */

@@ -628,8 +628,6 @@ static uintptr_t stack_slot(uintptr_t f, const compat_frame_t *fr, const agent_c
  * bytecode (its frame is being pushed), an operator on builtin types too;
  * and the name of a C callee. SITE_NONE when it cannot tell (no tables,
  * unreadable frame or code, CACHE...). */
-const int walk_site_decides = PY_VERSION_HEX < 0x030E0000;
-
 int walk_site(agent_t *a, uintptr_t tstate, walk_site_t *out)
 {
     uintptr_t f;
@@ -637,7 +635,6 @@ int walk_site(agent_t *a, uintptr_t tstate, walk_site_t *out)
     out->key = 0;
     out->callee[0] = 0;
     out->file_id = out->line = 0;
-    if (!walk_site_decides) return SITE_NONE; /* walk.h: 3.14+ */
     if (read_tstate_frame(tstate, &f) != 0) return SITE_NONE;
     for (int guard = 0; f && guard < 8; guard++) {
         compat_frame_t fr;

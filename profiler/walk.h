@@ -48,16 +48,13 @@ uintptr_t walk_top_frame(uintptr_t tstate);
 /* with the GIL, before start: the opcode tables (site.h, _opcodes.py) */
 void walk_set_ops(const site_ops_t *ops);
 
-/* Whether the call site is read on this interpreter (3.9 to 3.13). Not on
- * 3.14+: profiler.alternate's `while pc() < end: pass` read 25-31 % native
- * on 3.14.10 and 3.15.2 before the fixes of docs/sampling.md ("The call
- * site", 3.12/3.13), not measured since; and 3.15's bytecode defeats the
- * depth analysis (RETURN_VALUE at depth 0, 230 of 2048 call depths known).
- * There walk_site says nothing: the probe window decides alone, as before
- * issue 23, and no C callee is named. */
-extern const int walk_site_decides;
-
-/* What the innermost frame is doing now (walk_site). */
+/* What the innermost frame is doing now (walk_site): on 3.9 to 3.15, once
+ * walk_set_ops has the tables. _hotline_agent does not set them under the
+ * JIT (3.14+, PYTHON_JIT=1): its traces write the frame's instruction only
+ * before a call that may escape, so a loop of short calls (`while pc() <
+ * end: pass`) reads as that call (3.15.2: the busy line 38-55 % Python, 2
+ * of 3 runs); there the probe window decides alone and no C callee is
+ * named (docs/sampling.md, "The call site"). */
 #define WALK_NAME_MAX 160
 typedef struct {
     int cls;                    /* site.h class, refined by what is on the stack */

@@ -42,7 +42,8 @@ def _start_with(cfg, on_release=None):
         path = "%s.%d" % (path, os.getpid())
     try:  # the call-site decision (sampling/site.h); without it the probe decides alone
         from . import _opcodes
-        _agent.set_opcodes(*_opcodes.tables())
+        if not _opcodes.jit_enabled():  # profiler/walk.h: not under the JIT
+            _agent.set_opcodes(*_opcodes.tables())
     except Exception:
         pass
     _agent.start(_config.hello(cfg), path, socket=is_socket,

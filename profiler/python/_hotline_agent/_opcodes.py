@@ -69,12 +69,25 @@ def _flags(base, allmap):
     return f
 
 
+def jit_enabled():
+    """True under the JIT (3.14+, PYTHON_JIT=1): its traces leave the frame at
+    the last call that may escape, so the call site is not read there
+    (profiler/walk.h)."""
+    jit = getattr(sys, "_jit", None)
+    try:
+        return bool(jit and jit.is_enabled())
+    except Exception:
+        return False
+
+
 def tables():
     """(classes, caches, bases, flags, layouts, jump_bytes): five tables of
     256 bytes each and whether jump arguments are in bytes (3.9)."""
     allmap = dict(getattr(dis, "_all_opmap", None) or opcode.opmap)
     deopt = dict(getattr(dis, "deoptmap", None) or {})
-    ice = getattr(opcode, "_inline_cache_entries", None)  # 3.11/3.12 list, 3.13+ dict
+    # 3.11/3.12 a list, 3.13/3.14 a dict, 3.15 a frozendict (no dict subclass:
+    # read as a list it gave no caches, and every depth after one was wrong)
+    ice = getattr(opcode, "_inline_cache_entries", None)
     cls, caches = bytearray(256), bytearray(256)
     bases, flags, layouts = bytearray(256), bytearray(256), bytearray(256)
     for name, v in allmap.items():
@@ -91,7 +104,7 @@ def tables():
         flags[v] = _flags(base, allmap)
         layouts[v] = _layout(base) if cls[v] == CALL else 0
         n = 0
-        if isinstance(ice, dict):
+        if hasattr(ice, "get"):
             n = ice.get(base, 0)
         elif isinstance(ice, (list, tuple)) and base in allmap and allmap[base] < len(ice):
             n = ice[allmap[base]]
