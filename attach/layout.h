@@ -51,7 +51,8 @@ struct attach_layout {
      * bytes object co_code. Then what names a C callee: PyTypeObject's
      * tp_name, tp_call, tp_flags; PyCFunctionObject's m_ml, m_self,
      * m_module; PyMethodDef.ml_name; PyDescrObject.d_type,
-     * PyMethodDescrObject.d_method; PyMethodObject.im_func. */
+     * PyMethodDescrObject.d_method; PyMethodObject.im_func; and (3.11+,
+     * which the 3.9/3.10 rows have already) PyObject.ob_type. */
     uint64_t has_site, fr_localsplus, co_nlocalsplus, co_units, fr_valuestack, co_code;
     uint64_t tp_name, tp_call, tp_flags, cf_ml, cf_self, cf_module, ml_name, descr_type,
         descr_method, meth_func;
