@@ -72,6 +72,8 @@ int attach_open_snapshot_text(struct attach_proc *ap, const char *text, size_t l
 void attach_close(struct attach_proc *ap)
 {
     attach__codes_free(ap);
+    free(ap->site);
+    ap->site = NULL;
     if (ap->snap) attach_ranges_free(ap->snap);
     free(ap->snap);
     ap->snap = NULL;

@@ -6,10 +6,12 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "linetable.h"
+#include "opcodes.h"
 #include "procfs.h"
 
 static int read_u64(struct attach_proc *ap, uint64_t addr, uint64_t *out)
@@ -216,6 +218,10 @@ static int code_get(struct attach_proc *ap, uint64_t addr, struct attach_code **
     if (!c) return ATTACH_ERACE; /* every slot holds a frame of this stack: drop it */
     c->addr = 0;
     c->gen = ap->code_gen;
+    free(c->units); /* another code object: its sites are read again */
+    c->units = NULL;
+    c->units_n = 0;
+    c->units_state = 0;
     if ((rc = read_str(ap, fname, c->file, sizeof c->file)) ||
         (rc = read_str(ap, qname, c->name, sizeof c->name)))
         return rc;
@@ -273,6 +279,7 @@ static int stack_frame_objects(struct attach_proc *ap, const struct attach_threa
         out[nf].firstline = c->firstline;
         out[nf].lastline = c->lastline;
         out[nf].line = lt_line(lt_format(l), c->tab, c->tab_n, c->firstline, addr);
+        out[nf].addr = f;
         nf++;
         f = prev;
     }
@@ -302,6 +309,7 @@ int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct a
         memcpy(&code, fr + l->fr_code, 8);
         memcpy(&instr, fr + l->fr_instr, 8);
         uint8_t owner = fr[l->fr_owner];
+        uint64_t here = f;
         f = prev;
         if (owner >= l->owner_shim_min) continue;
         if (owner > 8) return ATTACH_ERACE;
@@ -316,9 +324,369 @@ int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct a
         out[nf].firstline = c->firstline;
         out[nf].lastline = c->lastline;
         out[nf].line = lt_line(lt_format(l), c->tab, c->tab_n, c->firstline, addr);
+        out[nf].addr = here;
         nf++;
     }
     return nf;
+}
+
+/* ---- the call site ------------------------------------------------------ */
+
+int attach_site_init(struct attach_proc *ap, char *why, size_t n)
+{
+    if (!ap->lay.has_site) {
+        snprintf(why, n, "Python 3.%d has no call site here", (int)ap->lay.minor);
+        return -ENOTSUP;
+    }
+    if (ap->snap) {
+        snprintf(why, n, "a replay has no interpreter to ask");
+        return -ENOTSUP;
+    }
+    struct attach_sitectx *x = calloc(1, sizeof *x);
+    if (!x) return -ENOMEM;
+    int rc = attach_opcodes_load(ap->pid, (int)ap->lay.minor, &x->ops, &x->eff, why, n);
+    if (rc) {
+        free(x);
+        return rc;
+    }
+    free(ap->site);
+    ap->site = x;
+    return 0;
+}
+
+/* Each code unit's site of the cached code object c at addr (read once). */
+static int code_units(struct attach_proc *ap, uint64_t addr, struct attach_code *c)
+{
+    const struct attach_layout *l = &ap->lay;
+    if (c->units_state) return c->units_state > 0 ? 0 : -1;
+    c->units_state = -1;
+    int64_t nu = 0;
+    uint64_t bytes = addr + l->co_code_adaptive;
+    if (l->frame_object) { /* 3.9/3.10: the bytes object co_code */
+        uint64_t co;
+        if (read_u64(ap, addr + l->co_code, &co) ||
+            attach_mem_read(&ap->mem, co + l->bytes_size, &nu, 8))
+            return -1;
+        nu /= 2;
+        bytes = co + l->bytes_sval;
+    } else {
+        int32_t nl;
+        if (attach_mem_read(&ap->mem, addr + l->co_units, &nu, 8) ||
+            attach_mem_read(&ap->mem, addr + l->co_nlocalsplus, &nl, 4) || nl < 0 || nl > 1 << 20)
+            return -1;
+        c->nlocalsplus = nl;
+    }
+    if (nu <= 0 || nu > ATTACH_MAX_UNITS) return -1;
+    uint8_t *code = malloc((size_t)nu * 2);
+    site_unit_t *u = malloc((size_t)nu * sizeof *u);
+    if (!code || !u || attach_mem_read(&ap->mem, bytes, code, (size_t)nu * 2)) {
+        free(code);
+        free(u);
+        return -1;
+    }
+    site_analyze_tab(&ap->site->ops, &ap->site->eff, code, (size_t)nu, u);
+    free(code);
+    c->units = u;
+    c->units_n = (size_t)nu;
+    c->units_state = 1;
+    return 0;
+}
+
+/* A C string of the target (up to cap - 1 bytes, no page crossed that is
+ * not needed): its length, or -1. */
+static int read_cstr(struct attach_proc *ap, uint64_t addr, char *out, size_t cap)
+{
+    size_t o = 0;
+    while (addr && o + 1 < cap) {
+        size_t k = 4096 - (size_t)(addr & 4095);
+        if (k > cap - 1 - o) k = cap - 1 - o;
+        if (attach_mem_read(&ap->mem, addr, out + o, k)) return -1;
+        for (size_t i = 0; i < k; i++)
+            if (!out[o + i]) return (int)(o + i);
+        o += k;
+        addr += k;
+    }
+    if (!addr) return -1;
+    out[o] = 0;
+    return (int)o;
+}
+
+/* 1 when s reads as a C-level name (printable ASCII, no blanks). */
+static int plain_name(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f) return 0;
+    return 1;
+}
+
+static uint64_t obj_type(struct attach_proc *ap, uint64_t obj)
+{
+    uint64_t t;
+    if (!obj || read_u64(ap, obj + ap->lay.ob_type, &t)) return 0;
+    return t;
+}
+
+/* What a type is, for the callee's name and an operator's operands */
+enum {
+    TK_BAD = 0,   /* not a readable type */
+    TK_OTHER,     /* an object of it is callable (tp_call) */
+    TK_NOCALL,    /* ...is not: a result left in the callable's slot */
+    TK_BUILTIN,   /* the interpreter's own (int, float, str, list...): not callable */
+    TK_FUNC,      /* function: a Python callee */
+    TK_METHOD,    /* method: a bound one, its im_func */
+    TK_CFUNC,     /* builtin_function_or_method (and 3.9+'s builtin_method) */
+    TK_MDESCR,    /* method_descriptor, classmethod_descriptor */
+    TK_HEAP = 64, /* flag: a heap type (not cached: it may be freed) */
+};
+
+static const char *const builtin_types[] = {
+    "int",  "float", "complex",   "str",  "bytes",    "bytearray", "list",  "tuple",
+    "dict", "set",   "frozenset", "bool", "NoneType", "slice",     "range", NULL};
+
+/* 1 when t is a type object: its type is `type`, or a metaclass (a type
+ * whose type is `type`); `type` itself is found as the type that is its
+ * own type and is named so. */
+static int is_type(struct attach_proc *ap, uint64_t t)
+{
+    struct attach_sitectx *x = ap->site;
+    uint64_t m = obj_type(ap, t);
+    if (!m) return 0;
+    if (!x->type_type) {
+        for (int k = 0; k < 2 && m; k++) {
+            uint64_t mm = obj_type(ap, m), nm;
+            char name[8];
+            if (mm == m && !read_u64(ap, m + ap->lay.tp_name, &nm) &&
+                read_cstr(ap, nm, name, sizeof name) == 4 && !strcmp(name, "type")) {
+                x->type_type = m;
+                break;
+            }
+            m = mm;
+        }
+        m = obj_type(ap, t);
+        if (!x->type_type) return 0;
+    }
+    return m == x->type_type || obj_type(ap, m) == x->type_type;
+}
+
+/* tp_name of the type t into out: its length, or -1. */
+static int type_name(struct attach_proc *ap, uint64_t t, char *out, size_t cap)
+{
+    uint64_t nm;
+    if (!is_type(ap, t) || read_u64(ap, t + ap->lay.tp_name, &nm)) return -1;
+    return read_cstr(ap, nm, out, cap);
+}
+
+static int type_kind(struct attach_proc *ap, uint64_t t)
+{
+    struct attach_sitectx *x = ap->site;
+    size_t h = (size_t)(t >> 4) % ATTACH_TYPE_CACHE;
+    if (t && x->types[h].addr == t) return x->types[h].kind;
+    char name[64];
+    uint64_t flags, call;
+    if (!t || type_name(ap, t, name, sizeof name) < 0 ||
+        read_u64(ap, t + ap->lay.tp_flags, &flags) || read_u64(ap, t + ap->lay.tp_call, &call))
+        return TK_BAD;
+    int heap = (flags & (1UL << 9)) != 0; /* Py_TPFLAGS_HEAPTYPE */
+    int k = call ? TK_OTHER : TK_NOCALL;
+    if (!heap) {
+        if (!strcmp(name, "function"))
+            k = TK_FUNC;
+        else if (!strcmp(name, "method"))
+            k = TK_METHOD;
+        else if (!strcmp(name, "builtin_function_or_method") || !strcmp(name, "builtin_method"))
+            k = TK_CFUNC;
+        else if (!strcmp(name, "method_descriptor") || !strcmp(name, "classmethod_descriptor"))
+            k = TK_MDESCR;
+        for (int i = 0; builtin_types[i] && k == TK_NOCALL; i++)
+            if (!strcmp(name, builtin_types[i])) k = TK_BUILTIN;
+        x->types[h].addr = t;
+        x->types[h].kind = (uint8_t)k;
+        return k;
+    }
+    return k | TK_HEAP;
+}
+
+/* The name a C callable carries, as the agent's walk.c callee_name gives
+ * it: -1 when none; *py set for a Python function (bytecode: its frame is
+ * being pushed or popped), *nocall for a non-callable (the call's result). */
+static int callee_name(struct attach_proc *ap, uint64_t obj, char *out, size_t cap, int *py,
+                       int *nocall)
+{
+    const struct attach_layout *l = &ap->lay;
+    char a[ATTACH_CALLEE_MAX], b[ATTACH_CALLEE_MAX];
+    uint64_t t = obj_type(ap, obj);
+    int k = type_kind(ap, t) & ~TK_HEAP;
+    *py = *nocall = 0;
+    if (k == TK_BAD) return -1;
+    if (k == TK_NOCALL || k == TK_BUILTIN) {
+        *nocall = 1;
+        return -1;
+    }
+    if (k == TK_METHOD) { /* a bound method: its function */
+        if (read_u64(ap, obj + l->meth_func, &obj)) return -1;
+        t = obj_type(ap, obj);
+        k = type_kind(ap, t) & ~TK_HEAP;
+    }
+    if (k == TK_FUNC) {
+        *py = 1;
+        return -1;
+    }
+    if (k == TK_CFUNC) {
+        uint64_t ml, self, mod, nm;
+        if (read_u64(ap, obj + l->cf_ml, &ml) || !ml || read_u64(ap, ml + l->ml_name, &nm) ||
+            read_cstr(ap, nm, a, sizeof a) <= 0 || read_u64(ap, obj + l->cf_self, &self) ||
+            read_u64(ap, obj + l->cf_module, &mod))
+            return -1;
+        /* module functions carry their module's name; a builtin method
+         * bound to an object (lst.append) its object's type */
+        uint64_t self_t = self ? obj_type(ap, self) : 0;
+        if (mod && read_str(ap, mod, b, sizeof b) == 0 && b[0])
+            return snprintf(out, cap, "%s.%s", b, a);
+        if (self_t && type_name(ap, self_t, b, sizeof b) > 0 && strcmp(b, "module") != 0)
+            return snprintf(out, cap, "%s.%s", b, a);
+        return snprintf(out, cap, "%s", a);
+    }
+    if (k == TK_MDESCR) {
+        uint64_t md, dt, nm;
+        if (read_u64(ap, obj + l->descr_method, &md) || !md || read_u64(ap, md + l->ml_name, &nm) ||
+            read_cstr(ap, nm, a, sizeof a) <= 0 || read_u64(ap, obj + l->descr_type, &dt) ||
+            type_name(ap, dt, b, sizeof b) <= 0)
+            return -1;
+        return snprintf(out, cap, "%s.%s", b, a);
+    }
+    if (is_type(ap, obj)) return type_name(ap, obj, out, cap); /* a class called: list(...) */
+    return type_name(ap, t, out, cap);                         /* another callable: its type */
+}
+
+/* Value-stack slot i (from the bottom) of the frame at f: the object, 0
+ * when unreadable. */
+static uint64_t stack_slot(struct attach_proc *ap, uint64_t f, const struct attach_code *c, long i)
+{
+    const struct attach_layout *l = &ap->lay;
+    uint64_t base, v;
+    if (i < 0) return 0;
+    if (l->frame_object) {
+        if (read_u64(ap, f + l->fr_valuestack, &base) || !base) return 0;
+    } else {
+        base = f + l->fr_localsplus + (uint64_t)c->nlocalsplus * 8;
+    }
+    if (read_u64(ap, base + (uint64_t)i * 8, &v)) return 0;
+    return v;
+}
+
+/* The innermost frame's code object, instruction and previous frame: 0,
+ * or -1 (unreadable, not a frame). *skip: an interpreter's entry frame. */
+static int frame_head(struct attach_proc *ap, uint64_t f, uint64_t *code, int64_t *instr,
+                      uint64_t *prev, int *skip)
+{
+    const struct attach_layout *l = &ap->lay;
+    uint8_t fr[512];
+    size_t need = l->fr_previous + 8;
+    if (l->fr_code + 8 > need) need = l->fr_code + 8;
+    if (l->fr_instr + 8 > need) need = l->fr_instr + 8;
+    if (!l->frame_object && l->fr_owner + 1 > need) need = l->fr_owner + 1;
+    if (l->frame_object && l->ob_type + 8 > need) need = l->ob_type + 8;
+    if (need > sizeof fr || attach_mem_read(&ap->mem, f, fr, need)) return -1;
+    memcpy(prev, fr + l->fr_previous, 8);
+    memcpy(code, fr + l->fr_code, 8);
+    *skip = 0;
+    if (l->frame_object) {
+        uint64_t type;
+        int32_t lasti;
+        memcpy(&type, fr + l->ob_type, 8);
+        memcpy(&lasti, fr + l->fr_instr, 4);
+        if (type != ap->frame_type) return -1;
+        *instr = lasti;
+    } else {
+        uint64_t ip;
+        memcpy(&ip, fr + l->fr_instr, 8);
+        *instr = (int64_t)ip;
+        *skip = fr[l->fr_owner] >= l->owner_shim_min;
+        *code &= ~(uint64_t)7;
+    }
+    return 0;
+}
+
+int attach_site(struct attach_proc *ap, const struct attach_thread *t, struct attach_site *out)
+{
+    const struct attach_layout *l = &ap->lay;
+    out->cls = SITE_NONE;
+    out->key = out->frame = out->sig = 0;
+    out->line = 0;
+    out->callee[0] = 0;
+    if (!ap->site || !ap->codes) return SITE_NONE;
+    if (++ap->code_gen == 0) ap->code_gen = 1;
+    uint64_t f = t->frame;
+    for (int guard = 0; f && guard < 8; guard++) {
+        uint64_t code, prev;
+        int64_t instr;
+        int skip;
+        if (frame_head(ap, f, &code, &instr, &prev, &skip)) return SITE_NONE;
+        if (skip) { /* the interpreter's entry frame: the next one */
+            f = prev;
+            continue;
+        }
+        struct attach_code *c;
+        if (code_get(ap, code, &c) || code_units(ap, code, c)) return SITE_NONE;
+        /* the unit and the line table's address, as attach_stack */
+        long u, addr;
+        if (l->frame_object) {
+            addr = instr < 0 ? -1 : l->minor >= 10 ? 2L * instr : (long)instr;
+            u = addr < 0 ? -1 : addr / 2;
+        } else {
+            uint64_t start = code + l->co_code_adaptive;
+            u = addr = (uint64_t)instr < start ? -1 : (long)(((uint64_t)instr - start) / 2);
+        }
+        if (u < 0 || (size_t)u >= c->units_n) return SITE_NONE;
+        const site_unit_t *su = &c->units[u];
+        int line = lt_line(lt_format(l), c->tab, c->tab_n, c->firstline, addr);
+        out->frame = f;
+        /* the window starts from this very read (frame_sig's formula):
+         * the thread's own innermost frame, not one under an entry frame */
+        if (guard == 0)
+            out->sig = (f * 0x9E3779B97F4A7C15ull) ^
+                       (l->frame_object ? (uint64_t)(uint32_t)instr : (uint64_t)instr);
+        out->line = line >= 0 ? line : c->firstline > 0 ? c->firstline : 0;
+        out->key = site_key((uintptr_t)code, u);
+        out->cls = su->cls;
+        if (su->depth < 0) return out->cls; /* the stack is not known there */
+        if (su->cls == SITE_CALL) {
+            long s1, s2;
+            site_callable_slots(su->call, su->depth, (int)su->oparg, &s1, &s2);
+            uint64_t obj = stack_slot(ap, f, c, s1);
+            if (!obj && s2 >= 0) obj = stack_slot(ap, f, c, s2);
+            int py = 0, nocall = 0;
+            if (obj && callee_name(ap, obj, out->callee, sizeof out->callee, &py, &nocall) < 0)
+                out->callee[0] = 0;
+            /* no callable there: the call returned, its result took the
+             * callable's slot, the frame is in the call's tail (walk.c) */
+            if (nocall || py) {
+                out->callee[0] = 0;
+                return out->cls = SITE_PY;
+            }
+            /* the name counts only when the frame is still at that
+             * instruction with that object (a call that returned
+             * meanwhile leaves a freed result in its slot) */
+            uint64_t code2, prev2;
+            int64_t instr2;
+            if (out->callee[0] &&
+                (frame_head(ap, f, &code2, &instr2, &prev2, &skip) || instr2 != instr ||
+                 (stack_slot(ap, f, c, s1) != obj && stack_slot(ap, f, c, s2) != obj) ||
+                 !plain_name(out->callee)))
+                out->callee[0] = 0;
+        } else if (su->cls == SITE_OP && su->depth >= su->call) {
+            int builtin = 1;
+            for (int k = 1; k <= su->call; k++) {
+                uint64_t obj = stack_slot(ap, f, c, su->depth - k);
+                if (!obj) return out->cls; /* unreadable: the probe decides */
+                builtin &= type_kind(ap, obj_type(ap, obj)) == TK_BUILTIN;
+            }
+            out->cls = builtin ? SITE_PY : SITE_CALL; /* an extension's C code */
+        }
+        return out->cls;
+    }
+    return SITE_NONE;
 }
 
 int attach__codes_new(struct attach_proc *ap)
@@ -330,8 +698,10 @@ int attach__codes_new(struct attach_proc *ap)
 void attach__codes_free(struct attach_proc *ap)
 {
     if (ap->codes)
-        for (int i = 0; i < ATTACH_CODE_CACHE; i++)
+        for (int i = 0; i < ATTACH_CODE_CACHE; i++) {
             free(ap->codes[i].tab);
+            free(ap->codes[i].units);
+        }
     free(ap->codes);
     ap->codes = NULL;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "site.h"
 #include "target.h"
 
 #define ATTACH_MAX_THREADS 256 /* sampled per tick (the CLI picks which) */
@@ -27,6 +28,11 @@ struct attach_code {
     char file[ATTACH_MAX_STR], name[ATTACH_MAX_STR];
     uint8_t *tab; /* owned */
     size_t tab_n;
+    /* the call site: each code unit's (site.h), read at the first sample
+     * at a site (units_state 1; -1: not to be had) */
+    site_unit_t *units; /* owned */
+    size_t units_n;
+    int units_state, nlocalsplus;
 };
 
 struct attach_thread {
@@ -40,6 +46,7 @@ struct attach_frame {
      * of one call never share a slot, so one cannot overwrite the other's */
     const char *file, *name;
     int line, firstline, lastline;
+    uint64_t addr; /* the frame's own address (its call site: attach_site) */
 };
 
 /* The target's Python threads (main interpreter): fills out[0..ret).
@@ -56,6 +63,44 @@ int attach_holds_gil(struct attach_proc *ap, const struct attach_thread *t);
  * negative code (ATTACH_ERACE: a chain that did not validate). */
 int attach_stack(struct attach_proc *ap, const struct attach_thread *t, struct attach_frame *out,
                  int max);
+
+/* ---- the call site (docs/attach.md, "The call site") ----------------
+ * What the innermost frame's instruction is (sampling/site.h), read as the
+ * agent's walk_site reads it, through the target's memory: its opcode
+ * tables from the target's interpreter (opcodes.h), the code object's
+ * bytecode, the value stack's callable or operands, the callee's name. */
+#define ATTACH_TYPE_CACHE 64       /* static types learnt (what they are) */
+#define ATTACH_MAX_UNITS (1 << 16) /* code units analysed; a longer code: no site */
+#define ATTACH_CALLEE_MAX 128
+
+struct attach_sitectx {
+    site_ops_t ops;
+    site_effects_t eff;
+    uint64_t type_type; /* `type` in the target (0: not found yet) */
+    struct {
+        uint64_t addr;
+        uint8_t kind;
+    } types[ATTACH_TYPE_CACHE];
+};
+
+struct attach_site {
+    int cls;                        /* site.h's class, refined by the stack; SITE_NONE: not known */
+    uint64_t key;                   /* site_key(code, unit): its history */
+    uint64_t frame;                 /* the innermost Python frame read */
+    uint64_t sig;                   /* its state then, as attach_thread_sig gives it (0: not had) */
+    int line;                       /* ...and its line */
+    char callee[ATTACH_CALLEE_MAX]; /* a C callee's name, "" when none */
+};
+
+/* ap->site made (the opcode tables from the target's interpreter): 0, or
+ * negative with why (the version has no call site here, a replay, the
+ * interpreter could not tell). The sampler then leaves it to the probe. */
+int attach_site_init(struct attach_proc *ap, char *why, size_t n);
+
+/* What the innermost frame of t (as attach_threads read it) is doing:
+ * out->cls (SITE_NONE when it cannot tell: no tables, unreadable) and the
+ * C callee's name when it is in one. Returns out->cls. */
+int attach_site(struct attach_proc *ap, const struct attach_thread *t, struct attach_site *out);
 
 /* Shared with attach.c (not for other modules): ap's code cache, made
  * empty (0 or -ENOMEM) and freed (ap->codes NULL after). */

@@ -65,6 +65,37 @@ static void frame_object_rows(void)
 }
 #endif
 
+#if PY_VERSION_HEX < 0x030E0000
+/* 3.9-3.13: the call site (sampling/site.h; frames.c, attach_site): the
+ * code object's bytecode (3.11+ inline, ob_size code units; 3.9/3.10 the
+ * co_code bytes object), the frame's value stack (3.11+ after its
+ * co_nlocalsplus locals, 3.9/3.10 f_valuestack) and what names a C callee.
+ * Not 3.14+, where the agent does not decide by the site either. */
+static void site_rows(void)
+{
+    P(has_site, 1);
+#if PY_VERSION_HEX >= 0x030B0000
+    P(fr_localsplus, offsetof(_PyInterpreterFrame, localsplus));
+    P(co_nlocalsplus, offsetof(PyCodeObject, co_nlocalsplus));
+    P(co_units, offsetof(PyVarObject, ob_size));
+    P(ob_type, offsetof(PyObject, ob_type)); /* 3.9/3.10 print it already */
+#else
+    P(fr_valuestack, offsetof(PyFrameObject, f_valuestack));
+    P(co_code, offsetof(PyCodeObject, co_code));
+#endif
+    P(tp_name, offsetof(PyTypeObject, tp_name));
+    P(tp_call, offsetof(PyTypeObject, tp_call));
+    P(tp_flags, offsetof(PyTypeObject, tp_flags));
+    P(cf_ml, offsetof(PyCFunctionObject, m_ml));
+    P(cf_self, offsetof(PyCFunctionObject, m_self));
+    P(cf_module, offsetof(PyCFunctionObject, m_module));
+    P(ml_name, offsetof(PyMethodDef, ml_name));
+    P(descr_type, offsetof(PyDescrObject, d_type));
+    P(descr_method, offsetof(PyMethodDescrObject, d_method));
+    P(meth_func, offsetof(PyMethodObject, im_func));
+}
+#endif
+
 int main(void)
 {
     printf("{\n");
@@ -106,6 +137,9 @@ int main(void)
     P(co_linetable, offsetof(PyCodeObject, co_linetable));
     P(co_firstlineno, offsetof(PyCodeObject, co_firstlineno));
     P(co_code_adaptive, offsetof(PyCodeObject, co_code_adaptive));
+#endif
+#if PY_VERSION_HEX < 0x030E0000
+    site_rows();
 #endif
     P(bytes_size, offsetof(PyVarObject, ob_size));
     P(bytes_sval, offsetof(PyBytesObject, ob_sval));

@@ -44,6 +44,18 @@ struct attach_layout {
      * row: PyObject.ob_type, PyTypeObject.tp_basicsize and the sizes
      * PyFrame_Type and PyCode_Type must report. */
     uint64_t frame_object, ob_type, tp_basicsize, frame_size, code_size;
+    /* 3.9-3.13 (has_site): the call site (frames.c, attach_site). The
+     * value stack: 3.11+ at fr_localsplus + co_nlocalsplus pointers, the
+     * bytecode ob_size (co_units) code units at co_code_adaptive; 3.9/3.10
+     * at the frame's f_valuestack (fr_valuestack), the bytecode in the
+     * bytes object co_code. Then what names a C callee: PyTypeObject's
+     * tp_name, tp_call, tp_flags; PyCFunctionObject's m_ml, m_self,
+     * m_module; PyMethodDef.ml_name; PyDescrObject.d_type,
+     * PyMethodDescrObject.d_method; PyMethodObject.im_func; and (3.11+,
+     * which the 3.9/3.10 rows have already) PyObject.ob_type. */
+    uint64_t has_site, fr_localsplus, co_nlocalsplus, co_units, fr_valuestack, co_code;
+    uint64_t tp_name, tp_call, tp_flags, cf_ml, cf_self, cf_module, ml_name, descr_type,
+        descr_method, meth_func;
 };
 
 /* The generated rows (borrowed, static) and their count. */

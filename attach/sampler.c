@@ -17,8 +17,9 @@
 #include "agent_paths.h"
 #include "procfs.h"
 
-#define ATT_PROBE_PAIRS 400 /* probes per window at most */
-#define ATT_PROBE_GAP 20e-6 /* sleep between two probes */
+#define ATT_NATIVE_FILE "<native>" /* a C callee's leaf (the agent's AGENT_NATIVE_FILE) */
+#define ATT_PROBE_PAIRS 400        /* probes per window at most */
+#define ATT_PROBE_GAP 20e-6        /* sleep between two probes */
 /* ...when the target got no CPU since the last probe: it waits for one, and
  * polling faster would take the CPU it waits for (2-core hosts) */
 #define ATT_PROBE_WAIT 300e-6
@@ -370,6 +371,7 @@ static int att_record(struct attach_sampler *a, struct attach_sproc *pr,
     int profiled[ATTACH_MAX_FRAMES];
     char key[8192];
     size_t kl = 0;
+    key[0] = 0;
     for (int i = 0; i < nf; i++) {
         if (fr[i].line < 0) /* no location (a prologue instruction): its first line */
             fr[i].line = fr[i].firstline > 0 ? fr[i].firstline : 0;
@@ -391,6 +393,25 @@ static int att_record(struct attach_sampler *a, struct attach_sproc *pr,
         e->line = ef[p].line;
         e->first = fr[p].firstline;
         e->last = fr[p].lastline;
+    }
+    /* the C callee the sample was in (attach_site), as the agent's leaf: a
+     * frame of file "<native>", line 0, never the program's; only when the
+     * innermost frame read now is still the one at that call */
+    if (s->callee[0] && nf > 0 && fr[0].addr == s->callee_frame && fr[0].line == s->callee_line) {
+        int k = nf < ATTACH_MAX_FRAMES ? nf : ATTACH_MAX_FRAMES - 1;
+        memmove(&ef[1], &ef[0], (size_t)k * sizeof ef[0]);
+        ef[0].file = att_str(pr, ATT_NATIVE_FILE);
+        ef[0].name = att_str(pr, s->callee);
+        ef[0].line = 0;
+        if (pr->lost) return -1;
+        char leaf[64];
+        int ll = snprintf(leaf, sizeof leaf, "%lld:%lld:0|", ef[0].file, ef[0].name);
+        if (ll > 0 && kl + (size_t)ll < sizeof key) {
+            memmove(key + ll, key, kl + 1);
+            memcpy(key, leaf, (size_t)ll);
+            kl += (size_t)ll;
+        }
+        nf = k + 1;
     }
     double since = charge_pos_at(&s->pos, e->file, e->line, attach_mono());
     if (nw) /* the live view: all frames, innermost first */
@@ -436,9 +457,33 @@ static void att_probe(struct attach_sampler *a, struct attach_sproc *pr, struct 
                       struct attach_sthread *s, int single, double tick_cpu)
 {
     double cpu;
+    /* its CPU before its state (below) */
+    if (pr->ap.site && thread_cpu(a, pr, s, single, &cpu)) return;
+    /* what the frame is doing at the sample (site.h): bytecode decides
+     * alone, no window; a call or an operator in C code with the window */
+    struct attach_site site;
+    int cls = attach_site(&pr->ap, t, &site), at_site = cls == SITE_CALL || cls == SITE_OP;
+    s->callee_frame = site.frame;
+    s->callee_line = site.line;
+    memcpy(s->callee, site.callee, sizeof s->callee);
+    if (cls == SITE_PY) {
+        s->run_cat = CAT_PY;
+        return;
+    }
+    /* the window starts from the state the site was read in, not the
+     * thread listing's: a call that returned in between (the procfs reads
+     * of every thread) would read as one that returned within the window,
+     * a short call; and a state read after it would be another
+     * instruction's. Its CPU was read before: preempted between the two
+     * (a loaded host), the sampler would count what the thread ran
+     * meanwhile as before the window, and a long call that ended then as
+     * one that returned at once */
+    uint64_t sig = t->sig;
+    if (cls != SITE_NONE && !site.sig && attach_thread_sig(&pr->ap, t, &sig)) return;
+    if (site.sig) sig = site.sig;
     int holds = attach_holds_gil(&pr->ap, t);
-    if (thread_cpu(a, pr, s, single, &cpu)) return;
-    probe_start(&s->probe, t->sig, holds == 0, cpu, attach_mono());
+    if (!pr->ap.site && thread_cpu(a, pr, s, single, &cpu)) return;
+    probe_start(&s->probe, sig, holds == 0, cpu, attach_mono());
     int frozen = 0;
     double cpu_prev = -1, end = attach_mono() + a->budget;
     /* until decided (probe_done, or enough frozen evidence for CAT_NAT) or
@@ -447,26 +492,36 @@ static void att_probe(struct attach_sampler *a, struct attach_sproc *pr, struct 
     for (int k = 0;
          k < ATT_PROBE_PAIRS && !probe_done(&s->probe) &&
          !(s->probe.frozen_n >= PROBE_MIN_PAIRS && s->probe.frozen_s >= PROBE_MIN_FROZEN) &&
-         attach_mono() < end;
+         !(at_site && site_window_done(&s->probe)) && attach_mono() < end;
          k++) {
         /* a frozen pair is followed at once (probe_pair): a sleep would
-         * stretch the next pair past PROBE_MAX_PAIR on a loaded host */
-        if (!frozen)
+         * stretch the next pair past PROBE_MAX_PAIR on a loaded host. At a
+         * call or operator site every pair is (a burst, as the agent's):
+         * its SITE_MIN_PAIRS must fit in a call that lasts (sorted() of
+         * 20000 floats, ~1-2 ms), and a short call must move within
+         * SITE_SHORT_CPU; it waits only while the thread gets no CPU */
+        if (at_site ? k > 0 && s->probe.cpu <= cpu_prev : !frozen)
             attach_sampler_sleep(a, s->probe.cpu > cpu_prev ? ATT_PROBE_GAP : ATT_PROBE_WAIT);
         cpu_prev = s->probe.cpu;
-        uint64_t sig;
         if (attach_thread_sig(&pr->ap, t, &sig)) return;
         holds = attach_holds_gil(&pr->ap, t);
         if (thread_cpu(a, pr, s, single, &cpu)) return;
         frozen = probe_pair(&s->probe, sig, holds == 0, cpu, attach_mono());
     }
-    int v = probe_verdict(&s->probe, tick_cpu);
+    int v = probe_verdict(&s->probe, tick_cpu), learn;
+    /* the instruction at the sample with what the window found (site.h);
+     * no site known: the probe alone, as before */
+    site_hist_t *h = site_slot(pr->site_hist, site.key);
+    int c = site_verdict(cls, &s->probe, v, h, site.key, &learn);
+    if (learn >= 0) site_learn(pr->site_hist, site.key, learn); /* a conclusive window */
     if (getenv("HOTLINE_ATTACH_DEBUG"))
         fprintf(stderr,
-                "probe pid %d tid %ld single %d moved %d frozen %d %.0fus nogil %.0fus -> %d\n",
+                "probe pid %d tid %ld single %d moved %d frozen %d %.0fus nogil %.0fus -> %d "
+                "site %d %s -> %d cpu %.0fus learn %d\n",
                 (int)pr->ap.pid, t->tid, single, s->probe.moved, s->probe.frozen_n,
-                s->probe.frozen_s * 1e6, s->probe.nogil_s * 1e6, v);
-    if (v >= 0) s->run_cat = v;
+                s->probe.frozen_s * 1e6, s->probe.nogil_s * 1e6, v, cls, site.callee, c,
+                (s->probe.cpu - s->probe.cpu_start) * 1e6, learn);
+    if (c >= 0) s->run_cat = c;
 }
 /* ---- more Python threads than ATTACH_MAX_THREADS ---------------------
  * A tick samples ATTACH_MAX_THREADS at most (reads per thread). The
@@ -555,6 +610,8 @@ static void att_reopen(struct attach_sproc *pr, unsigned long long arg_start)
     char why[512];
     attach_close(&pr->ap);
     memset(&pr->ap, 0, sizeof pr->ap);
+    pr->site_tried = 0; /* another interpreter maybe: its own tables */
+    memset(pr->site_hist, 0, sizeof pr->site_hist);
     pr->closed = attach_open(&pr->ap, pid, why, sizeof why) != 0;
     if (pr->closed) {
         attach_close(&pr->ap);
@@ -593,6 +650,14 @@ int attach_sampler_tick(struct attach_sampler *a, struct attach_sproc *pr)
         if (getenv("HOTLINE_ATTACH_DEBUG"))
             fprintf(stderr, "hotline: process %d not open (exec'd)\n", (int)pr->ap.pid);
         return 0;
+    }
+    if (!pr->site_tried) { /* the call site's tables, once per interpreter */
+        char why[512];
+        pr->site_tried = 1;
+        int rc = attach_site_init(&pr->ap, why, sizeof why);
+        if (getenv("HOTLINE_ATTACH_DEBUG"))
+            fprintf(stderr, "hotline: process %d: call site %s%s\n", (int)pr->ap.pid,
+                    rc ? "off: " : "on", rc ? why : "");
     }
     struct attach_thread *ts = a->ts;
     int n = attach_threads(&pr->ap, ts, ATTACH_MAX_LISTED);
@@ -638,6 +703,7 @@ int attach_sampler_tick(struct attach_sampler *a, struct attach_sproc *pr)
             att_probe(a, pr, &ts[i], s, nrun == 1, dc);
         else
             probe_start(&s->probe, 0, 1, cpu[i], now);
+        if (!running) s->callee[0] = 0; /* waiting: in no C callee's code */
         charge_in_t in = attach_charge_in(running, s->run_cat, dw, dc);
         charge_t c;
         charge_interval(&in, &c);

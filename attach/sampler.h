@@ -22,6 +22,7 @@
 #include "attach.h"
 #include "charge.h"
 #include "marimo.h"
+#include "frames.h"
 #include "probe.h"
 #include "sink.h"
 
@@ -34,6 +35,11 @@ struct attach_sthread {
     int perf_fd; /* the thread's task-clock counter, or -1 */
     double last_wall, last_cpu;
     probe_t probe;
+    /* the C callee at its last sample (attach_site), "" when none: the
+     * stack's leaf when the stack read then is still in that frame and line */
+    char callee[ATTACH_CALLEE_MAX];
+    uint64_t callee_frame;
+    int callee_line;
     char name[32];    /* MainThread, or the thread's comm */
     charge_pos_t pos; /* charged line now, and since when (`now`) */
     unsigned gen;     /* the last tick that sampled it (records of others go) */
@@ -60,6 +66,11 @@ struct attach_sproc {
     unsigned long long arg_start; /* /proc/PID/stat's: changes at an exec */
     unsigned long long start;     /* its start time: another at a reused pid */
     int closed;                   /* exec'd into no Python (yet): reopened at the next ticks */
+    /* the call site (frames.h): tried at its first tick once open (the
+     * opcode tables from its interpreter), and what each call or operator
+     * site's conclusive windows said (site.h) */
+    int site_tried;
+    site_hist_t site_hist[SITE_HIST_SLOTS];
     /* marimo's temporary cell files mapped to the notebook (marimo.h):
      * looked for at the first cell frame, checked again each second */
     struct marimo_nb *nb; /* owned, or NULL */

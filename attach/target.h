@@ -26,6 +26,7 @@
 
 struct attach_code;
 struct attach_ranges;
+struct attach_sitectx;
 
 struct attach_proc {
     pid_t pid;
@@ -42,6 +43,9 @@ struct attach_proc {
     uint64_t frame_type, code_type;
     long tid_off;
     struct attach_ranges *snap; /* owned: a replay's recorded bytes (NULL: live) */
+    /* the call site (frames.h, attach_site): the opcode tables and what
+     * was learnt of its types (owned, NULL: none, the probe decides) */
+    struct attach_sitectx *site;
 };
 
 /* Shared with attach.c (not for other modules): fill ap for the live pid

@@ -87,10 +87,36 @@ static size_t decode(const site_ops_t *ops, const uint8_t *code, size_t n, size_
     return next < n ? next : n;
 }
 
+int site_effect(const site_effects_t *e, int op, int oparg, int jump)
+{
+    if (op < 0 || op > 255 || oparg < 0) return INT32_MIN;
+    jump = jump ? 1 : 0;
+    int v = e->tab[jump][op][oparg & 255];
+    if (v == SITE_EFFECT_NONE) return INT32_MIN;
+    if (oparg > 255) {
+        if (e->k[jump][op] == SITE_EFFECT_NONE) return INT32_MIN;
+        long w = v + (long)e->k[jump][op] * (oparg >> 8);
+        if (w < -30000 || w > 30000) return INT32_MIN;
+        v = (int)w;
+    }
+    return v;
+}
+
+/* The stack effect from the callback, or else from the table. */
+struct effect_src {
+    int (*fn)(int op, int oparg, int jump);
+    const site_effects_t *tab;
+};
+
+static int effect_of(const struct effect_src *src, int op, int oparg, int jump)
+{
+    return src->fn ? src->fn(op, oparg, jump) : site_effect(src->tab, op, oparg, jump);
+}
+
 #define DEPTH_CONFLICT (-2)
 
-int site_depths(const site_ops_t *ops, const uint8_t *code, size_t n,
-                int (*effect)(int op, int oparg, int jump), int16_t *out)
+static int depths(const site_ops_t *ops, const uint8_t *code, size_t n,
+                  const struct effect_src *src, int16_t *out)
 {
     for (size_t i = 0; i < n; i++)
         out[i] = -1;
@@ -123,14 +149,14 @@ int site_depths(const site_ops_t *ops, const uint8_t *code, size_t n,
                 t = a;
             else
                 t = (fl & SITE_F_BACK) ? (long)next - a : (long)next + a;
-            int e = effect(ops->base[op], (int)arg, 1);
+            int e = effect_of(src, ops->base[op], (int)arg, 1);
             if (e != INT32_MIN && t >= 0 && (size_t)t < n) {
                 to[nt] = (size_t)t;
                 to_d[nt++] = depth + e;
             }
         }
         if (!(fl & SITE_F_NOFALL) && next < n) {
-            int e = (fl & SITE_F_GEN) ? 1 : effect(ops->base[op], (int)arg, 0);
+            int e = (fl & SITE_F_GEN) ? 1 : effect_of(src, ops->base[op], (int)arg, 0);
             if (e != INT32_MIN) {
                 to[nt] = next;
                 to_d[nt++] = depth + e;
@@ -162,8 +188,15 @@ int site_depths(const site_ops_t *ops, const uint8_t *code, size_t n,
     return 0;
 }
 
-int site_analyze(const site_ops_t *ops, const uint8_t *code, size_t n,
-                 int (*effect)(int op, int oparg, int jump), site_unit_t *out)
+int site_depths(const site_ops_t *ops, const uint8_t *code, size_t n,
+                int (*effect)(int op, int oparg, int jump), int16_t *out)
+{
+    struct effect_src src = {effect, NULL};
+    return depths(ops, code, n, &src, out);
+}
+
+static int analyze(const site_ops_t *ops, const uint8_t *code, size_t n,
+                   const struct effect_src *src, site_unit_t *out)
 {
     uint8_t *cls = malloc(n ? n : 1);
     int16_t *depth = malloc((n ? n : 1) * sizeof *depth);
@@ -174,7 +207,7 @@ int site_analyze(const site_ops_t *ops, const uint8_t *code, size_t n,
         return -1;
     }
     site_classify(ops, code, n, cls);
-    if (effect == NULL || site_depths(ops, code, n, effect, depth) != 0) {
+    if ((!src->fn && !src->tab) || depths(ops, code, n, src, depth) != 0) {
         for (size_t i = 0; i < n; i++)
             depth[i] = -1;
         rc = -1;
@@ -198,4 +231,18 @@ int site_analyze(const site_ops_t *ops, const uint8_t *code, size_t n,
     free(cls);
     free(depth);
     return rc;
+}
+
+int site_analyze(const site_ops_t *ops, const uint8_t *code, size_t n,
+                 int (*effect)(int op, int oparg, int jump), site_unit_t *out)
+{
+    struct effect_src src = {effect, NULL};
+    return analyze(ops, code, n, &src, out);
+}
+
+int site_analyze_tab(const site_ops_t *ops, const site_effects_t *eff, const uint8_t *code,
+                     size_t n, site_unit_t *out)
+{
+    struct effect_src src = {NULL, eff};
+    return analyze(ops, code, n, &src, out);
 }

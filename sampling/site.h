@@ -89,6 +89,21 @@ void site_callable_slots(int call, int depth, int oparg, long *first, long *seco
 int site_depths(const site_ops_t *ops, const uint8_t *code, size_t n,
                 int (*effect)(int op, int oparg, int jump), int16_t *out);
 
+/* CPython's stack effects as a table, for a reader that cannot call
+ * PyCompile_OpcodeStackEffectWithJump (`hotline attach`: the target's own
+ * dis.stack_effect, attach/opcodes.c): tab[jump][op][oparg & 255], plus
+ * k[jump][op] * (oparg >> 8) above 255 (one rule covers the constant,
+ * bit-flag, linear and UNPACK_EX effects; checked where it was built), or
+ * SITE_EFFECT_NONE (not known). */
+#define SITE_EFFECT_NONE INT16_MIN
+typedef struct {
+    int16_t tab[2][256][256];
+    int16_t k[2][256];
+} site_effects_t;
+
+/* effect(op, oparg, jump) from the table: INT32_MIN when not known. */
+int site_effect(const site_effects_t *e, int op, int oparg, int jump);
+
 /* Everything the sampler needs of one code unit, for the instruction it
  * belongs to (site_analyze). */
 typedef struct {
@@ -103,6 +118,9 @@ typedef struct {
  * -1). */
 int site_analyze(const site_ops_t *ops, const uint8_t *code, size_t n,
                  int (*effect)(int op, int oparg, int jump), site_unit_t *out);
+/* The same with the effects from a table (site_effects_t). */
+int site_analyze_tab(const site_ops_t *ops, const site_effects_t *eff, const uint8_t *code,
+                     size_t n, site_unit_t *out);
 
 /* Classes of the code units of a code object: code holds n code units of 2
  * bytes (opcode, oparg); out[i] gets the class of the instruction unit i

@@ -27,6 +27,7 @@ usage: python attach_overhead.py BUILD_DIR [rounds]
                                  [--python PY] [--only int,dict] [--before BUILD2]"""
 import argparse
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -87,9 +88,10 @@ def run(hotline, attached):
         _, _, ru = os.wait4(h.pid, 0)
         h.returncode = 0
         cpu = ru.ru_utime + ru.ru_stime
-        for line in err.splitlines():
-            if "samples" in line:
-                samples = int(line.split("samples")[0].split(",")[-1])
+        for line in err.splitlines():  # "python 3.X, T s elapsed, N samples, ..."
+            m = re.search(r", (\d+) samples", line)
+            if m:
+                samples = int(m.group(1))
     return float(out), samples, cpu
 
 

@@ -7,6 +7,7 @@
 #include "site.h"
 #include "check.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int toy_effect(int op, int oparg, int jump)
@@ -214,6 +215,56 @@ static void test_depths(void)
     CHECK(s1 == -1 && s2 == -1);
 }
 
+/* The stack effects as a table (`hotline attach`: the target's
+ * dis.stack_effect) give the same analysis as the callback, and the rule
+ * above 255 covers linear, bit-flag and two-byte effects. */
+static void test_effect_table(void)
+{
+    site_effects_t *e = malloc(sizeof *e);
+    CHECK(e != NULL);
+    if (!e) return;
+    for (int j = 0; j < 2; j++)
+        for (int op = 0; op < 256; op++) {
+            e->k[j][op] = 0;
+            for (int a = 0; a < 256; a++) {
+                int v = toy_effect(op, a, j);
+                e->tab[j][op][a] = v == INT32_MIN ? SITE_EFFECT_NONE : (int16_t)v;
+            }
+            if (e->tab[j][op][0] == SITE_EFFECT_NONE) e->k[j][op] = SITE_EFFECT_NONE;
+        }
+    e->k[0][2] = e->k[1][2] = -256; /* 2: -oparg */
+    CHECK_EQ(site_effect(e, 2, 300, 0), -300);
+    CHECK_EQ(site_effect(e, 1, 1000, 0), 1);
+    CHECK_EQ(site_effect(e, 4, 0, 0), INT32_MIN);
+    e->k[0][9] = 1; /* UNPACK_EX: (oparg & 255) + (oparg >> 8) */
+    for (int a = 0; a < 256; a++)
+        e->tab[0][9][a] = (int16_t)a;
+    CHECK_EQ(site_effect(e, 9, 2 * 256 + 3, 0), 5);
+    e->k[0][9] = SITE_EFFECT_NONE; /* no rule found: not known above 255 */
+    CHECK_EQ(site_effect(e, 9, 256, 0), INT32_MIN);
+    CHECK_EQ(site_effect(e, 9, 255, 0), 255);
+    site_ops_t o;
+    memset(&o, 0, sizeof o);
+    o.cls[1] = o.cls[3] = o.cls[5] = o.cls[6] = o.cls[8] = SITE_PY;
+    o.cls[2] = SITE_CALL;
+    o.caches[2] = 2;
+    o.flags[5] = SITE_F_JREL;
+    o.flags[6] = SITE_F_JREL | SITE_F_BACK | SITE_F_NOFALL;
+    o.flags[8] = SITE_F_NOFALL;
+    for (int i = 0; i < 256; i++)
+        o.base[i] = (uint8_t)i;
+    o.call[2] = SITE_CALL_313;
+    uint8_t code[] = {1, 0, 1, 0, 1, 0, 2, 1, 0, 0, 0, 0, 5, 2, 1, 0, 6, 9, 8, 0, 1, 0};
+    site_unit_t a[11], b[11];
+    CHECK_EQ(site_analyze(&o, code, 11, toy_effect, a), 0);
+    CHECK_EQ(site_analyze_tab(&o, e, code, 11, b), 0);
+    for (int i = 0; i < 11; i++)
+        CHECK(a[i].depth == b[i].depth && a[i].cls == b[i].cls && a[i].call == b[i].call &&
+              a[i].oparg == b[i].oparg);
+    CHECK_EQ(b[3].depth, 3);
+    free(e);
+}
+
 static void test_history(void)
 {
     static site_hist_t tab[SITE_HIST_SLOTS];
@@ -247,6 +298,7 @@ int main(void)
     test_probe_decides_when_it_can();
     test_call_that_lasted_is_native();
     test_depths();
+    test_effect_table();
     test_history();
     return check_exit("site");
 }
