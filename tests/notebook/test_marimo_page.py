@@ -22,7 +22,12 @@ BUILD/notebook-marimo/shots/marimo-running.png, marimo-after.png.
 
 Without network (pip or npm fails): NOT RUN, exit 77 (ctest: skipped);
 under CI (env CI set) that fails instead.
-usage: test_marimo_page.py --build DIR --source DIR
+With --profiled the first cell also runs hotline.start(out=FILE) before
+hotline.marimo(): the kernel is profiled otherwise (as when it streams to
+the editor) and the table must come all the same (from a copy of that
+agent's stream; before, it did not).
+
+usage: test_marimo_page.py --build DIR --source DIR [--profiled]
 """
 import argparse
 import json
@@ -56,6 +61,7 @@ app = marimo.App()
 @app.cell
 def _():
     import hotline
+    %s
     hotline.marimo()
     return
 
@@ -91,7 +97,7 @@ def _(k):
 
 if __name__ == "__main__":
     app.run()
-''' % MARIMO
+'''
 HOT, HOT_TEXT = 13, "gmm.fit(temp)"
 CHAIN = "gmm.fit \u2192 BaseMixture.fit \u2192 "  # the user's call, then the library's
 CODE = {3, 4} | set(range(8, 15))  # the lines that take time: the imports, the loop
@@ -124,6 +130,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--source", required=True)
+    ap.add_argument("--profiled", action="store_true")
     a = ap.parse_args()
     build, srcroot = os.path.abspath(a.build), os.path.abspath(a.source)
     for tool in ("node", "npm"):
@@ -133,7 +140,7 @@ def main():
     if not os.access("/usr/bin/chromium", os.X_OK):
         print("FAIL: no /usr/bin/chromium (.ci/install-deps installs it)")
         return 1
-    work = os.path.join(build, "notebook-marimo")
+    work = os.path.join(build, "notebook-marimo" + ("-profiled" if a.profiled else ""))
     shots = os.path.join(work, "shots")
     os.makedirs(shots, exist_ok=True)
     for name in ("marimo-running.png", "marimo-after.png"):
@@ -155,8 +162,13 @@ def main():
     try:
         root = os.path.join(tmp, "nb")
         os.makedirs(root)
+        # --profiled: the kernel is profiled already (its own hotline.start()
+        # to a file) when hotline.marimo() turns on: the cells' tables come
+        # from a copy of that agent's stream
+        own = ("hotline.start(out=%r)" % os.path.join(tmp, "own.jsonl") if a.profiled
+               else "pass")
         with open(os.path.join(root, "notebook.py"), "w") as f:
-            f.write(NOTEBOOK)
+            f.write(NOTEBOOK % (MARIMO, own))
         port = free_port()
         env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"), HOTLINE_CONNECT="0",
                    HOME=tmp, XDG_CONFIG_HOME=os.path.join(tmp, "cfg"),

@@ -148,9 +148,21 @@ class Run:
         self.prof = _report.Profile()
         self.pending = b""
         self.offset = 0
-        if not (hotline.running() or hotline.connected()):
-            _state["runs"] += 1
-            self.out = os.path.join(_tmpdir(), "cell-%d.jsonl" % _state["runs"])
+        self.tee = False
+        _state["runs"] += 1
+        out = os.path.join(_tmpdir(), "cell-%d.jsonl" % _state["runs"])
+        if hotline.running() or hotline.connected():
+            # profiled already (streaming to the editor, hotline.start()): a
+            # copy of that agent's stream while the cell runs, as the IPython
+            # extension's Session does, so the table comes all the same
+            from . import _agent
+            try:
+                _agent.tee(out)
+                self.out, self.tee = out, True
+            except (OSError, RuntimeError) as e:  # the live part alone
+                print("hotline: no per-line results: %s" % (e,), file=sys.stderr)
+        else:
+            self.out = out
             hotline.start(out=self.out, include=[os.getcwd()], memory=True)
         self.positions = {}
         self.seen = {}  # cell line -> live ticks on it (no agent of ours)
@@ -252,7 +264,7 @@ class Run:
         if self.out is None:
             self._clear_live(run_result)
             return
-        hotline.stop()
+        self._stop_agent()
         self._read()
         try:
             os.unlink(self.out)
@@ -267,12 +279,23 @@ class Run:
             self._clear_live(run_result)
             print(table_text(rows, self.prof, wall, self.path))
 
+    def _stop_agent(self):
+        """Stop our agent, or our copy of the process's own agent's stream."""
+        if not self.tee:
+            hotline.stop()
+            return
+        from . import _agent
+        try:
+            _agent.tee(None)
+        except (OSError, RuntimeError):
+            pass  # the agent ended meanwhile: the file has what it wrote
+
     def abandon(self):
         """Stop the thread and the agent, show nothing."""
         self.stop.set()
         self.thread.join()
         if self.out is not None:
-            hotline.stop()
+            self._stop_agent()
             try:
                 os.unlink(self.out)
             except OSError:
