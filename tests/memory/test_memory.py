@@ -182,7 +182,7 @@ keep = main()
 ''',
     "fork": r'''
 def main():
-    a = [bytearray(65536) for _ in range(10 * 16)]  # LPARENT
+    a = [bytearray(65536) for _ in range(30 * 16)]  # LPARENT
     pid = os.fork()
     if pid == 0:
         global child_keep
@@ -504,7 +504,10 @@ def main():
         ok &= near("LTHREAD kept_mb", field(f, L["LTHREAD"], "kept_mb"), 80, 0.10)
     elif c == "fork":
         prof, f, L, _, _ = run(args, c)
-        ok &= near("LPARENT kept_mb", field(f, L["LPARENT"], "kept_mb"), 10, 0.10)
+        # 30 MiB, not 10: the estimate of a sampled line's bytes varies as
+        # 1/sqrt(its samples); 10 MiB read 9.97-10.84 in 8 runs and 11.06
+        # once in CI (outside the 10 %)
+        ok &= near("LPARENT kept_mb", field(f, L["LPARENT"], "kept_mb"), 30, 0.10)
         ok &= near("LCHILD kept_mb", field(f, L["LCHILD"], "kept_mb"), 20, 0.10)
     elif c in ("cells", "cells_reused"):
         prof, f, L, _, _ = run(args, c)
