@@ -189,6 +189,7 @@ struct mem_state {
     _Atomic uint64_t win_calls;  /* wrapper calls since the window opened */
     _Atomic double win_sample_s; /* time spent taking samples in it */
     double win_t0, win_prev, call_cost, win_mean;
+    int calibrated; /* call_cost measured: windows open only then (mem_window_calibrate) */
     /* what the windows were (sampler thread writes, stats() reads: relaxed
      * relaxed loads and stores): how many closed, the sum of their lengths
      * and of the spans they stood for, the longest span */
@@ -272,7 +273,9 @@ uint64_t mem__raw_countdown_hit(void);
 void mem__record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_t tstate, int direct,
                  double mean, uint32_t win);
 void mem__free_hit(void *p);
-void mem__sample_reset(void);            /* under mu */
+/* under mu; zeroed: the tables are fresh from calloc, their memsets (4.5 MB
+ * of pages touched at every start-up) are skipped */
+void mem__sample_reset(int zeroed);
 void mem__filter_rebuild_if_stale(void); /* under mu */
 
 /* Every free of the program passes here: the filter check is inlined into
@@ -299,6 +302,6 @@ int mem__win_install(const char *py_path);
 int mem__win_slots_ours(void);
 
 /* ---- mem_rows.c ---- */
-void mem__rows_reset(void); /* under mu */
+void mem__rows_reset(int zeroed); /* under mu; zeroed: as mem__sample_reset */
 
 #endif

@@ -170,7 +170,7 @@ int mem_window(agent_t *a, int open)
     if (!g_mem.windowed || !atomic_load_explicit(&g_mem.on, memory_order_relaxed)) return 0;
     double now = clock_mono();
     if (open) {
-        if (g_mem.win_open) return 0;
+        if (g_mem.win_open || !g_mem.calibrated) return 0;
         if (!mem__win_slots_ours()) {
             g_mem.windowed = 0;
             return 0;
@@ -288,14 +288,22 @@ static PyMemAllocatorEx *find_slot(const PyMemAllocatorEx *w, const char *py_pat
  * inlined pymalloc fast paths see a hook (1-2.5 ns a call measured here on
  * Debian's python3.11, against 0.6 through PyObject_Malloc alone). So it is
  * measured on Python code that makes small objects the way programs do
- * (ints, strs, lists, dicts), with the window open and closed: median of 5
- * paired differences, ~4 ms at start. GIL held, before sampling starts. 0
- * when the probe cannot run. Still an underestimate: churn is counted
- * ~8% low in windows (tests/memory small_objects). Timed in this thread's
- * CPU time, not the wall clock: on a loaded machine (load 5-6, 2 cores)
- * a preemption in the open half of several pairs made the median 33 ns
- * once in 10 starts, and every window's cost that large counted churn
+ * (ints, strs, lists, dicts), with the window open and closed: median of 9
+ * paired differences of 500 iterations each (was 5 of 2000: 117M
+ * instructions, ~10 ms; now ~49M), run by the sampler thread with the GIL
+ * before its first window (mem_window_calibrate). A pair in which either
+ * half's wall time exceeds its CPU time (by 20% + 50 us) is not kept: the
+ * thread was preempted, or the GIL went to a program thread, whose calls
+ * would then count in an open half; up to CAL_PAIRS pairs, and when fewer
+ * than 3 were kept, the median of all. 0 when the probe cannot run. Still an underestimate: churn
+ * is counted ~8% low in windows (tests/memory small_objects). Timed in this thread's CPU time, not
+ * the wall clock: on a loaded machine (load 5-6, 2 cores) a preemption in the open half of several
+ * pairs made the median 33 ns once in 10 starts, and every window's cost that large counted churn
  * 2.8x (924 MB against the wrappers' 329); in CPU time 0-2.3 ns there. */
+#define CAL_REPS 9   /* paired runs kept */
+#define CAL_PAIRS 13 /* paired runs at most */
+#define CAL_ITER 500 /* iterations of the probe loop a run */
+
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -304,15 +312,13 @@ static int cmp_double(const void *x, const void *y)
 
 static double calibrate(void)
 {
-    enum { REPS = 5, ITER = 2000 };
     static const char src[] =
         "def _hotline_cal(n):\n"
         "    for i in range(n):\n"
         "        d = {'k%d' % (i % 97): [i, i + 1, i + 2], 's': str(i) * 3, i: (i, 'x')}\n";
     PyObject *g = PyDict_New(), *fn = NULL;
-    double diff[REPS];
-    int nd = 0;
-    uint64_t calls = 0;
+    double diff[2][CAL_PAIRS]; /* [0] every pair, [1] the pairs that kept the CPU */
+    int nd[2] = {0, 0};
     if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) != 0) goto out;
     PyObject *r = PyRun_String(src, Py_file_input, g, g);
     if (!r) goto out;
@@ -321,15 +327,19 @@ static double calibrate(void)
     if (!fn) goto out;
     Py_INCREF(fn);
     int64_t keep = g_mem.py_left;
-    g_mem.py_left = INT64_MAX / 2;          /* no sample meanwhile */
-    for (int rep = -1; rep < REPS; rep++) { /* rep -1 warms up */
+    g_mem.py_left = INT64_MAX / 2; /* no sample meanwhile */
+    /* rep -1 warms up; pairs go on until CAL_REPS were kept */
+    for (int rep = -1; rep < CAL_PAIRS && nd[1] < CAL_REPS; rep++) {
         double t[2];
+        int kept = 1;
+        uint64_t calls = 0;
         for (int open = 0; open < 2; open++) {
             mem__win_set(open);
             atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
-            double t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-            PyObject *res = PyObject_CallFunction(fn, "i", ITER);
+            double w0 = clock_mono(), t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+            PyObject *res = PyObject_CallFunction(fn, "i", CAL_ITER);
             t[open] = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
+            double wall = clock_mono() - w0;
             mem__win_set(0);
             if (!res) {
                 g_mem.py_left = keep;
@@ -337,8 +347,14 @@ static double calibrate(void)
             }
             Py_DECREF(res);
             if (open) calls = atomic_load_explicit(&g_mem.win_calls, memory_order_relaxed);
+            /* the GIL went to a program thread (its calls then count in an
+             * open half) or this thread was preempted */
+            if (wall > 1.2 * t[open] + 50e-6) kept = 0;
         }
-        if (rep >= 0) diff[nd++] = t[1] - t[0];
+        if (rep < 0 || !calls) continue;
+        double d = (t[1] - t[0]) / (double)calls;
+        diff[0][nd[0]++] = d;
+        if (kept) diff[1][nd[1]++] = d;
     }
     g_mem.py_left = keep;
 out:
@@ -346,11 +362,12 @@ out:
     Py_XDECREF(fn);
     Py_XDECREF(g);
     atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
-    if (!nd || !calls) return 0;
+    int k = nd[1] >= 3 ? 1 : 0; /* too few undisturbed pairs: all of them */
+    if (!nd[k]) return 0;
     /* paired differences, median: robust to a noisy neighbour on either side */
-    qsort(diff, (size_t)nd, sizeof *diff, cmp_double);
-    double d = diff[nd / 2];
-    return d > 0 ? d / (double)calls : 0;
+    qsort(diff[k], (size_t)nd[k], sizeof *diff[k], cmp_double);
+    double d = diff[k][nd[k] / 2];
+    return d > 0 ? d : 0;
 }
 
 int mem__win_install(const char *py_path)
@@ -365,6 +382,33 @@ int mem__win_install(const char *py_path)
     if (!g_mem.dom_mem.slot || !g_mem.dom_obj.slot) return 0;
     g_mem.windowed = 1;
     g_mem.mode = "windows";
-    g_mem.call_cost = calibrate();
+    return 1;
+}
+
+/* The calibration ran here, in mem_start, until it was ~9-11 ms of CPU of
+ * every start-up with memory on (a third of what `hotline run` added to
+ * an empty program). The sampler thread now runs it before its first
+ * window, with the GIL it asks for: the program goes on meanwhile (its
+ * switch interval, at most 5 ms, hands the GIL over) and a program that
+ * ends first never pays it. The time the program waited for us is taken
+ * out of the first window's span (win_prev), as it is not program time. */
+int mem_window_calibrate(const atomic_int *stop)
+{
+    if (g_mem.calibrated || !mem_windows_on()) return 0;
+#if PY_VERSION_HEX >= 0x030D0000
+    if (atomic_load(stop) || Py_IsFinalizing()) return 0; /* no GIL to take */
+#else
+    if (atomic_load(stop) || _Py_IsFinalizing()) return 0;
+#endif
+    PyGILState_STATE st = PyGILState_Ensure();
+    double t0 = clock_mono();
+    /* stop() (at exit) releases the GIL to join us: it is ours then, but
+     * the program is ending; the next start calibrates */
+    if (!atomic_load(stop) && mem__win_slots_ours()) {
+        g_mem.call_cost = calibrate();
+        g_mem.calibrated = 1;
+    }
+    g_mem.win_prev += clock_mono() - t0;
+    PyGILState_Release(st);
     return 1;
 }

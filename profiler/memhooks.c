@@ -268,10 +268,10 @@ static void shim_on_copy(size_t n, uint64_t k)
         mem__record(NULL, n, k, EV_COPY, ORIGIN_NAT, ts, 1, g_mem.copy_mean, 0);
 }
 
-static void reset_tables(void)
+static void reset_tables(int zeroed)
 {
-    mem__sample_reset();
-    mem__rows_reset();
+    mem__sample_reset(zeroed);
+    mem__rows_reset(zeroed);
 }
 
 static void atfork_prepare(void)
@@ -351,7 +351,9 @@ int mem_start(agent_t *a, double mean_kb)
 {
     (void)a;
     static int atfork_done;
+    int zeroed = 0; /* the tables just came from calloc */
     if (!g_mem.live) {
+        zeroed = 1;
         g_mem.live = calloc(MEM_LIVE_CAP, sizeof *g_mem.live);
         g_mem.fbuf[0] = calloc(MEM_FILTER / 64, sizeof(uint64_t));
         g_mem.fbuf[1] = calloc(MEM_FILTER / 64, sizeof(uint64_t));
@@ -371,7 +373,7 @@ int mem_start(agent_t *a, double mean_kb)
             return -ENOMEM; /* kept for a later try; freed never (process lifetime) */
     }
     pthread_mutex_lock(&g_mem.mu);
-    reset_tables();
+    reset_tables(zeroed);
     g_mem.mean = (mean_kb >= 1 && mean_kb <= 1 << 20 ? mean_kb : 64) * 1024.0;
     g_mem.copy_mean = 16 * g_mem.mean; /* copies are volume: a coarser grain is enough */
     pthread_mutex_unlock(&g_mem.mu);

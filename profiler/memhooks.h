@@ -4,6 +4,9 @@
 #ifndef HOTLINE_MEMHOOKS_H
 #define HOTLINE_MEMHOOKS_H
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 typedef struct agent agent_t;
 
 int mem_start(agent_t *a, double mean_kb); /* 0 or -errno */
@@ -24,6 +27,11 @@ typedef struct {
     double len_mean, span_mean, span_max, call_cost;
 } mem_win_stats_t;
 void mem_window_stats(mem_win_stats_t *st);
+/* Sampler thread, before its first window: measure what a window costs
+ * the program (takes the GIL for ~4 ms; skipped when *stop is set or the
+ * interpreter is finalizing). 1 when it took the GIL (time went by), 0 when
+ * there was nothing to do. Windows do not open until it has run. */
+int mem_window_calibrate(const atomic_int *stop);
 /* Open (1) or close (0) a window. Closing returns 1 when the window saw a
  * call of the Python domains (the program allocated in it), else 0. */
 int mem_window(agent_t *a, int open);

@@ -814,6 +814,10 @@ static void *sampler_main(void *arg)
             double t = clock_mono();
             if (t >= s) break;
             if (t >= next_win) {
+                if (mem_window_calibrate(&a->stop_req)) {
+                    next_win = clock_mono(); /* the GIL wait and the calibration took time */
+                    continue;
+                }
                 mem_window(a, 1);
                 double w_end = t + MEM_WIN_LEN; /* a request may wake us early */
                 while (!wait_until(a, w_end) && clock_mono() < w_end)
