@@ -189,7 +189,9 @@ struct mem_state {
     _Atomic uint64_t win_calls;  /* wrapper calls since the window opened */
     _Atomic double win_sample_s; /* time spent taking samples in it */
     double win_t0, win_prev, call_cost, win_mean;
-    int calibrated; /* call_cost measured: windows open only then (mem_window_calibrate) */
+    /* call_cost measured (windows open only then); the calibration is
+     * queued as a pending call of the main thread (mem_window_calibrate) */
+    atomic_int calibrated, cal_queued;
     /* what the windows were (sampler thread writes, stats() reads: relaxed
      * relaxed loads and stores): how many closed, the sum of their lengths
      * and of the spans they stood for, the longest span */

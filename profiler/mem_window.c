@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if PY_VERSION_HEX < 0x030D0000
+#include <internal/pycore_interp.h> /* eval_breaker: mem_window_calibrate */
+#endif
+
 #include "clock.h"
 #include "memhooks.h"
 
@@ -170,7 +174,8 @@ int mem_window(agent_t *a, int open)
     if (!g_mem.windowed || !atomic_load_explicit(&g_mem.on, memory_order_relaxed)) return 0;
     double now = clock_mono();
     if (open) {
-        if (g_mem.win_open || !g_mem.calibrated) return 0;
+        if (g_mem.win_open || !atomic_load_explicit(&g_mem.calibrated, memory_order_acquire))
+            return 0;
         if (!mem__win_slots_ours()) {
             g_mem.windowed = 0;
             return 0;
@@ -290,8 +295,8 @@ static PyMemAllocatorEx *find_slot(const PyMemAllocatorEx *w, const char *py_pat
  * measured on Python code that makes small objects the way programs do
  * (ints, strs, lists, dicts), with the window open and closed: median of 9
  * paired differences of 500 iterations each (was 5 of 2000: 117M
- * instructions, ~10 ms; now ~49M), run by the sampler thread with the GIL
- * before its first window (mem_window_calibrate). A pair in which either
+ * instructions, ~10 ms; now ~49M), run with the GIL before the first
+ * window (mem_window_calibrate). A pair in which either
  * half's wall time exceeds its CPU time (by 20% + 50 us) is not kept: the
  * thread was preempted, or the GIL went to a program thread, whose calls
  * would then count in an open half; up to CAL_PAIRS pairs, and when fewer
@@ -385,30 +390,92 @@ int mem__win_install(const char *py_path)
     return 1;
 }
 
-/* The calibration ran here, in mem_start, until it was ~9-11 ms of CPU of
- * every start-up with memory on (a third of what `hotline run` added to
- * an empty program). The sampler thread now runs it before its first
- * window, with the GIL it asks for: the program goes on meanwhile (its
- * switch interval, at most 5 ms, hands the GIL over) and a program that
- * ends first never pays it. The time the program waited for us is taken
- * out of the first window's span (win_prev), as it is not program time. */
-int mem_window_calibrate(const atomic_int *stop)
+/* The calibration ran in mem_start, on the program's main thread, until it
+ * was ~9-11 ms of CPU of every start-up with memory on (117M instructions,
+ * a third of what `hotline run` added to an empty program). It now runs
+ * after the program began, and a program that ends first never pays it:
+ *   - as a pending call (Py_AddPendingCall) that the main thread runs at
+ *     its next check between bytecodes: nobody waits for the GIL. Before
+ *     3.13 that check is armed only by a thread that may run pending calls
+ *     (module.c, schedule_unload), so the sampler arms it itself (the
+ *     interpreter's eval_breaker; were the call already run, a no-op call
+ *     makes the main thread recompute it). Not at the interpreter's end
+ *     (no Python frame: _Py_FinishPendingCalls) nor after stop().
+ *   - when the main thread runs no bytecode for CAL_WAIT_S (blocked in a
+ *     join while threads work, a long C call), on the sampler thread with
+ *     PyGILState_Ensure, once the GIL will come soon (gil_soon: free, or
+ *     its holder's frame moves). The sampler waiting for a GIL that a long
+ *     C call holds (`sum(range(10**9))` right after start) took no time
+ *     sample until the call returned (0 samples in 3 runs of 6). Not a
+ *     helper thread: its malloc arena (64 MB reserved) became memory a
+ *     program under RLIMIT_AS could use (memory.oom: 456 MB kept of 400).
+ * Windows open once it is done. The time it held the GIL is taken out of
+ * the first window's span (win_prev): it is not the program's. */
+#define CAL_WAIT_S 0.2
+
+static void calibrate_now(void)
 {
-    if (g_mem.calibrated || !mem_windows_on()) return 0;
+    int *g = mem__guard();
+    (*g)++; /* what it allocates is not the program's */
+    double t0 = clock_mono();
+    g_mem.call_cost = calibrate();
+    g_mem.win_prev += clock_mono() - t0; /* no window opens or closes meanwhile */
+    (*g)--;
+    atomic_store_explicit(&g_mem.calibrated, 1, memory_order_release);
+}
+
+static int cal_pending(void *arg)
+{
+    (void)arg;
+    atomic_store(&g_mem.cal_queued, 0);
+    if (!atomic_load(&g_mem.calibrated) && mem_windows_on() && PyEval_GetFrame() &&
+        mem__win_slots_ours())
+        calibrate_now();
+    return 0;
+}
+
+#if PY_VERSION_HEX < 0x030D0000
+static int cal_noop(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+#endif
+
+int mem_window_calibrated(void)
+{
+    return atomic_load_explicit(&g_mem.calibrated, memory_order_acquire) || !mem_windows_on();
+}
+
+int mem_window_calibrate(const atomic_int *stop, int gil_soon)
+{
+    static double asked; /* when the pending call was queued (sampler thread) */
+    if (mem_window_calibrated() || atomic_load(stop)) return 0;
+    if (!asked) {
+        atomic_store(&g_mem.cal_queued, 1);
+        if (Py_AddPendingCall(cal_pending, NULL) != 0) { /* the queue is full: later */
+            atomic_store(&g_mem.cal_queued, 0);
+            return 0;
+        }
+        asked = clock_mono();
+#if PY_VERSION_HEX < 0x030D0000
+        PyInterpreterState *in = PyInterpreterState_Main();
+        _Py_atomic_store_relaxed(&in->ceval.eval_breaker, 1);
+        if (!atomic_load(&g_mem.cal_queued)) Py_AddPendingCall(cal_noop, NULL);
+#endif
+        return 0;
+    }
+    if (clock_mono() - asked < CAL_WAIT_S || !gil_soon) return 0;
 #if PY_VERSION_HEX >= 0x030D0000
-    if (atomic_load(stop) || Py_IsFinalizing()) return 0; /* no GIL to take */
+    if (Py_IsFinalizing()) return 0; /* no GIL to take */
 #else
-    if (atomic_load(stop) || _Py_IsFinalizing()) return 0;
+    if (_Py_IsFinalizing()) return 0;
 #endif
     PyGILState_STATE st = PyGILState_Ensure();
-    double t0 = clock_mono();
-    /* stop() (at exit) releases the GIL to join us: it is ours then, but
-     * the program is ending; the next start calibrates */
-    if (!atomic_load(stop) && mem__win_slots_ours()) {
-        g_mem.call_cost = calibrate();
-        g_mem.calibrated = 1;
-    }
-    g_mem.win_prev += clock_mono() - t0;
+    /* stop() (at exit) releases the GIL to join us: ours then, but the
+     * program is ending */
+    if (!atomic_load(stop) && !atomic_load(&g_mem.calibrated) && mem__win_slots_ours())
+        calibrate_now();
     PyGILState_Release(st);
     return 1;
 }

@@ -450,6 +450,7 @@ int mem_start(agent_t *a, double mean_kb)
         g_mem.hooks.copy_mean = g_mem.copy_mean;
         g_mem.hooks.on_alloc = shim_on_alloc;
         g_mem.hooks.on_free = shim_on_free;
+        g_mem.hooks.filter = &g_mem.filter;
         g_mem.hooks.on_copy = shim_on_copy;
         g_mem.hooks.on_map = shim_on_map;
         g_mem.shim_register(&g_mem.hooks);

@@ -27,11 +27,14 @@ typedef struct {
     double len_mean, span_mean, span_max, call_cost;
 } mem_win_stats_t;
 void mem_window_stats(mem_win_stats_t *st);
-/* Sampler thread, before its first window: measure what a window costs
- * the program (takes the GIL for ~4 ms; skipped when *stop is set or the
- * interpreter is finalizing). 1 when it took the GIL (time went by), 0 when
- * there was nothing to do. Windows do not open until it has run. */
-int mem_window_calibrate(const atomic_int *stop);
+/* Sampler thread, while mem_window_calibrated() is 0: have what a window
+ * costs the program measured (~4 ms with the GIL), on the main thread as a
+ * pending call, or when that does not run, on this thread once the GIL
+ * will come soon (gil_soon: it is free, or its holder runs bytecode; see
+ * mem_window.c). 1 when this thread took the GIL (time went by). Windows
+ * do not open until it is done. */
+int mem_window_calibrate(const atomic_int *stop, int gil_soon);
+int mem_window_calibrated(void); /* 1 when measured, or no windows */
 /* Open (1) or close (0) a window. Closing returns 1 when the window saw a
  * call of the Python domains (the program allocated in it), else 0. */
 int mem_window(agent_t *a, int open);
