@@ -192,6 +192,7 @@ struct mem_state {
     /* call_cost measured (windows open only then); the calibration is
      * queued as a pending call of the main thread (mem_window_calibrate) */
     atomic_int calibrated, cal_queued;
+    int cal_running; /* under mem_window.c's win_mu: no window may open */
     /* what the windows were (sampler thread writes, stats() reads: relaxed
      * relaxed loads and stores): how many closed, the sum of their lengths
      * and of the spans they stood for, the longest span */

@@ -163,6 +163,10 @@ int mem__win_slots_ours(void)
     return 1;
 }
 
+/* Windows and the calibration (which opens and closes the slots itself)
+ * never overlap: a window opens under win_mu unless cal_running. */
+static pthread_mutex_t win_mu = PTHREAD_MUTEX_INITIALIZER;
+
 int mem_windows_on(void)
 {
     return g_mem.windowed && atomic_load_explicit(&g_mem.on, memory_order_relaxed);
@@ -174,10 +178,10 @@ int mem_window(agent_t *a, int open)
     if (!g_mem.windowed || !atomic_load_explicit(&g_mem.on, memory_order_relaxed)) return 0;
     double now = clock_mono();
     if (open) {
-        if (g_mem.win_open || !atomic_load_explicit(&g_mem.calibrated, memory_order_acquire))
-            return 0;
-        if (!mem__win_slots_ours()) {
-            g_mem.windowed = 0;
+        pthread_mutex_lock(&win_mu); /* the calibration may be about to run */
+        if (g_mem.win_open || g_mem.cal_running || !mem__win_slots_ours()) {
+            if (!g_mem.win_open && !g_mem.cal_running) g_mem.windowed = 0;
+            pthread_mutex_unlock(&win_mu);
             return 0;
         }
         uint32_t id = atomic_load_explicit(&g_mem.win_id, memory_order_relaxed) + 1;
@@ -187,11 +191,11 @@ int mem_window(agent_t *a, int open)
         atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
         atomic_store_explicit(&g_mem.win_sample_s, 0, memory_order_relaxed);
         g_mem.win_t0 = now;
-        if (!mem__win_set(1)) {
+        if (!mem__win_set(1))
             g_mem.windowed = 0;
-            return 0;
-        }
-        __atomic_store_n(&g_mem.win_open, 1, __ATOMIC_RELAXED);
+        else
+            __atomic_store_n(&g_mem.win_open, 1, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&win_mu);
         return 0;
     }
     if (!g_mem.win_open) return 0;
@@ -305,9 +309,10 @@ static PyMemAllocatorEx *find_slot(const PyMemAllocatorEx *w, const char *py_pat
  * the wall clock: on a loaded machine (load 5-6, 2 cores) a preemption in the open half of several
  * pairs made the median 33 ns once in 10 starts, and every window's cost that large counted churn
  * 2.8x (924 MB against the wrappers' 329); in CPU time 0-2.3 ns there. */
-#define CAL_REPS 9   /* paired runs kept */
-#define CAL_PAIRS 13 /* paired runs at most */
-#define CAL_ITER 500 /* iterations of the probe loop a run */
+#define CAL_GUESS 2e-9 /* s a call, until measured: 1-2.5 ns on 3.11 here, ~2.3 on 3.12 */
+#define CAL_REPS 9     /* paired runs kept */
+#define CAL_PAIRS 13   /* paired runs at most */
+#define CAL_ITER 500   /* iterations of the probe loop a run */
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -385,36 +390,55 @@ int mem__win_install(const char *py_path)
         ds[i]->slot = find_slot(&w[i], py_path);
     }
     if (!g_mem.dom_mem.slot || !g_mem.dom_obj.slot) return 0;
+    mem__win_set(0); /* closed: pymalloc's own functions until a window opens */
     g_mem.windowed = 1;
     g_mem.mode = "windows";
+    g_mem.call_cost = CAL_GUESS; /* until measured (mem_window_calibrate) */
     return 1;
 }
 
 /* The calibration ran in mem_start, on the program's main thread, until it
  * was ~9-11 ms of CPU of every start-up with memory on (117M instructions,
- * a third of what `hotline run` added to an empty program). It now runs
- * after the program began, and a program that ends first never pays it:
- *   - as a pending call (Py_AddPendingCall) that the main thread runs at
- *     its next check between bytecodes: nobody waits for the GIL. Before
- *     3.13 that check is armed only by a thread that may run pending calls
- *     (module.c, schedule_unload), so the sampler arms it itself (the
- *     interpreter's eval_breaker; were the call already run, a no-op call
- *     makes the main thread recompute it). Not at the interpreter's end
- *     (no Python frame: _Py_FinishPendingCalls) nor after stop().
- *   - when the main thread runs no bytecode for CAL_WAIT_S (blocked in a
+ * a third of what `hotline run` added to an empty program). Windows now
+ * open from the start with a guessed cost (CAL_GUESS), and the sampler asks
+ * for the measurement once the program has run CAL_DELAY_S (sampler.c): a
+ * program that ends first never pays it.
+ *   - It runs as a pending call (Py_AddPendingCall) that the main thread
+ *     runs at its next check between bytecodes: nobody waits for the GIL.
+ *     Before 3.13 that check is armed only by a thread that may run
+ *     pending calls (module.c, schedule_unload), so the sampler arms it
+ *     itself (the interpreter's eval_breaker; were the call already run, a
+ *     no-op call makes the main thread recompute it). Not at the
+ *     interpreter's end (no Python frame: _Py_FinishPendingCalls) nor
+ *     after stop().
+ *   - When the main thread runs no bytecode for CAL_WAIT_S (blocked in a
  *     join while threads work, a long C call), on the sampler thread with
  *     PyGILState_Ensure, once the GIL will come soon (gil_soon: free, or
- *     its holder's frame moves). The sampler waiting for a GIL that a long
- *     C call holds (`sum(range(10**9))` right after start) took no time
+ *     its holder's frame moves). A sampler waiting for a GIL that a long C
+ *     call holds (`sum(range(10**9))` right after start) took no time
  *     sample until the call returned (0 samples in 3 runs of 6). Not a
  *     helper thread: its malloc arena (64 MB reserved) became memory a
  *     program under RLIMIT_AS could use (memory.oom: 456 MB kept of 400).
- * Windows open once it is done. The time it held the GIL is taken out of
- * the first window's span (win_prev): it is not the program's. */
+ * It opens and closes the slots itself: no window is open meanwhile
+ * (cal_running, win_mu). The time it held the GIL is taken out of the next
+ * window's span (win_prev): it is not the program's. */
 #define CAL_WAIT_S 0.2
 
 static void calibrate_now(void)
 {
+    pthread_mutex_lock(&win_mu);
+    g_mem.cal_running = 1;
+    pthread_mutex_unlock(&win_mu);
+    /* the sampler closes an open window within its length (0.6 ms) */
+    for (int i = 0; __atomic_load_n(&g_mem.win_open, __ATOMIC_RELAXED); i++) {
+        if (i == 400) { /* 20 ms: a starved sampler; the fallback tries again */
+            pthread_mutex_lock(&win_mu);
+            g_mem.cal_running = 0;
+            pthread_mutex_unlock(&win_mu);
+            return;
+        }
+        usleep(50);
+    }
     int *g = mem__guard();
     (*g)++; /* what it allocates is not the program's */
     double t0 = clock_mono();
@@ -422,6 +446,9 @@ static void calibrate_now(void)
     g_mem.win_prev += clock_mono() - t0; /* no window opens or closes meanwhile */
     (*g)--;
     atomic_store_explicit(&g_mem.calibrated, 1, memory_order_release);
+    pthread_mutex_lock(&win_mu);
+    g_mem.cal_running = 0;
+    pthread_mutex_unlock(&win_mu);
 }
 
 static int cal_pending(void *arg)
