@@ -426,9 +426,14 @@ int mem__win_install(const char *py_path)
 
 static void calibrate_now(void)
 {
+    /* once at a time: its Python loop lets the GIL go at the switch
+     * interval, and the sampler's fallback could take it then (callgrind saw
+     * both run, one inside the other) */
     pthread_mutex_lock(&win_mu);
-    g_mem.cal_running = 1;
+    int busy = g_mem.cal_running || atomic_load(&g_mem.calibrated);
+    if (!busy) g_mem.cal_running = 1;
     pthread_mutex_unlock(&win_mu);
+    if (busy) return;
     /* the sampler closes an open window within its length (0.6 ms) */
     for (int i = 0; __atomic_load_n(&g_mem.win_open, __ATOMIC_RELAXED); i++) {
         if (i == 400) { /* 20 ms: a starved sampler; the fallback tries again */
@@ -492,7 +497,9 @@ int mem_window_calibrate(const atomic_int *stop, int gil_soon)
 #endif
         return 0;
     }
-    if (clock_mono() - asked < CAL_WAIT_S || !gil_soon) return 0;
+    if (clock_mono() - asked < CAL_WAIT_S || !gil_soon ||
+        __atomic_load_n(&g_mem.cal_running, __ATOMIC_RELAXED)) /* the main thread's runs */
+        return 0;
 #if PY_VERSION_HEX >= 0x030D0000
     if (Py_IsFinalizing()) return 0; /* no GIL to take */
 #else
