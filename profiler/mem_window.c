@@ -320,22 +320,38 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static double calibrate(void)
+/* The probe function, compiled once in mem__win_install, before the
+ * program runs, and kept (a reference for the process's life). Compiled
+ * when the calibration ran, in the middle of the program, its code objects
+ * could take the block of a code object the program had just freed, whose
+ * queued events then resolved to "<string>" and went to the caller's line
+ * (3.9-3.11, no code watcher: memory.cells_reused charged 8-16 MB of cells
+ * to their exec line, 2 runs in 7). New reference or NULL; GIL held. */
+static PyObject *cal_fn;
+
+static void calibrate_compile(void)
 {
     static const char src[] =
         "def _hotline_cal(n):\n"
         "    for i in range(n):\n"
         "        d = {'k%d' % (i % 97): [i, i + 1, i + 2], 's': str(i) * 3, i: (i, 'x')}\n";
-    PyObject *g = PyDict_New(), *fn = NULL;
+    PyObject *g = PyDict_New(), *r = NULL;
+    if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
+        (r = PyRun_String(src, Py_file_input, g, g)) != NULL) {
+        cal_fn = PyDict_GetItemString(g, "_hotline_cal"); /* borrowed */
+        Py_XINCREF(cal_fn);
+    }
+    if (PyErr_Occurred()) PyErr_Clear();
+    Py_XDECREF(r);
+    Py_XDECREF(g);
+}
+
+static double calibrate(void)
+{
+    PyObject *fn = cal_fn;
     double diff[2][CAL_PAIRS]; /* [0] every pair, [1] the pairs that kept the CPU */
     int nd[2] = {0, 0};
-    if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) != 0) goto out;
-    PyObject *r = PyRun_String(src, Py_file_input, g, g);
-    if (!r) goto out;
-    Py_DECREF(r);
-    fn = PyDict_GetItemString(g, "_hotline_cal"); /* borrowed */
     if (!fn) goto out;
-    Py_INCREF(fn);
     int64_t keep = g_mem.py_left;
     g_mem.py_left = INT64_MAX / 2; /* no sample meanwhile */
     /* rep -1 warms up; pairs go on until CAL_REPS were kept */
@@ -369,8 +385,6 @@ static double calibrate(void)
     g_mem.py_left = keep;
 out:
     if (PyErr_Occurred()) PyErr_Clear();
-    Py_XDECREF(fn);
-    Py_XDECREF(g);
     atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
     int k = nd[1] >= 3 ? 1 : 0; /* too few undisturbed pairs: all of them */
     if (!nd[k]) return 0;
@@ -391,6 +405,7 @@ int mem__win_install(const char *py_path)
     }
     if (!g_mem.dom_mem.slot || !g_mem.dom_obj.slot) return 0;
     mem__win_set(0); /* closed: pymalloc's own functions until a window opens */
+    if (!cal_fn) calibrate_compile();
     g_mem.windowed = 1;
     g_mem.mode = "windows";
     g_mem.call_cost = CAL_GUESS; /* until measured (mem_window_calibrate) */
