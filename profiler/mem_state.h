@@ -295,6 +295,8 @@ static inline __attribute__((always_inline)) void mem_free_ptr(void *p)
 
 /* ---- mem_window.c ---- */
 int mem__win_set(int open);
+void mem__win_lock(void); /* win_mu, for fork: prepare locks, parent and child unlock */
+void mem__win_unlock(void);
 void mem__find_py_text(char *path, size_t cap);
 /* Install the window wrappers and find CPython's slots (GIL held, once):
  * 1 when windows are on, 0 when the slots were not found (the caller then

@@ -164,8 +164,20 @@ int mem__win_slots_ours(void)
 }
 
 /* Windows and the calibration (which opens and closes the slots itself)
- * never overlap: a window opens under win_mu unless cal_running. */
+ * never overlap: a window opens under win_mu unless cal_running. Held
+ * across fork (memhooks.c's atfork handlers): a child that inherited it
+ * locked hung in its first window or calibration (memory.fork). */
 static pthread_mutex_t win_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void mem__win_lock(void)
+{
+    pthread_mutex_lock(&win_mu);
+}
+
+void mem__win_unlock(void)
+{
+    pthread_mutex_unlock(&win_mu);
+}
 
 int mem_windows_on(void)
 {

@@ -276,12 +276,14 @@ static void reset_tables(int zeroed)
 
 static void atfork_prepare(void)
 {
+    mem__win_lock();
     pthread_mutex_lock(&g_mem.mu);
 }
 
 static void atfork_parent(void)
 {
     pthread_mutex_unlock(&g_mem.mu);
+    mem__win_unlock();
 }
 
 static void atfork_child(void)
@@ -291,6 +293,10 @@ static void atfork_child(void)
      * only thread: unlock it. Re-initialising a locked mutex is undefined
      * (and leaves glibc's owner/count fields of the parent's lock). */
     pthread_mutex_unlock(&g_mem.mu);
+    /* a calibration the parent ran (its GIL let go to the forking thread)
+     * does not go on here; its pending call, if queued, runs it again */
+    g_mem.cal_running = 0;
+    mem__win_unlock();
     atomic_store(&g_mem.on, 0);
     if (g_mem.win_open) { /* no sampler thread here to close it */
         mem__win_set(0);
