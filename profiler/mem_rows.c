@@ -346,11 +346,13 @@ void mem_emit(agent_t *a, double ts)
     agent_delta_end(&d);
 }
 
-void mem__rows_reset(void)
+void mem__rows_reset(int zeroed)
 {
     g_repoch++; /* row indices of the resolve cache are gone */
-    memset(g_mem.sid_key, 0, MEM_SIDS * sizeof *g_mem.sid_key);
-    memset(g_mem.row_slots, 0, MEM_ROWS * 2 * sizeof *g_mem.row_slots);
+    if (!zeroed) {
+        memset(g_mem.sid_key, 0, MEM_SIDS * sizeof *g_mem.sid_key);
+        memset(g_mem.row_slots, 0, MEM_ROWS * 2 * sizeof *g_mem.row_slots);
+    }
     g_mem.nrows = 0;
     g_mem.total_live = g_mem.total_peak = 0;
     g_mem.peak_file = g_mem.peak_line = 0;

@@ -216,9 +216,9 @@ void mem__filter_rebuild_if_stale(void)
     atomic_store_explicit(&g_mem.filter, nf, memory_order_release);
 }
 
-void mem__sample_reset(void)
+void mem__sample_reset(int zeroed)
 {
-    memset(g_mem.live, 0, MEM_LIVE_CAP * sizeof *g_mem.live);
+    if (!zeroed) memset(g_mem.live, 0, MEM_LIVE_CAP * sizeof *g_mem.live);
     /* a forked child's copies of dead codes stay queued: their seqs are
      * older than any event it records, and the next emit frees them */
     memset(g_mem.codebits, 0, sizeof g_mem.codebits);

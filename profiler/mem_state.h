@@ -189,6 +189,10 @@ struct mem_state {
     _Atomic uint64_t win_calls;  /* wrapper calls since the window opened */
     _Atomic double win_sample_s; /* time spent taking samples in it */
     double win_t0, win_prev, call_cost, win_mean;
+    /* call_cost measured (windows open only then); the calibration is
+     * queued as a pending call of the main thread (mem_window_calibrate) */
+    atomic_int calibrated, cal_queued;
+    int cal_running; /* under mem_window.c's win_mu: no window may open */
     /* what the windows were (sampler thread writes, stats() reads: relaxed
      * relaxed loads and stores): how many closed, the sum of their lengths
      * and of the spans they stood for, the longest span */
@@ -272,7 +276,9 @@ uint64_t mem__raw_countdown_hit(void);
 void mem__record(void *p, size_t n, uint64_t k, int kind, int origin, uintptr_t tstate, int direct,
                  double mean, uint32_t win);
 void mem__free_hit(void *p);
-void mem__sample_reset(void);            /* under mu */
+/* under mu; zeroed: the tables are fresh from calloc, their memsets (4.5 MB
+ * of pages touched at every start-up) are skipped */
+void mem__sample_reset(int zeroed);
 void mem__filter_rebuild_if_stale(void); /* under mu */
 
 /* Every free of the program passes here: the filter check is inlined into
@@ -289,6 +295,8 @@ static inline __attribute__((always_inline)) void mem_free_ptr(void *p)
 
 /* ---- mem_window.c ---- */
 int mem__win_set(int open);
+void mem__win_lock(void); /* win_mu, for fork: prepare locks, parent and child unlock */
+void mem__win_unlock(void);
 void mem__find_py_text(char *path, size_t cap);
 /* Install the window wrappers and find CPython's slots (GIL held, once):
  * 1 when windows are on, 0 when the slots were not found (the caller then
@@ -299,6 +307,6 @@ int mem__win_install(const char *py_path);
 int mem__win_slots_ours(void);
 
 /* ---- mem_rows.c ---- */
-void mem__rows_reset(void); /* under mu */
+void mem__rows_reset(int zeroed); /* under mu; zeroed: as mem__sample_reset */
 
 #endif

@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if PY_VERSION_HEX < 0x030D0000
+#include <internal/pycore_interp.h> /* eval_breaker: mem_window_calibrate */
+#endif
+
 #include "clock.h"
 #include "memhooks.h"
 
@@ -159,6 +163,22 @@ int mem__win_slots_ours(void)
     return 1;
 }
 
+/* Windows and the calibration (which opens and closes the slots itself)
+ * never overlap: a window opens under win_mu unless cal_running. Held
+ * across fork (memhooks.c's atfork handlers): a child that inherited it
+ * locked hung in its first window or calibration (memory.fork). */
+static pthread_mutex_t win_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void mem__win_lock(void)
+{
+    pthread_mutex_lock(&win_mu);
+}
+
+void mem__win_unlock(void)
+{
+    pthread_mutex_unlock(&win_mu);
+}
+
 int mem_windows_on(void)
 {
     return g_mem.windowed && atomic_load_explicit(&g_mem.on, memory_order_relaxed);
@@ -170,9 +190,10 @@ int mem_window(agent_t *a, int open)
     if (!g_mem.windowed || !atomic_load_explicit(&g_mem.on, memory_order_relaxed)) return 0;
     double now = clock_mono();
     if (open) {
-        if (g_mem.win_open) return 0;
-        if (!mem__win_slots_ours()) {
-            g_mem.windowed = 0;
+        pthread_mutex_lock(&win_mu); /* the calibration may be about to run */
+        if (g_mem.win_open || g_mem.cal_running || !mem__win_slots_ours()) {
+            if (!g_mem.win_open && !g_mem.cal_running) g_mem.windowed = 0;
+            pthread_mutex_unlock(&win_mu);
             return 0;
         }
         uint32_t id = atomic_load_explicit(&g_mem.win_id, memory_order_relaxed) + 1;
@@ -182,11 +203,11 @@ int mem_window(agent_t *a, int open)
         atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
         atomic_store_explicit(&g_mem.win_sample_s, 0, memory_order_relaxed);
         g_mem.win_t0 = now;
-        if (!mem__win_set(1)) {
+        if (!mem__win_set(1))
             g_mem.windowed = 0;
-            return 0;
-        }
-        __atomic_store_n(&g_mem.win_open, 1, __ATOMIC_RELAXED);
+        else
+            __atomic_store_n(&g_mem.win_open, 1, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&win_mu);
         return 0;
     }
     if (!g_mem.win_open) return 0;
@@ -288,48 +309,75 @@ static PyMemAllocatorEx *find_slot(const PyMemAllocatorEx *w, const char *py_pat
  * inlined pymalloc fast paths see a hook (1-2.5 ns a call measured here on
  * Debian's python3.11, against 0.6 through PyObject_Malloc alone). So it is
  * measured on Python code that makes small objects the way programs do
- * (ints, strs, lists, dicts), with the window open and closed: median of 5
- * paired differences, ~4 ms at start. GIL held, before sampling starts. 0
- * when the probe cannot run. Still an underestimate: churn is counted
- * ~8% low in windows (tests/memory small_objects). Timed in this thread's
- * CPU time, not the wall clock: on a loaded machine (load 5-6, 2 cores)
- * a preemption in the open half of several pairs made the median 33 ns
- * once in 10 starts, and every window's cost that large counted churn
+ * (ints, strs, lists, dicts), with the window open and closed: median of 9
+ * paired differences of 500 iterations each (was 5 of 2000: 117M
+ * instructions, ~10 ms; now ~49M), run with the GIL before the first
+ * window (mem_window_calibrate). A pair in which either
+ * half's wall time exceeds its CPU time (by 20% + 50 us) is not kept: the
+ * thread was preempted, or the GIL went to a program thread, whose calls
+ * would then count in an open half; up to CAL_PAIRS pairs, and when fewer
+ * than 3 were kept, the median of all. 0 when the probe cannot run. Still an underestimate: churn
+ * is counted ~8% low in windows (tests/memory small_objects). Timed in this thread's CPU time, not
+ * the wall clock: on a loaded machine (load 5-6, 2 cores) a preemption in the open half of several
+ * pairs made the median 33 ns once in 10 starts, and every window's cost that large counted churn
  * 2.8x (924 MB against the wrappers' 329); in CPU time 0-2.3 ns there. */
+#define CAL_GUESS 2e-9 /* s a call, until measured: 1-2.5 ns on 3.11 here, ~2.3 on 3.12 */
+#define CAL_REPS 9     /* paired runs kept */
+#define CAL_PAIRS 13   /* paired runs at most */
+#define CAL_ITER 500   /* iterations of the probe loop a run */
+
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
 }
 
-static double calibrate(void)
+/* The probe function, compiled once in mem__win_install, before the
+ * program runs, and kept (a reference for the process's life). Compiled
+ * when the calibration ran, in the middle of the program, its code objects
+ * could take the block of a code object the program had just freed, whose
+ * queued events then resolved to "<string>" and went to the caller's line
+ * (3.9-3.11, no code watcher: memory.cells_reused charged 8-16 MB of cells
+ * to their exec line, 2 runs in 7). New reference or NULL; GIL held. */
+static PyObject *cal_fn;
+
+static void calibrate_compile(void)
 {
-    enum { REPS = 5, ITER = 2000 };
     static const char src[] =
         "def _hotline_cal(n):\n"
         "    for i in range(n):\n"
         "        d = {'k%d' % (i % 97): [i, i + 1, i + 2], 's': str(i) * 3, i: (i, 'x')}\n";
-    PyObject *g = PyDict_New(), *fn = NULL;
-    double diff[REPS];
-    int nd = 0;
-    uint64_t calls = 0;
-    if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) != 0) goto out;
-    PyObject *r = PyRun_String(src, Py_file_input, g, g);
-    if (!r) goto out;
-    Py_DECREF(r);
-    fn = PyDict_GetItemString(g, "_hotline_cal"); /* borrowed */
+    PyObject *g = PyDict_New(), *r = NULL;
+    if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
+        (r = PyRun_String(src, Py_file_input, g, g)) != NULL) {
+        cal_fn = PyDict_GetItemString(g, "_hotline_cal"); /* borrowed */
+        Py_XINCREF(cal_fn);
+    }
+    if (PyErr_Occurred()) PyErr_Clear();
+    Py_XDECREF(r);
+    Py_XDECREF(g);
+}
+
+static double calibrate(void)
+{
+    PyObject *fn = cal_fn;
+    double diff[2][CAL_PAIRS]; /* [0] every pair, [1] the pairs that kept the CPU */
+    int nd[2] = {0, 0};
     if (!fn) goto out;
-    Py_INCREF(fn);
     int64_t keep = g_mem.py_left;
-    g_mem.py_left = INT64_MAX / 2;          /* no sample meanwhile */
-    for (int rep = -1; rep < REPS; rep++) { /* rep -1 warms up */
+    g_mem.py_left = INT64_MAX / 2; /* no sample meanwhile */
+    /* rep -1 warms up; pairs go on until CAL_REPS were kept */
+    for (int rep = -1; rep < CAL_PAIRS && nd[1] < CAL_REPS; rep++) {
         double t[2];
+        int kept = 1;
+        uint64_t calls = 0;
         for (int open = 0; open < 2; open++) {
             mem__win_set(open);
             atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
-            double t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-            PyObject *res = PyObject_CallFunction(fn, "i", ITER);
+            double w0 = clock_mono(), t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+            PyObject *res = PyObject_CallFunction(fn, "i", CAL_ITER);
             t[open] = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
+            double wall = clock_mono() - w0;
             mem__win_set(0);
             if (!res) {
                 g_mem.py_left = keep;
@@ -337,20 +385,25 @@ static double calibrate(void)
             }
             Py_DECREF(res);
             if (open) calls = atomic_load_explicit(&g_mem.win_calls, memory_order_relaxed);
+            /* the GIL went to a program thread (its calls then count in an
+             * open half) or this thread was preempted */
+            if (wall > 1.2 * t[open] + 50e-6) kept = 0;
         }
-        if (rep >= 0) diff[nd++] = t[1] - t[0];
+        if (rep < 0 || !calls) continue;
+        double d = (t[1] - t[0]) / (double)calls;
+        diff[0][nd[0]++] = d;
+        if (kept) diff[1][nd[1]++] = d;
     }
     g_mem.py_left = keep;
 out:
     if (PyErr_Occurred()) PyErr_Clear();
-    Py_XDECREF(fn);
-    Py_XDECREF(g);
     atomic_store_explicit(&g_mem.win_calls, 0, memory_order_relaxed);
-    if (!nd || !calls) return 0;
+    int k = nd[1] >= 3 ? 1 : 0; /* too few undisturbed pairs: all of them */
+    if (!nd[k]) return 0;
     /* paired differences, median: robust to a noisy neighbour on either side */
-    qsort(diff, (size_t)nd, sizeof *diff, cmp_double);
-    double d = diff[nd / 2];
-    return d > 0 ? d / (double)calls : 0;
+    qsort(diff[k], (size_t)nd[k], sizeof *diff[k], cmp_double);
+    double d = diff[k][nd[k] / 2];
+    return d > 0 ? d : 0;
 }
 
 int mem__win_install(const char *py_path)
@@ -363,8 +416,127 @@ int mem__win_install(const char *py_path)
         ds[i]->slot = find_slot(&w[i], py_path);
     }
     if (!g_mem.dom_mem.slot || !g_mem.dom_obj.slot) return 0;
+    mem__win_set(0); /* closed: pymalloc's own functions until a window opens */
+    if (!cal_fn) calibrate_compile();
     g_mem.windowed = 1;
     g_mem.mode = "windows";
+    g_mem.call_cost = CAL_GUESS; /* until measured (mem_window_calibrate) */
+    return 1;
+}
+
+/* The calibration ran in mem_start, on the program's main thread, until it
+ * was ~9-11 ms of CPU of every start-up with memory on (117M instructions,
+ * a third of what `hotline run` added to an empty program). Windows now
+ * open from the start with a guessed cost (CAL_GUESS), and the sampler asks
+ * for the measurement once the program has run CAL_DELAY_S (sampler.c): a
+ * program that ends first never pays it.
+ *   - It runs as a pending call (Py_AddPendingCall) that the main thread
+ *     runs at its next check between bytecodes: nobody waits for the GIL.
+ *     Before 3.13 that check is armed only by a thread that may run
+ *     pending calls (module.c, schedule_unload), so the sampler arms it
+ *     itself (the interpreter's eval_breaker; were the call already run, a
+ *     no-op call makes the main thread recompute it). Not at the
+ *     interpreter's end (no Python frame: _Py_FinishPendingCalls) nor
+ *     after stop().
+ *   - When the main thread runs no bytecode for CAL_WAIT_S (blocked in a
+ *     join while threads work, a long C call), on the sampler thread with
+ *     PyGILState_Ensure, once the GIL will come soon (gil_soon: free, or
+ *     its holder's frame moves). A sampler waiting for a GIL that a long C
+ *     call holds (`sum(range(10**9))` right after start) took no time
+ *     sample until the call returned (0 samples in 3 runs of 6). Not a
+ *     helper thread: its malloc arena (64 MB reserved) became memory a
+ *     program under RLIMIT_AS could use (memory.oom: 456 MB kept of 400).
+ * It opens and closes the slots itself: no window is open meanwhile
+ * (cal_running, win_mu). The time it held the GIL is taken out of the next
+ * window's span (win_prev): it is not the program's. */
+#define CAL_WAIT_S 0.2
+
+static void calibrate_now(void)
+{
+    /* once at a time: its Python loop lets the GIL go at the switch
+     * interval, and the sampler's fallback could take it then (callgrind saw
+     * both run, one inside the other) */
+    pthread_mutex_lock(&win_mu);
+    int busy = g_mem.cal_running || atomic_load(&g_mem.calibrated);
+    if (!busy) g_mem.cal_running = 1;
+    pthread_mutex_unlock(&win_mu);
+    if (busy) return;
+    /* the sampler closes an open window within its length (0.6 ms) */
+    for (int i = 0; __atomic_load_n(&g_mem.win_open, __ATOMIC_RELAXED); i++) {
+        if (i == 400) { /* 20 ms: a starved sampler; the fallback tries again */
+            pthread_mutex_lock(&win_mu);
+            g_mem.cal_running = 0;
+            pthread_mutex_unlock(&win_mu);
+            return;
+        }
+        usleep(50);
+    }
+    int *g = mem__guard();
+    (*g)++; /* what it allocates is not the program's */
+    double t0 = clock_mono();
     g_mem.call_cost = calibrate();
+    g_mem.win_prev += clock_mono() - t0; /* no window opens or closes meanwhile */
+    (*g)--;
+    atomic_store_explicit(&g_mem.calibrated, 1, memory_order_release);
+    pthread_mutex_lock(&win_mu);
+    g_mem.cal_running = 0;
+    pthread_mutex_unlock(&win_mu);
+}
+
+static int cal_pending(void *arg)
+{
+    (void)arg;
+    atomic_store(&g_mem.cal_queued, 0);
+    if (!atomic_load(&g_mem.calibrated) && mem_windows_on() && PyEval_GetFrame() &&
+        mem__win_slots_ours())
+        calibrate_now();
+    return 0;
+}
+
+#if PY_VERSION_HEX < 0x030D0000
+static int cal_noop(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+#endif
+
+int mem_window_calibrated(void)
+{
+    return atomic_load_explicit(&g_mem.calibrated, memory_order_acquire) || !mem_windows_on();
+}
+
+int mem_window_calibrate(const atomic_int *stop, int gil_soon)
+{
+    static double asked; /* when the pending call was queued (sampler thread) */
+    if (mem_window_calibrated() || atomic_load(stop)) return 0;
+    if (!asked) {
+        atomic_store(&g_mem.cal_queued, 1);
+        if (Py_AddPendingCall(cal_pending, NULL) != 0) { /* the queue is full: later */
+            atomic_store(&g_mem.cal_queued, 0);
+            return 0;
+        }
+        asked = clock_mono();
+#if PY_VERSION_HEX < 0x030D0000
+        PyInterpreterState *in = PyInterpreterState_Main();
+        _Py_atomic_store_relaxed(&in->ceval.eval_breaker, 1);
+        if (!atomic_load(&g_mem.cal_queued)) Py_AddPendingCall(cal_noop, NULL);
+#endif
+        return 0;
+    }
+    if (clock_mono() - asked < CAL_WAIT_S || !gil_soon ||
+        __atomic_load_n(&g_mem.cal_running, __ATOMIC_RELAXED)) /* the main thread's runs */
+        return 0;
+#if PY_VERSION_HEX >= 0x030D0000
+    if (Py_IsFinalizing()) return 0; /* no GIL to take */
+#else
+    if (_Py_IsFinalizing()) return 0;
+#endif
+    PyGILState_STATE st = PyGILState_Ensure();
+    /* stop() (at exit) releases the GIL to join us: ours then, but the
+     * program is ending */
+    if (!atomic_load(stop) && !atomic_load(&g_mem.calibrated) && mem__win_slots_ours())
+        calibrate_now();
+    PyGILState_Release(st);
     return 1;
 }

@@ -268,20 +268,22 @@ static void shim_on_copy(size_t n, uint64_t k)
         mem__record(NULL, n, k, EV_COPY, ORIGIN_NAT, ts, 1, g_mem.copy_mean, 0);
 }
 
-static void reset_tables(void)
+static void reset_tables(int zeroed)
 {
-    mem__sample_reset();
-    mem__rows_reset();
+    mem__sample_reset(zeroed);
+    mem__rows_reset(zeroed);
 }
 
 static void atfork_prepare(void)
 {
+    mem__win_lock();
     pthread_mutex_lock(&g_mem.mu);
 }
 
 static void atfork_parent(void)
 {
     pthread_mutex_unlock(&g_mem.mu);
+    mem__win_unlock();
 }
 
 static void atfork_child(void)
@@ -291,6 +293,10 @@ static void atfork_child(void)
      * only thread: unlock it. Re-initialising a locked mutex is undefined
      * (and leaves glibc's owner/count fields of the parent's lock). */
     pthread_mutex_unlock(&g_mem.mu);
+    /* a calibration the parent ran (its GIL let go to the forking thread)
+     * does not go on here; its pending call, if queued, runs it again */
+    g_mem.cal_running = 0;
+    mem__win_unlock();
     atomic_store(&g_mem.on, 0);
     if (g_mem.win_open) { /* no sampler thread here to close it */
         mem__win_set(0);
@@ -351,7 +357,9 @@ int mem_start(agent_t *a, double mean_kb)
 {
     (void)a;
     static int atfork_done;
+    int zeroed = 0; /* the tables just came from calloc */
     if (!g_mem.live) {
+        zeroed = 1;
         g_mem.live = calloc(MEM_LIVE_CAP, sizeof *g_mem.live);
         g_mem.fbuf[0] = calloc(MEM_FILTER / 64, sizeof(uint64_t));
         g_mem.fbuf[1] = calloc(MEM_FILTER / 64, sizeof(uint64_t));
@@ -371,7 +379,7 @@ int mem_start(agent_t *a, double mean_kb)
             return -ENOMEM; /* kept for a later try; freed never (process lifetime) */
     }
     pthread_mutex_lock(&g_mem.mu);
-    reset_tables();
+    reset_tables(zeroed);
     g_mem.mean = (mean_kb >= 1 && mean_kb <= 1 << 20 ? mean_kb : 64) * 1024.0;
     g_mem.copy_mean = 16 * g_mem.mean; /* copies are volume: a coarser grain is enough */
     pthread_mutex_unlock(&g_mem.mu);
@@ -448,6 +456,7 @@ int mem_start(agent_t *a, double mean_kb)
         g_mem.hooks.copy_mean = g_mem.copy_mean;
         g_mem.hooks.on_alloc = shim_on_alloc;
         g_mem.hooks.on_free = shim_on_free;
+        g_mem.hooks.filter = &g_mem.filter;
         g_mem.hooks.on_copy = shim_on_copy;
         g_mem.hooks.on_map = shim_on_map;
         g_mem.shim_register(&g_mem.hooks);

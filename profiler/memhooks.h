@@ -4,6 +4,9 @@
 #ifndef HOTLINE_MEMHOOKS_H
 #define HOTLINE_MEMHOOKS_H
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 typedef struct agent agent_t;
 
 int mem_start(agent_t *a, double mean_kb); /* 0 or -errno */
@@ -24,6 +27,14 @@ typedef struct {
     double len_mean, span_mean, span_max, call_cost;
 } mem_win_stats_t;
 void mem_window_stats(mem_win_stats_t *st);
+/* Sampler thread, while mem_window_calibrated() is 0, once the program has
+ * run a while: have what a window costs the program measured (~4 ms with
+ * the GIL; windows use a guess until then), on the main thread as a
+ * pending call, or when that does not run, on this thread once the GIL
+ * will come soon (gil_soon: it is free, or its holder runs bytecode; see
+ * mem_window.c). 1 when this thread took the GIL (time went by). */
+int mem_window_calibrate(const atomic_int *stop, int gil_soon);
+int mem_window_calibrated(void); /* 1 when measured, or no windows */
 /* Open (1) or close (0) a window. Closing returns 1 when the window saw a
  * call of the Python domains (the program allocated in it), else 0. */
 int mem_window(agent_t *a, int open);

@@ -57,7 +57,24 @@
 #define MEM_WIN_GAP 3e-3
 #define MEM_WIN_IDLE_S 20e-3
 #define MEM_WIN_GAP_MAX 24e-3
+#define CAL_DELAY_S 0.1 /* windows' calibration asked for after this (mem_window.c) */
 #define PROBE_GAP 20e-6 /* sleep, not spin: the sampler may share a core with the thread */
+
+/* For mem_window_calibrate: will the GIL come soon if this thread asks for
+ * it? When it is free, or its holder runs bytecode (its frame moved since
+ * our previous look, walk_probe), which lets it go within its switch
+ * interval once asked; not when the holder is frozen in a long C call. */
+static int cal_gil_soon(agent_t *a, uintptr_t *last_holder, uint64_t *last_sig)
+{
+    uintptr_t h = walk_gil_holder(a);
+    if (h == 0 || h == 1) return 1; /* free, or not known: ask */
+    uint64_t sig;
+    if (walk_probe(h, 1, &sig) != 0) return 0;
+    int moved = h == *last_holder && sig != *last_sig;
+    *last_holder = h;
+    *last_sig = sig;
+    return moved;
+}
 
 /* Run-queue wait (runnable, not running) of the thread, seconds, or 0. */
 static double thread_rq(agent_thread_t *t)
@@ -803,6 +820,9 @@ static void *sampler_main(void *arg)
     const char *reason = "stop";
     a->next_delta = clock_mono() + DELTA_PERIOD;
     double next_win = clock_mono(), win_gap = MEM_WIN_GAP, win_busy = next_win;
+    double t_start = next_win;
+    uintptr_t cal_holder = 0; /* cal_gil_soon's previous look */
+    uint64_t cal_sig = 0;
     a->last_tick = next_win; /* threads first seen at the first tick: charged from here */
     for (;;) {
         double d = a->interval_s * (0.5 + (double)(rng_next(a) >> 11) * 0x1.0p-53);
@@ -812,6 +832,13 @@ static void *sampler_main(void *arg)
             serve_request(a);
             double t = clock_mono();
             if (t >= s) break;
+            /* the windows' cost, measured once the program has run a while
+             * (a short one never pays it): mem_window.c */
+            if (t >= next_win && t - t_start >= CAL_DELAY_S && !mem_window_calibrated() &&
+                mem_window_calibrate(&a->stop_req, cal_gil_soon(a, &cal_holder, &cal_sig))) {
+                next_win = clock_mono(); /* we held the GIL a while */
+                continue;
+            }
             if (t >= next_win) {
                 mem_window(a, 1);
                 double w_end = t + MEM_WIN_LEN; /* a request may wake us early */

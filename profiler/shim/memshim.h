@@ -11,10 +11,33 @@
 #ifndef HOTLINE_MEMSHIM_H
 #define HOTLINE_MEMSHIM_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define HOTLINE_SHIM_ABI 3
+#define HOTLINE_SHIM_ABI 4
+
+/* The agent's blocked Bloom filter of live sampled pointers (mem_state.h,
+ * MEM_FILTER): this many 64-bit words, two bits of one word per pointer.
+ * The shim checks it itself on every free and calls on_free only on a hit:
+ * a free of the program then costs a hash and one load, no call. */
+#define HOTLINE_SHIM_FILTER_WORDS 2048
+
+static inline uint64_t hotline_shim_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+/* p's word in the filter; its two bits in *mask */
+static inline unsigned hotline_shim_filter_cell(uintptr_t p, uint64_t *mask)
+{
+    uint64_t h = hotline_shim_mix(p);
+    *mask = (1ull << ((h >> 20) & 63)) | (1ull << ((h >> 26) & 63));
+    return (unsigned)(h & (HOTLINE_SHIM_FILTER_WORDS - 1));
+}
 
 struct hotline_shim_hooks {
     int abi;           /* HOTLINE_SHIM_ABI */
@@ -25,8 +48,12 @@ struct hotline_shim_hooks {
      * allocation call (whose code asked: the interpreter or an extension).
      * Called outside the shim's guard. */
     void (*on_alloc)(void *p, size_t n, uint64_t k, const void *caller);
-    /* every free / realloc-away of a non-NULL pointer: must be cheap */
+    /* a free / realloc-away of a pointer whose bits are set in *filter
+     * (maybe a sampled one; the others never reach the agent) */
     void (*on_free)(void *p);
+    /* the filter (borrowed: the agent swaps the buffer it points to, each
+     * stays readable for good) */
+    _Atomic(uint64_t *) const *filter;
     /* k >= 1 sample points fell into a copy of n bytes */
     void (*on_copy)(size_t n, uint64_t k);
     /* an anonymous mmap of n bytes at p (sampled like on_alloc); its
