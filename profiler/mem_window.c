@@ -210,7 +210,13 @@ int mem_window(agent_t *a, int open)
         pthread_mutex_unlock(&win_mu);
         return 0;
     }
-    if (!g_mem.win_open) return 0;
+    /* under win_mu too: the calibration (another thread) waits for the
+     * close under it, then reads and writes win_prev and call_cost */
+    pthread_mutex_lock(&win_mu);
+    if (!g_mem.win_open) {
+        pthread_mutex_unlock(&win_mu);
+        return 0;
+    }
     if (!mem__win_slots_ours() || !mem__win_set(0)) g_mem.windowed = 0;
     __atomic_store_n(&g_mem.win_open, 0, __ATOMIC_RELAXED);
     double len = now - g_mem.win_t0, span = now - g_mem.win_prev;
@@ -232,6 +238,7 @@ int mem_window(agent_t *a, int open)
     if (span > atomic_load_explicit(&g_mem.win_span_max, rx))
         atomic_store_explicit(&g_mem.win_span_max, span, rx);
     atomic_store_explicit(&g_mem.win_n, atomic_load_explicit(&g_mem.win_n, rx) + 1, rx);
+    pthread_mutex_unlock(&win_mu);
     return calls > 0;
 }
 
@@ -461,14 +468,16 @@ static void calibrate_now(void)
     if (!busy) g_mem.cal_running = 1;
     pthread_mutex_unlock(&win_mu);
     if (busy) return;
-    /* the sampler closes an open window within its length (0.6 ms) */
-    for (int i = 0; __atomic_load_n(&g_mem.win_open, __ATOMIC_RELAXED); i++) {
-        if (i == 400) { /* 20 ms: a starved sampler; the fallback tries again */
-            pthread_mutex_lock(&win_mu);
-            g_mem.cal_running = 0;
-            pthread_mutex_unlock(&win_mu);
-            return;
-        }
+    /* the sampler closes an open window within its length (0.6 ms); read
+     * under win_mu, which the close holds: what it wrote (win_prev) is
+     * seen here (ThreadSanitizer: tsan.agent) */
+    for (int i = 0;; i++) {
+        pthread_mutex_lock(&win_mu);
+        int open = g_mem.win_open;
+        if (open && i == 400) g_mem.cal_running = 0; /* 20 ms: a starved sampler */
+        pthread_mutex_unlock(&win_mu);
+        if (!open) break;
+        if (i == 400) return; /* the fallback tries again */
         usleep(50);
     }
     int *g = mem__guard();
