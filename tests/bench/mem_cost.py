@@ -15,7 +15,8 @@ printed with /proc/loadavg before and after: the machine is shared.
 Workloads: `loop` (`x += i`: one small int allocation per iteration),
 tests/bench/workloads/churn.py (small dicts, lists, strs), pycalls.py,
 `idle` (one thread asleep: what an idle process pays) and empty.py
-(start-up). Nothing is asserted.
+(start-up); `--only` takes any other file of tests/bench/workloads by name
+too (alloc, gmm, ...). Nothing is asserted.
 """
 import argparse
 import os
@@ -88,8 +89,9 @@ def main():
         progs[name] = os.path.join(tmp, name + ".py")
         with open(progs[name], "w") as f:
             f.write(src)
-    for name in ("churn", "pycalls", "empty"):
-        progs[name] = os.path.join(HERE, "workloads", name + ".py")
+    for name in a.only.split(","):  # any of tests/bench/workloads (alloc, gmm, ...)
+        if name not in progs:
+            progs[name] = os.path.join(HERE, "workloads", name + ".py")
     hl = [a.hotline, "run", "--python", a.python, "--json", out]
     modes = {"plain": [a.python], "time": hl + ["--no-memory"], "full": hl}
     if a.compare:  # another build, e.g. main's, interleaved with this one

@@ -43,7 +43,7 @@ def _start_with(cfg, on_release=None):
     try:  # the call-site decision (sampling/site.h); without it the probe decides alone
         from . import _opcodes
         if not _opcodes.jit_enabled():  # profiler/walk.h: not under the JIT
-            _agent.set_opcodes(*_opcodes.tables())
+            _agent.set_opcodes(*_opcodes.cached_tables())
     except Exception:
         pass
     _agent.start(_config.hello(cfg), path, socket=is_socket,

@@ -2,10 +2,10 @@
 `hotline` server) merged with keyword overrides from hotline.start(), turned
 into what the native sampler needs (include/exclude patterns, interval) and
 the `hello` line of docs/agent-protocol.md."""
-import json
 import os
 import sys
-import sysconfig
+
+from . import _json  # not json: re, enum, functools, collections at every start (_json.py)
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -21,12 +21,22 @@ def _main_from_argv():
 
 
 def _stdlib_dirs():
+    """The standard library's folders: sysconfig's "stdlib" and
+    "platstdlib" (in a venv, the venv's lib/pythonX.Y), without importing
+    sysconfig, ~1.5 ms of every start-up with its build data
+    (tests/profiler/test_agent_start.py holds them to sysconfig's)."""
+    here = getattr(sys, "_stdlib_dir", None) or (
+        os.path.dirname(os.__file__) if getattr(os, "__file__", None) else None)
+    if here:
+        ver = "python%d.%d" % sys.version_info[:2]
+        paths = [here, os.path.join(sys.exec_prefix, getattr(sys, "platlibdir", "lib"), ver)]
+    else:
+        import sysconfig
+        paths = [p for p in (sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib")) if p]
     dirs = set()
-    for key in ("stdlib", "platstdlib"):
-        p = sysconfig.get_paths().get(key)
-        if p:
-            dirs.add(os.path.realpath(p))
-            dirs.add(os.path.abspath(p))
+    for p in paths:
+        dirs.add(os.path.realpath(p))
+        dirs.add(os.path.abspath(p))
     return sorted(dirs)
 
 
@@ -36,7 +46,7 @@ def load(overrides):
     env = os.environ.get("HOTLINE_CONFIG")
     if env:
         try:
-            parsed = json.loads(env)
+            parsed = _json.loads(env)
             if isinstance(parsed, dict):
                 cfg.update(parsed)
         except ValueError:
@@ -73,13 +83,13 @@ def load(overrides):
 
 def hello(cfg):
     """The first line of every connection (a str, no newline)."""
-    return json.dumps({
+    return _json.dumps({
         "t": "hello", "v": 1, "pid": os.getpid(), "ppid": os.getppid(),
         "python": "%d.%d.%d" % sys.version_info[:3],
         "executable": sys.executable, "argv": list(getattr(sys, "argv", [])),
         "cwd": os.getcwd(), "main": cfg.get("main"),
         "interval_ms": cfg["interval_ms"], "clock": "wall+thread-cpu",
-    }, separators=(",", ":"))
+    })
 
 
 def destination():

@@ -2,7 +2,6 @@
 this interpreter's dis/opcode modules: for each raw opcode value (specialized
 and instrumented ones included, by their base opcode) its class and its
 inline cache entries. docs/sampling.md, "The call site"."""
-import dis
 import opcode
 import sys
 
@@ -83,6 +82,7 @@ def jit_enabled():
 def tables():
     """(classes, caches, bases, flags, layouts, jump_bytes): five tables of
     256 bytes each and whether jump arguments are in bytes (3.9)."""
+    import dis
     allmap = dict(getattr(dis, "_all_opmap", None) or opcode.opmap)
     deopt = dict(getattr(dis, "deoptmap", None) or {})
     # 3.11/3.12 a list, 3.13/3.14 a dict, 3.15 a frozendict (no dict subclass:
@@ -111,3 +111,74 @@ def tables():
         caches[v] = n
     return (bytes(cls), bytes(caches), bytes(bases), bytes(flags), bytes(layouts),
             sys.version_info < (3, 10))
+
+
+# The tables are a function of the interpreter: dis's own maps are built
+# from the opcode module's data by the code of this minor version. Building
+# them imports dis (collections, types, operator, ...: ~4 ms of each start
+# of a profiled program, docs/benchmarks.md "Start-up"), so they are kept in
+# the user's cache folder, keyed by what they come from (_fingerprint), the
+# key checked byte for byte when read (tests/profiler/test_agent_start.py).
+_CACHE_MAGIC = b"hotline-opcodes-cache 2\n"  # then the key's length, the key, the
+# tables (5 x 256 bytes), jump_bytes (1 byte), the CRC-32 of the tables and jump_bytes
+
+
+def _fingerprint():
+    """What the tables depend on, as bytes: the interpreter's version and
+    build (sys.version names its date and compiler), and the files its
+    opcode data comes from (opcode.py; 3.13+ _opcode_metadata.py), by
+    size and modification time."""
+    import os
+    files = []
+    for name in ("opcode", "_opcode_metadata"):
+        m = sys.modules.get(name)
+        f = getattr(m, "__file__", None)
+        if f:
+            st = os.stat(f)
+            files.append((f, st.st_size, st.st_mtime_ns))
+    return repr((sys.version, sys.hexversion, sys.implementation.cache_tag,
+                 getattr(sys, "abiflags", ""), files)).encode("utf-8", "backslashreplace")
+
+
+def _cache_dir():
+    import os
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "hotline")
+
+
+def cached_tables():
+    """tables(), from the cache when this interpreter's entry is there (read
+    whole, its key equal to ours), else built and stored for the next start
+    (written to a temporary name, then renamed: a reader never sees half of
+    one). A cache that cannot be read or written costs only the build."""
+    import os
+    import zlib
+    key = _fingerprint()
+    path = os.path.join(_cache_dir(), "opcodes-%d-%08x.bin" % (sys.version_info[1],
+                                                                 zlib.crc32(key)))
+    size = 5 * 256 + 1
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+        head = _CACHE_MAGIC + len(key).to_bytes(4, "little") + key
+        t = blob[len(head):len(head) + size]
+        if (blob.startswith(head) and len(blob) == len(head) + size + 4 and
+                zlib.crc32(t).to_bytes(4, "little") == blob[-4:]):
+            return tuple(bytes(t[i * 256:(i + 1) * 256]) for i in range(5)) + (t[-1] == 1,)
+    except (OSError, ValueError):
+        pass
+    out = tables()
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        tmp = "%s.%d.tmp" % (path, os.getpid())
+        with open(tmp, "wb") as f:
+            t = b"".join(out[:5]) + bytes([1 if out[5] else 0])
+            f.write(_CACHE_MAGIC + len(key).to_bytes(4, "little") + key + t +
+                    zlib.crc32(t).to_bytes(4, "little"))
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except (OSError, NameError):
+            pass
+    return out
