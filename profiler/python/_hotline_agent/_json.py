@@ -62,6 +62,17 @@ def _value(s, i):
         raise ValueError("bad number %r at char %d" % (tok, i)) from None
 
 
+def _after_item(s, i, close):
+    """After an item of an object or array: (where the next item starts,
+    False) after a comma, (past the container, True) at its end."""
+    i = _skip(s, i)
+    if i < len(s) and s[i] == ",":
+        return _skip(s, i + 1), False
+    if i < len(s) and s[i] == close:
+        return i + 1, True
+    raise ValueError("expected ',' or '%s' at char %d" % (close, i))
+
+
 def _object(s, i):
     out = {}
     i = _skip(s, i)
@@ -75,13 +86,9 @@ def _object(s, i):
         if i >= len(s) or s[i] != ":":
             raise ValueError("expected ':' at char %d" % i)
         out[k], i = _value(s, _skip(s, i + 1))
-        i = _skip(s, i)
-        if i < len(s) and s[i] == ",":
-            i = _skip(s, i + 1)
-            continue
-        if i < len(s) and s[i] == "}":
-            return out, i + 1
-        raise ValueError("expected ',' or '}' at char %d" % i)
+        i, done = _after_item(s, i, "}")
+        if done:
+            return out, i
 
 
 def _array(s, i):
@@ -92,13 +99,9 @@ def _array(s, i):
     while True:
         v, i = _value(s, i)
         out.append(v)
-        i = _skip(s, i)
-        if i < len(s) and s[i] == ",":
-            i = _skip(s, i + 1)
-            continue
-        if i < len(s) and s[i] == "]":
-            return out, i + 1
-        raise ValueError("expected ',' or ']' at char %d" % i)
+        i, done = _after_item(s, i, "]")
+        if done:
+            return out, i
 
 
 def _hex4(s, i):
