@@ -168,9 +168,9 @@ def cached_tables():
     except (OSError, ValueError):
         pass
     out = tables()
+    tmp = "%s.%d.tmp" % (path, os.getpid())
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        tmp = "%s.%d.tmp" % (path, os.getpid())
         with open(tmp, "wb") as f:
             t = b"".join(out[:5]) + bytes([1 if out[5] else 0])
             f.write(_CACHE_MAGIC + len(key).to_bytes(4, "little") + key + t +
@@ -179,6 +179,6 @@ def cached_tables():
     except OSError:
         try:
             os.unlink(tmp)
-        except (OSError, NameError):
+        except OSError:
             pass
     return out
