@@ -28,6 +28,7 @@
 #include "agent_buf.h"
 #include "aggregate.h"
 #include "charge.h"
+#include "memread.h"
 #include "ownfd.h"
 #include "site.h"
 #include "probe.h"
@@ -150,6 +151,7 @@ struct agent {
     agg_table_t lines, funcs, threads, stacks;
     agg_table_t stack_w;    /* (stack id, tid or 0) -> samples, seconds */
     agent_code_t *codes;    /* AGENT_CODE_SLOTS */
+    mem_snap_t *snap;       /* walk_stack's page windows (memread.h), owned; may be NULL */
     site_hist_t *site_hist; /* SITE_HIST_SLOTS: what each call site did (site.h) */
     int native_file_id;     /* string id of AGENT_NATIVE_FILE, 0 until used */
 

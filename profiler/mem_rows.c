@@ -295,7 +295,9 @@ void mem_emit(agent_t *a, double ts)
      * recorded between the caller's clock read and the swap) */
     if (g_ndead) {
         qsort(g_dead, (size_t)g_ndead, sizeof *g_dead, dead_cmp);
-        g_repoch++; /* a cached (code, instr) may be a dead code's */
+        g_repoch++;                       /* a cached (code, instr) may be a dead code's */
+        for (int k = 0; k < g_ndead; k++) /* and so may a cached code (walk_frame's trust) */
+            walk_code_forget(a, g_dead[k].c.addr);
     }
     int i = 0, j = 0;
     g_mem.npts = 0;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -51,6 +52,17 @@ int mem_read(uintptr_t addr, void *dst, size_t n)
     return (size_t)r == n ? 0 : -EFAULT;
 }
 
+int mem_read_more(uintptr_t addr, void *dst, size_t need, size_t cap)
+{
+    if (need == 0 || need > cap) return -EINVAL;
+    /* past need, only what shares need's last page: mapped if need is */
+    uintptr_t last = addr + need - 1;
+    uintptr_t page_end = (last | (uintptr_t)(MEM_SNAP_PAGE - 1)) + 1;
+    size_t n = page_end - addr < cap ? (size_t)(page_end - addr) : cap;
+    int r = mem_read(addr, dst, n);
+    return r == 0 ? (int)n : r;
+}
+
 int mem_check(void)
 {
     static const uint64_t probe = 0x486f746c696e65; /* read-only, ours */
@@ -58,4 +70,57 @@ int mem_check(void)
     int r = mem_read((uintptr_t)&probe, &v, sizeof v);
     if (r != 0) return r;
     return v == probe ? 0 : -EIO;
+}
+
+/* Windows of MEM_SNAP_PAGES pages, read whole and kept for one walk. A
+ * window is placed so that it holds the page of the read and the page
+ * below it when the read fits its page (frames on 3.11+ sit one below the
+ * other in the thread's data stack, and a walk goes down), else that page
+ * and the one above. Each page is its own iovec: a page that is not mapped
+ * ends the read there and the pages before it still count. */
+static int snap_fill(mem_snap_t *s, unsigned w, uintptr_t base)
+{
+    struct iovec local[MEM_SNAP_PAGES], remote[MEM_SNAP_PAGES];
+    for (int i = 0; i < MEM_SNAP_PAGES; i++) {
+        local[i].iov_base = s->buf[w] + (size_t)i * MEM_SNAP_PAGE;
+        local[i].iov_len = MEM_SNAP_PAGE;
+        remote[i].iov_base = (void *)(base + (uintptr_t)i * MEM_SNAP_PAGE);
+        remote[i].iov_len = MEM_SNAP_PAGE;
+    }
+    ssize_t r = process_vm_readv(self_pid(), local, MEM_SNAP_PAGES, remote, MEM_SNAP_PAGES, 0);
+    s->fills++;
+    s->base[w] = base;
+    s->len[w] = r > 0 ? (uint32_t)r : 0;
+    return r > 0 ? 0 : -EFAULT;
+}
+
+void mem_snap_reset(mem_snap_t *s)
+{
+    for (int i = 0; i < MEM_SNAP_WINDOWS; i++)
+        s->len[i] = 0;
+}
+
+int mem_snap_read(mem_snap_t *s, uintptr_t addr, void *dst, size_t n)
+{
+    if (addr < 4096 || n == 0) return -EFAULT;
+    for (unsigned i = 0; i < MEM_SNAP_WINDOWS; i++)
+        if (addr >= s->base[i] && addr - s->base[i] + n <= s->len[i]) {
+            memcpy(dst, s->buf[i] + (addr - s->base[i]), n);
+            return 0;
+        }
+    if (n > MEM_SNAP_PAGE) return mem_read(addr, dst, n);
+    uintptr_t page = addr & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
+    int fits = (addr - page) + n <= MEM_SNAP_PAGE;
+    uintptr_t base = fits && page >= (uintptr_t)MEM_SNAP_PAGE * (MEM_SNAP_PAGES - 1) + 4096
+                         ? page - (uintptr_t)MEM_SNAP_PAGE * (MEM_SNAP_PAGES - 1)
+                         : page;
+    unsigned w = s->next++ % MEM_SNAP_WINDOWS;
+    snap_fill(s, w, base);
+    if (!(addr >= s->base[w] && addr - s->base[w] + n <= s->len[w]) && base != page)
+        snap_fill(s, w, page); /* the page below is not mapped: from the read's page up */
+    if (addr >= s->base[w] && addr - s->base[w] + n <= s->len[w]) {
+        memcpy(dst, s->buf[w] + (addr - s->base[w]), n);
+        return 0;
+    }
+    return mem_read(addr, dst, n); /* says why: EFAULT or a short read */
 }

@@ -7,5 +7,27 @@
 
 int mem_read(uintptr_t addr, void *dst, size_t n); /* 0 or -errno */
 int mem_check(void);                               /* 0 if usable */
+/* At least need bytes, and more up to cap while they lie in the page of
+ * need's last byte (one system call where a header and the data after it
+ * took two): bytes read, or -errno. */
+int mem_read_more(uintptr_t addr, void *dst, size_t need, size_t cap);
+
+/* Reads served from a few whole pages read at once (memread.c): one system
+ * call for the many small reads of a stack walk, which cost ~4 us each
+ * here. What comes back is as old as its window: reset the snapshot
+ * before each walk, and never use one where two reads must be apart in
+ * time (a probe). One thread at a time. */
+#define MEM_SNAP_PAGE 4096
+#define MEM_SNAP_PAGES 2
+#define MEM_SNAP_WINDOWS 4
+typedef struct {
+    uintptr_t base[MEM_SNAP_WINDOWS];
+    uint32_t len[MEM_SNAP_WINDOWS]; /* bytes valid from base; 0: empty */
+    unsigned next;                  /* window filled next */
+    uint64_t fills;                 /* system calls made (stats) */
+    unsigned char buf[MEM_SNAP_WINDOWS][MEM_SNAP_PAGE * MEM_SNAP_PAGES];
+} mem_snap_t;
+void mem_snap_reset(mem_snap_t *s);
+int mem_snap_read(mem_snap_t *s, uintptr_t addr, void *dst, size_t n); /* as mem_read */
 
 #endif

@@ -275,6 +275,7 @@ static PyObject *py_start(PyObject *self, PyObject *args, PyObject *kw)
     walk_gil_init(a);
     a->hello = hello_with_mono0(hello, a->t0);
     a->codes = calloc(AGENT_CODE_SLOTS, sizeof *a->codes);
+    a->snap = calloc(1, sizeof *a->snap); /* NULL: walk_stack reads one piece at a time */
     a->site_hist = calloc(SITE_HIST_SLOTS, sizeof *a->site_hist);
     a->out.max = AGENT_OUT_HARD;
     a->lines.maxrows = AGENT_MAX_LINES;
@@ -464,7 +465,7 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
     mem_win_stats_t w;
     mem_window_stats(&w);
     return Py_BuildValue(
-        "{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:K,s:K,s:K,s:i,s:i,s:s,s:i,s:K,s:d,s:d,s:d,s:d,s:d,s:K}",
+        "{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:K,s:K,s:K,s:i,s:i,s:s,s:i,s:K,s:d,s:d,s:d,s:d,s:d,s:K,s:K}",
         "ticks", (unsigned long long)a->ticks, "thread_samples",
         (unsigned long long)a->thread_samples, "cost_s", a->cost_s, "mem_errors", a->mem_errors,
         "probe_py", (unsigned long long)a->probe_stats[0], "probe_nat",
@@ -475,7 +476,8 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
         gpu_available(), "win_n", (unsigned long long)w.n, "win_len_ms", w.len_mean * 1e3,
         "win_span_ms", w.span_mean * 1e3, "win_span_max_ms", w.span_max * 1e3, "call_cost_ns",
         w.call_cost * 1e9, "late_max_ms", a->late_max * 1e3, "asleep_reuse",
-        (unsigned long long)a->asleep_reuse);
+        (unsigned long long)a->asleep_reuse, "snap_fills",
+        (unsigned long long)(a->snap ? a->snap->fills : 0));
 }
 
 /* Test hook: our decoder on a code object's own table (no sampling). */

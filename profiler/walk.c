@@ -21,6 +21,7 @@
 #include "site.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,8 +133,12 @@ long walk_tid_offset(void)
 /* UTF-8 of the compact str at addr into out (NUL-terminated); length or <0. */
 static int read_str(uintptr_t addr, char *out, size_t cap)
 {
+    /* the head and, most often, the text with it: one read */
+    unsigned char got[sizeof(PyCompactUnicodeObject) + 256];
+    int ngot = mem_read_more(addr, got, sizeof(PyASCIIObject), sizeof got);
+    if (ngot < 0) return -EFAULT;
     PyCompactUnicodeObject u;
-    if (mem_read(addr, &u, sizeof(PyASCIIObject)) != 0) return -EFAULT;
+    memcpy(&u, got, sizeof(PyASCIIObject));
     PyASCIIObject *h = &u._base;
     if ((uintptr_t)Py_TYPE((PyObject *)h) != (uintptr_t)&PyUnicode_Type || !h->state.compact)
         return -EINVAL;
@@ -143,10 +148,12 @@ static int read_str(uintptr_t addr, char *out, size_t cap)
     Py_ssize_t len = h->length;
     unsigned kind = h->state.kind;
     if (len < 0 || len > WALK_MAX_STR || (kind != 1 && kind != 2 && kind != 4)) return -EINVAL;
-    uintptr_t data =
-        addr + (h->state.ascii ? sizeof(PyASCIIObject) : sizeof(PyCompactUnicodeObject));
+    size_t off = h->state.ascii ? sizeof(PyASCIIObject) : sizeof(PyCompactUnicodeObject);
     unsigned char raw[WALK_MAX_STR * 4];
-    if (len && mem_read(data, raw, (size_t)len * kind) != 0) return -EFAULT;
+    if (off + (size_t)len * kind <= (size_t)ngot)
+        memcpy(raw, got + off, (size_t)len * kind);
+    else if (len && mem_read(addr + off, raw, (size_t)len * kind) != 0)
+        return -EFAULT;
     size_t o = 0;
     for (Py_ssize_t i = 0; i < len; i++) {
         uint32_t c;
@@ -214,14 +221,21 @@ static int file_flag(agent_t *a, int id)
 /* Copy of the bytes object at addr (new, caller frees) or NULL. */
 static uint8_t *read_bytes(uintptr_t addr, size_t *n)
 {
+    /* the head and, most often, the bytes with it: one read */
+    const size_t off = offsetof(PyBytesObject, ob_sval);
+    unsigned char got[offsetof(PyBytesObject, ob_sval) + 512];
+    int ngot = mem_read_more(addr, got, off, sizeof got);
+    if (ngot < 0) return NULL;
     PyBytesObject b;
-    if (mem_read(addr, &b, offsetof(PyBytesObject, ob_sval)) != 0) return NULL;
+    memcpy(&b, got, off);
     if ((uintptr_t)Py_TYPE((PyObject *)&b) != (uintptr_t)&PyBytes_Type) return NULL;
     Py_ssize_t len = Py_SIZE((PyObject *)&b);
     if (len < 0 || (size_t)len > WALK_MAX_TABLE) return NULL;
     uint8_t *p = malloc((size_t)len + 1);
     if (!p) return NULL;
-    if (len && mem_read(addr + offsetof(PyBytesObject, ob_sval), p, (size_t)len) != 0) {
+    if (off + (size_t)len <= (size_t)ngot)
+        memcpy(p, got + off, (size_t)len);
+    else if (len && mem_read(addr + off, p, (size_t)len) != 0) {
         free(p);
         return NULL;
     }
@@ -302,21 +316,37 @@ site_unit_t *walk_code_units(uintptr_t code, size_t *n)
     return code_units(&u.c, code, n);
 }
 
-/* Cached description of the code object at addr (borrowed) or NULL. */
-static agent_code_t *code_get(agent_t *a, uintptr_t addr)
+/* Cached description of the code object at addr (borrowed) or NULL. Its
+ * head is read (from snap when not NULL) to check that the entry is still
+ * that code's, unless it was checked at a tick no more than trust_s
+ * seconds ago (a->last_tick; 0: this tick). A code object freed and
+ * another made at its address would be named as the old one for that
+ * long: a stack's frames trust the tick's own check, a sampled
+ * allocation's frames the second mem_rows.c already trusts a (code,
+ * instruction) for. That check was 60% of the sampler's system calls on
+ * import-heavy code (a stack of 40 frames, and each sampled allocation's
+ * frames again). */
+static agent_code_t *code_get(agent_t *a, mem_snap_t *snap, uintptr_t addr, double trust_s)
 {
+    agent_code_t *e = &a->codes[((addr >> 4) * 2654435761u) % AGENT_CODE_SLOTS];
+    if (e->valid && e->addr == addr && a->last_tick - e->checked_at <= trust_s &&
+        (!e->cell || e->cells_gen == cells_gen()))
+        return e;
     union {
         PyCodeObject c;
         char raw[COMPAT_CODE_HEAD + 16];
     } u;
-    if (mem_read(addr, &u, COMPAT_CODE_HEAD) != 0) return NULL;
+    if ((snap ? mem_snap_read(snap, addr, &u, COMPAT_CODE_HEAD)
+              : mem_read(addr, &u, COMPAT_CODE_HEAD)) != 0)
+        return NULL;
     PyCodeObject *c = &u.c;
     if ((uintptr_t)Py_TYPE((PyObject *)c) != (uintptr_t)&PyCode_Type) return NULL;
-    agent_code_t *e = &a->codes[((addr >> 4) * 2654435761u) % AGENT_CODE_SLOTS];
     if (e->valid && e->addr == addr && e->filename == compat_code_filename(c) &&
         e->qualname == compat_code_qualname(c) && e->linetable == compat_code_linetable(c) &&
-        e->firstline == compat_code_firstline(c) && (!e->cell || e->cells_gen == cells_gen()))
+        e->firstline == compat_code_firstline(c) && (!e->cell || e->cells_gen == cells_gen())) {
+        e->checked_at = a->last_tick;
         return e;
+    }
     char s[WALK_MAX_STR * 4 + 8];
     if (read_str(compat_code_filename(c), s, sizeof s) < 0) return NULL;
     normalize_path(s);
@@ -352,6 +382,7 @@ static agent_code_t *code_get(agent_t *a, uintptr_t addr)
     e->firstline = compat_code_firstline(c);
     e->tab = tab;
     e->tab_n = tn;
+    e->line_addr = LONG_MIN; /* no line asked yet (code_line) */
     e->lastline = lt_last_line(compat_linetable_format(), tab, tn, e->firstline);
     e->file_id = fid;
     e->name_id = nid;
@@ -359,8 +390,22 @@ static agent_code_t *code_get(agent_t *a, uintptr_t addr)
     e->cell = (uint8_t)cell;
     e->cells_gen = gen;
     e->profiled = (uint8_t)(cell ? cell_profiled(a, file) : file_flag(a, fid));
+    e->checked_at = a->last_tick;
     e->valid = 1;
     return e;
+}
+
+/* The line of instruction addr in e's code. The last answer is kept: a
+ * stack's outer frames sit at the same call tick after tick, and each
+ * asks the table from its start (a module body's runs to thousands of
+ * entries). */
+static int code_line(agent_code_t *e, long addr)
+{
+    if (addr != e->line_addr) {
+        e->line_at = lt_line(compat_linetable_format(), e->tab, e->tab_n, e->firstline, addr);
+        e->line_addr = addr;
+    }
+    return e->line_at;
 }
 
 static int read_tstate_frame(uintptr_t tstate, uintptr_t *frame)
@@ -378,19 +423,23 @@ int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap)
         a->mem_errors++;
         return -EFAULT;
     }
+    /* the frames and code heads of one stack, read a few pages at a time:
+     * on 3.11+ the frames are side by side in the thread's data stack */
+    mem_snap_t *snap = a->snap;
+    if (snap) mem_snap_reset(snap);
     int n = 0;
     for (int guard = 0; f && n < cap && guard < 4 * AGENT_MAX_DEPTH; guard++) {
         compat_frame_t fr;
-        if (mem_read(f, &fr, sizeof fr) != 0) {
+        if ((snap ? mem_snap_read(snap, f, &fr, sizeof fr) : mem_read(f, &fr, sizeof fr)) != 0) {
             a->mem_errors++;
             break;
         }
         if (!compat_frame_is_shim(&fr)) {
             uintptr_t code = compat_frame_code(&fr);
-            agent_code_t *e = code_get(a, code);
+            agent_code_t *e = code_get(a, snap, code, 0);
             if (e) {
                 long addr = compat_instr_addr(code, compat_frame_instr(&fr));
-                int line = lt_line(compat_linetable_format(), e->tab, e->tab_n, e->firstline, addr);
+                int line = code_line(e, addr);
                 out[n].file_id = e->file_id;
                 out[n].name_id = e->name_id;
                 out[n].line = (line > 0 ? line : e->firstline) + e->delta;
@@ -405,15 +454,23 @@ int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap)
     return n;
 }
 
+/* The code object at addr died (memhooks.c's watcher, 3.12+): its entry
+ * is checked again at its next use, whatever code lives there by then. */
+void walk_code_forget(agent_t *a, uintptr_t addr)
+{
+    agent_code_t *e = &a->codes[((addr >> 4) * 2654435761u) % AGENT_CODE_SLOTS];
+    if (e->addr == addr) e->checked_at = -1e300;
+}
+
 /* One raw frame (code object address, instruction as compat_frame_instr
  * gives it) captured elsewhere (memhooks.c) -> out. 0, or -EFAULT when the
  * code object cannot be read any more. Sampler thread only (code cache). */
 int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out)
 {
-    agent_code_t *e = code_get(a, code);
+    agent_code_t *e = code_get(a, NULL, code, WALK_FRAME_TRUST_S);
     if (!e) return -EFAULT;
     long addr = compat_instr_addr(code, instr);
-    int line = lt_line(compat_linetable_format(), e->tab, e->tab_n, e->firstline, addr);
+    int line = code_line(e, addr);
     out->file_id = e->file_id;
     out->name_id = e->name_id;
     out->line = (line > 0 ? line : e->firstline) + e->delta;
@@ -644,13 +701,13 @@ int walk_site(agent_t *a, uintptr_t tstate, walk_site_t *out)
             continue;
         }
         uintptr_t code = compat_frame_code(&fr);
-        agent_code_t *e = code_get(a, code);
+        agent_code_t *e = code_get(a, NULL, code, 0);
         if (!e || !e->units) return SITE_NONE;
         long u = compat_instr_unit(code, compat_frame_instr(&fr));
         if (u < 0 || (size_t)u >= e->units_n) return SITE_NONE;
         const site_unit_t *su = &e->units[u];
         long addr = compat_instr_addr(code, compat_frame_instr(&fr));
-        int line = lt_line(compat_linetable_format(), e->tab, e->tab_n, e->firstline, addr);
+        int line = code_line(e, addr);
         out->file_id = e->file_id;
         out->line = (line > 0 ? line : e->firstline) + e->delta;
         out->key = site_key(code, u);
@@ -775,6 +832,8 @@ uintptr_t walk_gil_holder(agent_t *a)
 
 void walk_free(agent_t *a)
 {
+    free(a->snap);
+    a->snap = NULL;
     if (!a->codes) return;
     for (int i = 0; i < AGENT_CODE_SLOTS; i++) {
         free(a->codes[i].tab);

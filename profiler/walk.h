@@ -18,9 +18,12 @@ typedef struct {
     int file_id, name_id;
     int delta;          /* added to lines: a notebook cell mapped to its file (cells.h) */
     unsigned cells_gen; /* cells_gen() when a cell's entry was resolved */
+    double checked_at;  /* the tick (agent's last_tick) its head was last checked at (code_get) */
     uint8_t profiled, valid, cell;
     uint8_t *tab; /* owned copy of the line table */
     size_t tab_n;
+    long line_addr;     /* the last instruction code_line was asked for (LONG_MIN: none) */
+    int line_at;        /* and its line */
     site_unit_t *units; /* owned: each code unit's site (site.h); NULL: opcode tables not set */
     size_t units_n;
     int nlocalsplus; /* 3.11+: slots before the value stack in the frame */
@@ -65,6 +68,9 @@ typedef struct {
 int walk_site(agent_t *a, uintptr_t tstate, walk_site_t *out);
 site_unit_t *walk_code_units(uintptr_t code, size_t *n); /* test hook; caller frees */
 int walk_frame(agent_t *a, uintptr_t code, intptr_t instr, agent_frame_t *out);
+/* walk_frame trusts a code's cached entry checked this long ago (code_get) */
+#define WALK_FRAME_TRUST_S 1.0
+void walk_code_forget(agent_t *a, uintptr_t code);         /* it died: check its entry again */
 int walk_code_copy(uintptr_t code, walk_code_copy_t *out); /* 0 or -errno; any thread */
 int walk_frame_copy(agent_t *a, const walk_code_copy_t *c, intptr_t instr, agent_frame_t *out);
 void walk_code_copy_free(walk_code_copy_t *c);

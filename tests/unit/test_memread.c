@@ -1,0 +1,157 @@
+/* Unit tests for profiler/memread.c: the reads the sampler makes of its own
+ * process. mem_snap_read serves a walk's many small reads from whole pages
+ * read at once; mem_read_more reads a header and what follows it in one
+ * call. Both must give the bytes there are, fail (never crash) at a page
+ * that is not mapped, and count the system calls they make. */
+#include "memread.h"
+#include "check.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PG MEM_SNAP_PAGE
+
+/* pages 1 and 2 of a 4-page mapping, 0 and 3 unmapped on either side */
+static unsigned char *g_map;
+
+static unsigned char *page(int i)
+{
+    return g_map + (size_t)i * PG;
+}
+
+static int setup(void)
+{
+    if (sysconf(_SC_PAGESIZE) != PG) return -1;
+    g_map = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (g_map == MAP_FAILED) return -1;
+    for (size_t i = PG; i < 3 * PG; i++)
+        g_map[i] = (unsigned char)(i * 7 + 3);
+    munmap(page(0), PG);
+    munmap(page(3), PG);
+    return 0;
+}
+
+static mem_snap_t g_snap;
+
+/* A walk down one data stack: 40 frames of 96 bytes, from the top of page
+ * 2 into page 1, each read and compared: one window holds them all. */
+static void test_walk_down_is_one_read(void)
+{
+    mem_snap_reset(&g_snap);
+    uint64_t before = g_snap.fills;
+    int bad = 0;
+    for (int i = 1; i <= 40; i++) {
+        unsigned char fr[96];
+        uintptr_t at = (uintptr_t)page(3) - (uintptr_t)i * sizeof fr;
+        if (mem_snap_read(&g_snap, at, fr, sizeof fr) != 0 ||
+            memcmp(fr, (void *)at, sizeof fr) != 0)
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ_U(g_snap.fills - before, 1);
+}
+
+/* The page below the read is not mapped: the window starts at the read's
+ * page (a second call), and the bytes are right. */
+static void test_page_below_unmapped(void)
+{
+    mem_snap_reset(&g_snap);
+    unsigned char b[64];
+    CHECK_EQ(mem_snap_read(&g_snap, (uintptr_t)page(1) + 8, b, sizeof b), 0);
+    CHECK(memcmp(b, page(1) + 8, sizeof b) == 0);
+    /* the same window serves page 2 */
+    uint64_t f = g_snap.fills;
+    CHECK_EQ(mem_snap_read(&g_snap, (uintptr_t)page(2) + 100, b, sizeof b), 0);
+    CHECK(memcmp(b, page(2) + 100, sizeof b) == 0);
+    CHECK_EQ_U(g_snap.fills - f, 0);
+}
+
+/* A read across pages 1-2 is served; one that runs into page 3 fails
+ * with EFAULT, as mem_read does; a read bigger than a page goes straight
+ * to mem_read; an address in the first page is refused. */
+static void test_edges(void)
+{
+    mem_snap_reset(&g_snap);
+    unsigned char b[PG + 512];
+    uintptr_t across = (uintptr_t)page(2) - 40;
+    CHECK_EQ(mem_snap_read(&g_snap, across, b, 80), 0);
+    CHECK(memcmp(b, (void *)across, 80) == 0);
+    CHECK_EQ(mem_snap_read(&g_snap, (uintptr_t)page(3) - 16, b, 32), -EFAULT);
+    CHECK_EQ(mem_snap_read(&g_snap, (uintptr_t)page(1) + 100, b, PG + 512), 0);
+    CHECK(memcmp(b, page(1) + 100, PG + 512) == 0);
+    CHECK_EQ(mem_snap_read(&g_snap, 64, b, 8), -EFAULT);
+    CHECK_EQ(mem_snap_read(&g_snap, (uintptr_t)page(1), b, 0), -EFAULT);
+}
+
+/* A snapshot keeps what it read until reset: the walk sees one moment. */
+static void test_snapshot_until_reset(void)
+{
+    mem_snap_reset(&g_snap);
+    uint32_t v = 0, w = 0;
+    uint32_t *p = (uint32_t *)(page(2) + 256);
+    *p = 11;
+    CHECK_EQ(mem_snap_read(&g_snap, (uintptr_t)p, &v, sizeof v), 0);
+    *p = 22;
+    CHECK_EQ(mem_snap_read(&g_snap, (uintptr_t)p, &w, sizeof w), 0);
+    CHECK_EQ_U(v, 11);
+    CHECK_EQ_U(w, 11);
+    mem_snap_reset(&g_snap);
+    CHECK_EQ(mem_snap_read(&g_snap, (uintptr_t)p, &w, sizeof w), 0);
+    CHECK_EQ_U(w, 22);
+}
+
+/* More places than windows: the oldest window is read again, the bytes
+ * always right. */
+static void test_windows_recycled(void)
+{
+    static unsigned char far[8][PG * 4];
+    for (int k = 0; k < 8; k++)
+        memset(far[k], k + 1, sizeof far[k]);
+    mem_snap_reset(&g_snap);
+    int bad = 0;
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < 8; k++) {
+            unsigned char b[32];
+            if (mem_snap_read(&g_snap, (uintptr_t)far[k] + 2 * PG, b, sizeof b) != 0 ||
+                b[0] != k + 1 || b[31] != k + 1)
+                bad++;
+        }
+    CHECK_EQ(bad, 0);
+}
+
+/* mem_read_more: a header and the bytes after it up to the end of the
+ * page of the header's last byte (never into page 3), or cap. */
+static void test_read_more(void)
+{
+    unsigned char b[PG];
+    int n = mem_read_more((uintptr_t)page(2) + 3000, b, 16, sizeof b);
+    CHECK_EQ(n, PG - 3000);
+    CHECK(n > 0 && memcmp(b, page(2) + 3000, (size_t)n) == 0);
+    n = mem_read_more((uintptr_t)page(1) + 100, b, 16, 500);
+    CHECK_EQ(n, 500);
+    CHECK(memcmp(b, page(1) + 100, 500) == 0);
+    /* the header crosses into page 2: what follows it there is read too */
+    n = mem_read_more((uintptr_t)page(2) - 8, b, 16, 200);
+    CHECK_EQ(n, 200);
+    CHECK(memcmp(b, page(2) - 8, 200) == 0);
+    CHECK(mem_read_more((uintptr_t)page(3) - 8, b, 16, 200) < 0);
+    CHECK_EQ(mem_read_more((uintptr_t)page(1), b, 16, 8), -EINVAL);
+}
+
+int main(void)
+{
+    if (setup() != 0 || mem_check() != 0) {
+        CHECK_FAIL("no 4 KiB pages or no process_vm_readv here");
+        return check_exit("test_memread");
+    }
+    test_walk_down_is_one_read();
+    test_page_below_unmapped();
+    test_edges();
+    test_snapshot_until_reset();
+    test_windows_recycled();
+    test_read_more();
+    return check_exit("test_memread");
+}
