@@ -168,7 +168,8 @@ struct agent {
 
     /* measurements for docs/tests */
     double cost_s;
-    double late_max; /* worst wake-up delay of the sampler, seconds */
+    double emit_cost_s; /* CPU of mem_emit: the sampled allocations replayed */
+    double late_max;    /* worst wake-up delay of the sampler, seconds */
     uint64_t ticks, thread_samples;
     int mem_errors;
     uint64_t probe_stats[3]; /* probes: moved (py), frozen+cpu (nat), idle */

@@ -348,6 +348,15 @@ void mem_emit(agent_t *a, double ts)
     agent_delta_end(&d);
 }
 
+void mem_populate_tables(void)
+{
+    if (!g_mem.sid_key) return;
+    mem_populate(g_mem.sid_key, MEM_SIDS * sizeof *g_mem.sid_key);
+    mem_populate(g_mem.row_slots, MEM_ROWS * 2 * sizeof *g_mem.row_slots);
+    mem_populate(g_mem.live, MEM_LIVE_CAP * sizeof *g_mem.live);
+    mem_populate(g_rcache, sizeof g_rcache);
+}
+
 void mem__rows_reset(int zeroed)
 {
     g_repoch++; /* row indices of the resolve cache are gone */

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -61,6 +62,17 @@ int mem_read_more(uintptr_t addr, void *dst, size_t need, size_t cap)
     size_t n = page_end - addr < cap ? (size_t)(page_end - addr) : cap;
     int r = mem_read(addr, dst, n);
     return r == 0 ? (int)n : r;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+void mem_populate(void *p, size_t n)
+{
+    uintptr_t lo = ((uintptr_t)p + MEM_SNAP_PAGE - 1) & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
+    if (p && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE); /* older: EINVAL */
 }
 
 int mem_check(void)

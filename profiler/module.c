@@ -465,7 +465,8 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
     mem_win_stats_t w;
     mem_window_stats(&w);
     return Py_BuildValue(
-        "{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:K,s:K,s:K,s:i,s:i,s:s,s:i,s:K,s:d,s:d,s:d,s:d,s:d,s:K,s:K}",
+        "{s:K,s:K,s:d,s:i,s:K,s:K,s:K,s:K,s:K,s:K,s:i,s:i,s:s,s:i,s:K,s:d,s:d,s:d,s:d,s:d,s:K,s:K,"
+        "s:d}",
         "ticks", (unsigned long long)a->ticks, "thread_samples",
         (unsigned long long)a->thread_samples, "cost_s", a->cost_s, "mem_errors", a->mem_errors,
         "probe_py", (unsigned long long)a->probe_stats[0], "probe_nat",
@@ -477,7 +478,7 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
         "win_span_ms", w.span_mean * 1e3, "win_span_max_ms", w.span_max * 1e3, "call_cost_ns",
         w.call_cost * 1e9, "late_max_ms", a->late_max * 1e3, "asleep_reuse",
         (unsigned long long)a->asleep_reuse, "snap_fills",
-        (unsigned long long)(a->snap ? a->snap->fills : 0));
+        (unsigned long long)(a->snap ? a->snap->fills : 0), "emit_cost_s", a->emit_cost_s);
 }
 
 /* Test hook: our decoder on a code object's own table (no sampling). */

@@ -817,6 +817,11 @@ static void *sampler_main(void *arg)
     setpriority(PRIO_PROCESS, (id_t)gettid(), -10);
     if (a->tid_off > 0 && walk_tid_offset() != a->tid_off)
         a->tid_off = -1; /* not the layout we guessed: sample nothing */
+    /* here, not in start(): the program's thread does not wait for it, and
+     * a page no thread has touched yet needs no other CPU's TLB flushed */
+    mem_populate(a->codes, AGENT_CODE_SLOTS * sizeof *a->codes);
+    mem_populate(a->site_hist, SITE_HIST_SLOTS * sizeof *a->site_hist);
+    mem_populate_tables();
     const char *reason = "stop";
     a->next_delta = clock_mono() + DELTA_PERIOD;
     double next_win = clock_mono(), win_gap = MEM_WIN_GAP, win_busy = next_win;
@@ -879,7 +884,9 @@ static void *sampler_main(void *arg)
                 if (role) agent_emit_role(&a->out, role);
                 free(role);
                 agg_emit_delta(a, now - a->t0);
+                double e0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
                 mem_emit(a, now - a->t0);
+                a->emit_cost_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - e0;
                 gpu_emit(a, now - a->t0);
                 a->delta_seq++;
             }
