@@ -348,13 +348,13 @@ void mem_emit(agent_t *a, double ts)
     agent_delta_end(&d);
 }
 
-void mem_populate_tables(void)
+void mem_populate_tables(mem_pop_t *q)
 {
     if (!g_mem.sid_key) return;
-    mem_populate(g_mem.sid_key, MEM_SIDS * sizeof *g_mem.sid_key);
-    mem_populate(g_mem.row_slots, MEM_ROWS * 2 * sizeof *g_mem.row_slots);
-    mem_populate(g_mem.live, MEM_LIVE_CAP * sizeof *g_mem.live);
-    mem_populate(g_rcache, sizeof g_rcache);
+    mem_pop_add(q, g_mem.sid_key, MEM_SIDS * sizeof *g_mem.sid_key);
+    mem_pop_add(q, g_mem.row_slots, MEM_ROWS * 2 * sizeof *g_mem.row_slots);
+    mem_pop_add(q, g_mem.live, MEM_LIVE_CAP * sizeof *g_mem.live);
+    mem_pop_add(q, g_rcache, sizeof g_rcache);
 }
 
 void mem__rows_reset(int zeroed)

@@ -7,15 +7,17 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "memread.h"
+
 typedef struct agent agent_t;
 
 int mem_start(agent_t *a, double mean_kb); /* 0 or -errno */
 void mem_stop(agent_t *a);
 void mem_emit(agent_t *a, double ts);
 void mem_thread_ignore(void);
-/* the tables the sampler and the hooks probe at random, backed now
- * (memread.h, mem_populate): sampler thread, once at its start */
-void mem_populate_tables(void);
+/* the tables the sampler and the hooks probe at random, into q to be
+ * backed (memread.h, mem_pop_t): sampler thread */
+void mem_populate_tables(mem_pop_t *q);
 void mem_after_fork(void); /* child: forget the parent's samples */
 int mem_shim_loaded(void); /* 1 when the LD_PRELOAD shim registered */
 const char *

@@ -75,6 +75,32 @@ void mem_populate(void *p, size_t n)
     if (p && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE); /* older: EINVAL */
 }
 
+void mem_pop_add(mem_pop_t *q, void *p, size_t n)
+{
+    /* the whole pages inside: steps then end on page boundaries */
+    uintptr_t lo = ((uintptr_t)p + MEM_SNAP_PAGE - 1) & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
+    if (!p || hi <= lo || q->count >= MEM_POP_RANGES) return;
+    q->p[q->count] = (char *)lo;
+    q->n[q->count++] = hi - lo;
+}
+
+int mem_pop_step(mem_pop_t *q, size_t budget)
+{
+    budget &= ~(size_t)(MEM_SNAP_PAGE - 1);
+    while (budget && q->at < q->count) {
+        size_t left = q->n[q->at] - q->off, k = left < budget ? left : budget;
+        mem_populate(q->p[q->at] + q->off, k);
+        q->off += k;
+        budget -= k;
+        if (q->off == q->n[q->at]) {
+            q->at++;
+            q->off = 0;
+        }
+    }
+    return q->at < q->count;
+}
+
 int mem_check(void)
 {
     static const uint64_t probe = 0x486f746c696e65; /* read-only, ours */

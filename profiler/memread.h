@@ -20,6 +20,19 @@ int mem_read_more(uintptr_t addr, void *dst, size_t need, size_t cap);
  * sampler's tables, 15% of the sampler's CPU on scikit-learn code. */
 void mem_populate(void *p, size_t n);
 
+/* Tables to back a piece at a time: ~6 MB took the sampler 4-8 ms at once
+ * on a loaded machine, a gap in its ticks and windows at the program's
+ * start (a window's samples stand for the time since the previous one). */
+#define MEM_POP_RANGES 8
+typedef struct {
+    char *p[MEM_POP_RANGES];
+    size_t n[MEM_POP_RANGES];
+    int count, at; /* ranges added; the one being backed */
+    size_t off;    /* bytes of it done */
+} mem_pop_t;
+void mem_pop_add(mem_pop_t *q, void *p, size_t n); /* its whole pages; full: dropped */
+int mem_pop_step(mem_pop_t *q, size_t budget);     /* up to budget bytes; 1 while some are left */
+
 /* Reads served from a few whole pages read at once (memread.c): one system
  * call for the many small reads of a stack walk, which cost ~4 us each
  * here. What comes back is as old as its window: reset the snapshot

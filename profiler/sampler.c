@@ -57,8 +57,9 @@
 #define MEM_WIN_GAP 3e-3
 #define MEM_WIN_IDLE_S 20e-3
 #define MEM_WIN_GAP_MAX 24e-3
-#define CAL_DELAY_S 0.1 /* windows' calibration asked for after this (mem_window.c) */
-#define PROBE_GAP 20e-6 /* sleep, not spin: the sampler may share a core with the thread */
+#define POP_STEP (256u << 10) /* table bytes backed after a tick: ~0.1-0.3 ms */
+#define CAL_DELAY_S 0.1       /* windows' calibration asked for after this (mem_window.c) */
+#define PROBE_GAP 20e-6       /* sleep, not spin: the sampler may share a core with the thread */
 
 /* For mem_window_calibrate: will the GIL come soon if this thread asks for
  * it? When it is free, or its holder runs bytecode (its frame moved since
@@ -817,11 +818,13 @@ static void *sampler_main(void *arg)
     setpriority(PRIO_PROCESS, (id_t)gettid(), -10);
     if (a->tid_off > 0 && walk_tid_offset() != a->tid_off)
         a->tid_off = -1; /* not the layout we guessed: sample nothing */
-    /* here, not in start(): the program's thread does not wait for it, and
-     * a page no thread has touched yet needs no other CPU's TLB flushed */
-    mem_populate(a->codes, AGENT_CODE_SLOTS * sizeof *a->codes);
-    mem_populate(a->site_hist, SITE_HIST_SLOTS * sizeof *a->site_hist);
-    mem_populate_tables();
+    /* the tables backed here, not in start(): the program's thread does
+     * not wait for it, and a page no thread has touched yet needs no other
+     * CPU's TLB flushed. A piece a tick (memread.h). */
+    mem_pop_t pop = {0};
+    mem_pop_add(&pop, a->codes, AGENT_CODE_SLOTS * sizeof *a->codes);
+    mem_pop_add(&pop, a->site_hist, SITE_HIST_SLOTS * sizeof *a->site_hist);
+    mem_populate_tables(&pop);
     const char *reason = "stop";
     a->next_delta = clock_mono() + DELTA_PERIOD;
     double next_win = clock_mono(), win_gap = MEM_WIN_GAP, win_busy = next_win;
@@ -870,6 +873,7 @@ static void *sampler_main(void *arg)
         tick(a);
         double now = clock_mono();
         a->cost_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0; /* CPU, not wall */
+        if (pop.at < pop.count) mem_pop_step(&pop, POP_STEP);
         if (wire_poll_in(a)) {
             reason = "stop";
             break;

@@ -3,7 +3,7 @@
  * read at once; mem_read_more reads a header and what follows it in one
  * call. Both must give the bytes there are, fail (never crash) at a page
  * that is not mapped, and count the system calls they make. mem_populate
- * backs a table's pages without changing them. */
+ * backs a table's pages without changing them, mem_pop_* a piece a call. */
 #include "memread.h"
 #include "check.h"
 
@@ -176,6 +176,51 @@ static void test_populate(void)
     munmap(m, N * PG);
 }
 
+static int resident(const unsigned char *m, int pages)
+{
+    unsigned char vec[64];
+    if (pages > 64 || mincore((void *)m, (size_t)pages * PG, vec) != 0) return -1;
+    int r = 0;
+    for (int i = 0; i < pages; i++)
+        r += vec[i] & 1;
+    return r;
+}
+
+/* mem_pop_*: ranges backed a budget at a time, page by whole page (an
+ * unaligned range gives its whole pages; a budget under a page, none). */
+static void test_pop(void)
+{
+    enum { N = 24 };
+    unsigned char *m =
+        mmap(NULL, N * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        CHECK_FAIL("mmap");
+        return;
+    }
+    if (madvise(m + 23 * PG, PG, 23) != 0) { /* MADV_POPULATE_WRITE refused: nothing to see */
+        munmap(m, N * PG);
+        return;
+    }
+    mem_pop_t q = {0};
+    mem_pop_add(&q, m + 16, 8 * PG);      /* whole pages 1-7 */
+    mem_pop_add(&q, m + 10 * PG, 6 * PG); /* 10-15 */
+    mem_pop_add(&q, NULL, PG);
+    mem_pop_add(&q, m + 20 * PG + 1, 100); /* no whole page */
+    CHECK_EQ(q.count, 2);
+    CHECK_EQ(mem_pop_step(&q, PG - 1), 1);
+    CHECK_EQ(resident(m, 23), 0);
+    CHECK_EQ(mem_pop_step(&q, 3 * PG + 100), 1);
+    CHECK_EQ(resident(m + PG, 3), 3);
+    CHECK_EQ(resident(m, 23), 3);
+    CHECK_EQ(mem_pop_step(&q, 6 * PG), 1); /* 4-7, then 10-11 */
+    CHECK_EQ(resident(m, 23), 9);
+    CHECK_EQ(mem_pop_step(&q, 64 * PG), 0);
+    CHECK_EQ(resident(m, 23), 13);
+    CHECK_EQ(resident(m, 1) + resident(m + 8 * PG, 2) + resident(m + 16 * PG, 7), 0);
+    CHECK_EQ(mem_pop_step(&q, 64 * PG), 0);
+    munmap(m, N * PG);
+}
+
 int main(void)
 {
     if (setup() != 0 || mem_check() != 0) {
@@ -189,5 +234,6 @@ int main(void)
     test_windows_recycled();
     test_read_more();
     test_populate();
+    test_pop();
     return check_exit("test_memread");
 }
