@@ -142,40 +142,7 @@ static void test_read_more(void)
     CHECK_EQ(mem_read_more((uintptr_t)page(1), b, 16, 8), -EINVAL);
 }
 
-/* mem_populate: the whole pages of a fresh mapping are backed afterwards
- * (mincore), what was written before is kept, and a range with no whole
- * page in it (or NULL) is left alone. */
-static void test_populate(void)
-{
-    enum { N = 16 };
-    unsigned char *m =
-        mmap(NULL, N * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        CHECK_FAIL("mmap");
-        return;
-    }
-    m[3 * PG + 5] = 42;
-    unsigned char vec[N];
-    CHECK_EQ(mincore(m, N * PG, vec), 0);
-    int before = 0;
-    for (int i = 0; i < N; i++)
-        before += vec[i] & 1;
-    CHECK_EQ(before, 1);
-    mem_populate(m + 100, N * PG - 100); /* pages 1..15 whole */
-    CHECK_EQ(mincore(m, N * PG, vec), 0);
-    int after = 0;
-    for (int i = 1; i < N; i++)
-        after += vec[i] & 1;
-    /* before 5.14 the kernel refuses MADV_POPULATE_WRITE: nothing backed */
-    int populate_known = madvise(m, PG, 23) == 0;
-    CHECK_EQ(after, populate_known ? N - 1 : 1);
-    CHECK_EQ(m[3 * PG + 5], 42);
-    CHECK_EQ(m[7 * PG], 0);
-    mem_populate(NULL, 4 * PG);
-    mem_populate(m + 1, 100);
-    munmap(m, N * PG);
-}
-
+/* pages of m in memory now (mincore), -1 on error */
 static int resident(const unsigned char *m, int pages)
 {
     unsigned char vec[64];
@@ -186,17 +153,45 @@ static int resident(const unsigned char *m, int pages)
     return r;
 }
 
+/* a fresh private mapping of n pages, none in memory yet; NULL on failure */
+static unsigned char *fresh(int pages)
+{
+    void *m =
+        mmap(NULL, (size_t)pages * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m != MAP_FAILED) return m;
+    CHECK_FAIL("mmap");
+    return NULL;
+}
+
+/* mem_populate: the whole pages of a fresh mapping are backed afterwards
+ * (mincore), what was written before is kept, and a range with no whole
+ * page in it (or NULL) is left alone. */
+static void test_populate(void)
+{
+    enum { N = 16 };
+    unsigned char *m = fresh(N);
+    if (!m) return;
+    m[3 * PG + 5] = 42;
+    CHECK_EQ(resident(m, N), 1);
+    mem_populate(m + 100, N * PG - 100); /* pages 1..15 whole */
+    int after = resident(m + PG, N - 1);
+    /* before 5.14 the kernel refuses MADV_POPULATE_WRITE: nothing backed */
+    int populate_known = madvise(m, PG, 23) == 0;
+    CHECK_EQ(after, populate_known ? N - 1 : 1);
+    CHECK_EQ(m[3 * PG + 5], 42);
+    CHECK_EQ(m[7 * PG], 0);
+    mem_populate(NULL, 4 * PG);
+    mem_populate(m + 1, 100);
+    munmap(m, N * PG);
+}
+
 /* mem_pop_*: ranges backed a budget at a time, page by whole page (an
  * unaligned range gives its whole pages; a budget under a page, none). */
 static void test_pop(void)
 {
     enum { N = 24 };
-    unsigned char *m =
-        mmap(NULL, N * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        CHECK_FAIL("mmap");
-        return;
-    }
+    unsigned char *m = fresh(N);
+    if (!m) return;
     if (madvise(m + 23 * PG, PG, 23) != 0) { /* MADV_POPULATE_WRITE refused: nothing to see */
         munmap(m, N * PG);
         return;
