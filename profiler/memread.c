@@ -68,19 +68,25 @@ int mem_read_more(uintptr_t addr, void *dst, size_t need, size_t cap)
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
+/* [*lo, *hi): the whole pages inside [p, p + n); 0 when there are none */
+static int whole_pages(const void *p, size_t n, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = ((uintptr_t)p + MEM_SNAP_PAGE - 1) & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
+    *hi = ((uintptr_t)p + n) & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
+    return p && *hi > *lo;
+}
+
 void mem_populate(void *p, size_t n)
 {
-    uintptr_t lo = ((uintptr_t)p + MEM_SNAP_PAGE - 1) & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
-    if (p && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE); /* older: EINVAL */
+    uintptr_t lo, hi;
+    if (whole_pages(p, n, &lo, &hi))
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE); /* older: EINVAL */
 }
 
 void mem_pop_add(mem_pop_t *q, void *p, size_t n)
 {
-    /* the whole pages inside: steps then end on page boundaries */
-    uintptr_t lo = ((uintptr_t)p + MEM_SNAP_PAGE - 1) & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
-    if (!p || hi <= lo || q->count >= MEM_POP_RANGES) return;
+    uintptr_t lo, hi; /* whole pages: steps then end on page boundaries */
+    if (!whole_pages(p, n, &lo, &hi) || q->count >= MEM_POP_RANGES) return;
     q->p[q->count] = (char *)lo;
     q->n[q->count++] = hi - lo;
 }
@@ -116,7 +122,7 @@ int mem_check(void)
  * other in the thread's data stack, and a walk goes down), else that page
  * and the one above. Each page is its own iovec: a page that is not mapped
  * ends the read there and the pages before it still count. */
-static int snap_fill(mem_snap_t *s, unsigned w, uintptr_t base)
+static void snap_fill(mem_snap_t *s, unsigned w, uintptr_t base)
 {
     struct iovec local[MEM_SNAP_PAGES], remote[MEM_SNAP_PAGES];
     for (int i = 0; i < MEM_SNAP_PAGES; i++) {
@@ -129,7 +135,12 @@ static int snap_fill(mem_snap_t *s, unsigned w, uintptr_t base)
     s->fills++;
     s->base[w] = base;
     s->len[w] = r > 0 ? (uint32_t)r : 0;
-    return r > 0 ? 0 : -EFAULT;
+}
+
+/* 1 when window w holds [addr, addr + n) */
+static int snap_has(const mem_snap_t *s, unsigned w, uintptr_t addr, size_t n)
+{
+    return addr >= s->base[w] && addr - s->base[w] + n <= s->len[w];
 }
 
 void mem_snap_reset(mem_snap_t *s)
@@ -141,24 +152,22 @@ void mem_snap_reset(mem_snap_t *s)
 int mem_snap_read(mem_snap_t *s, uintptr_t addr, void *dst, size_t n)
 {
     if (addr < 4096 || n == 0) return -EFAULT;
-    for (unsigned i = 0; i < MEM_SNAP_WINDOWS; i++)
-        if (addr >= s->base[i] && addr - s->base[i] + n <= s->len[i]) {
-            memcpy(dst, s->buf[i] + (addr - s->base[i]), n);
-            return 0;
-        }
-    if (n > MEM_SNAP_PAGE) return mem_read(addr, dst, n);
-    uintptr_t page = addr & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
-    int fits = (addr - page) + n <= MEM_SNAP_PAGE;
-    uintptr_t base = fits && page >= (uintptr_t)MEM_SNAP_PAGE * (MEM_SNAP_PAGES - 1) + 4096
-                         ? page - (uintptr_t)MEM_SNAP_PAGE * (MEM_SNAP_PAGES - 1)
-                         : page;
-    unsigned w = s->next++ % MEM_SNAP_WINDOWS;
-    snap_fill(s, w, base);
-    if (!(addr >= s->base[w] && addr - s->base[w] + n <= s->len[w]) && base != page)
-        snap_fill(s, w, page); /* the page below is not mapped: from the read's page up */
-    if (addr >= s->base[w] && addr - s->base[w] + n <= s->len[w]) {
-        memcpy(dst, s->buf[w] + (addr - s->base[w]), n);
-        return 0;
+    unsigned w = 0;
+    while (w < MEM_SNAP_WINDOWS && !snap_has(s, w, addr, n))
+        w++;
+    if (w == MEM_SNAP_WINDOWS) { /* in no window: fill the oldest */
+        if (n > MEM_SNAP_PAGE) return mem_read(addr, dst, n);
+        uintptr_t page = addr & ~(uintptr_t)(MEM_SNAP_PAGE - 1);
+        int fits = (addr - page) + n <= MEM_SNAP_PAGE;
+        uintptr_t below = (uintptr_t)MEM_SNAP_PAGE * (MEM_SNAP_PAGES - 1);
+        uintptr_t base = fits && page >= below + 4096 ? page - below : page;
+        w = s->next++ % MEM_SNAP_WINDOWS;
+        snap_fill(s, w, base);
+        if (!snap_has(s, w, addr, n) && base != page)
+            snap_fill(s, w, page); /* the page below is not mapped: from the read's page up */
+        if (!snap_has(s, w, addr, n))
+            return mem_read(addr, dst, n); /* says why: EFAULT or a short read */
     }
-    return mem_read(addr, dst, n); /* says why: EFAULT or a short read */
+    memcpy(dst, s->buf[w] + (addr - s->base[w]), n);
+    return 0;
 }
