@@ -454,8 +454,9 @@ int walk_stack(agent_t *a, uintptr_t tstate, agent_frame_t *out, int cap)
     return n;
 }
 
-/* The code object at addr died (memhooks.c's watcher, 3.12+): its entry
- * is checked again at its next use, whatever code lives there by then. */
+/* The code object at addr died (memhooks.c's watcher, 3.12+, which
+ * reports the codes a waiting event names): its entry is checked again at
+ * its next use, whatever code lives there by then. */
 void walk_code_forget(agent_t *a, uintptr_t addr)
 {
     agent_code_t *e = &a->codes[((addr >> 4) * 2654435761u) % AGENT_CODE_SLOTS];
